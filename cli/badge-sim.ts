@@ -1,0 +1,14 @@
+/**
+ * `badge-sim`: one program, one subcommand per job. Each subcommand lives in its own file and
+ * registers itself here.
+ */
+import { Command } from 'commander';
+import { stubCommand } from './stub.command.ts';
+
+const program = new Command('badge-sim')
+  .description('Device simulator and test harness for the voice-badge alerting service.')
+  .version('0.1.0')
+  .showHelpAfterError('(run with --help for usage)')
+  .addCommand(stubCommand());
+
+await program.parseAsync(process.argv);

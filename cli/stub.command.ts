@@ -1,0 +1,158 @@
+import { Command } from 'commander';
+import { generateFixtures } from '../fixtures/generate-fixtures.ts';
+import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
+import { formatTimestamp } from '../protocol/clock.ts';
+import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
+import { startStub } from '../server-stub/start-stub.ts';
+import { choiceOption, fail, integerOption, positiveNumberOption } from './cli-errors.ts';
+
+interface StubOptions {
+  host: string;
+  port: number;
+  fixtures?: string;
+  generate?: number;
+  seed: number;
+  clock: 'virtual' | 'real' | 'scaled';
+  scale?: number;
+  authScheme: string;
+  brandWord: string;
+  unknownFields: 'reject' | 'ignore';
+  cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
+  quiet?: boolean;
+}
+
+export function stubCommand(): Command {
+  return new Command('stub')
+    .description(
+      'Run the stub of the service: the notification interface, the alert engine and the control API.',
+    )
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option(
+      '-p, --port <port>',
+      'port to listen on (0 picks a free one)',
+      integerOption('--port', 0, 65535),
+      8080,
+    )
+    .option(
+      '-f, --fixtures <file>',
+      'fixtures file (YAML or JSON) with accounts, groups and devices',
+    )
+    .option(
+      '--generate <devices>',
+      'generate fixtures with faker instead: one account with this many devices',
+      integerOption('--generate', 0, 100_000),
+    )
+    .option(
+      '--seed <n>',
+      'seed of generated fixtures and of task and event ids',
+      integerOption('--seed'),
+      0,
+    )
+    .option(
+      '--clock <mode>',
+      'virtual (moves only through the control API), real, or scaled',
+      choiceOption('--clock', ['virtual', 'real', 'scaled'] as const),
+      'real',
+    )
+    .option(
+      '--scale <factor>',
+      'speed of scaled time, e.g. 60 for a minute a second',
+      positiveNumberOption('--scale'),
+    )
+    .option(
+      '--auth-scheme <word>',
+      'scheme word of the Authorization header',
+      DEFAULT_SETTINGS.authScheme,
+    )
+    .option(
+      '--brand-word <word>',
+      'brand word of group URNs and the device path',
+      DEFAULT_SETTINGS.brandWord,
+    )
+    .option(
+      '--unknown-fields <policy>',
+      'fields the spec does not list: reject (400) or ignore',
+      choiceOption('--unknown-fields', ['reject', 'ignore'] as const),
+      DEFAULT_SETTINGS.unknownFields,
+    )
+    .option(
+      '--cancel-events <kind>',
+      'events of a DELETE: end-cancelled, end-normal or none',
+      choiceOption('--cancel-events', ['end-cancelled', 'end-normal', 'none'] as const),
+      DEFAULT_SETTINGS.cancelEvents,
+    )
+    .option('-q, --quiet', 'do not print a line per request')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n',
+    )
+    .action(runStub);
+}
+
+async function runStub(options: StubOptions): Promise<void> {
+  if (options.clock === 'scaled' && options.scale === undefined)
+    fail('--clock scaled needs --scale <factor>, e.g. --scale 60.');
+  if (options.fixtures && options.generate !== undefined)
+    fail('give either --fixtures or --generate, not both.');
+  const fixtures =
+    options.generate !== undefined
+      ? generateFixtures({ seed: options.seed, devicesPerAccount: options.generate })
+      : (options.fixtures ?? DEFAULT_FIXTURES_FILE);
+  let stub: Awaited<ReturnType<typeof startStub>>;
+  try {
+    stub = await startStub({
+      host: options.host,
+      port: options.port,
+      fixtures,
+      seed: options.seed,
+      clock: options.clock,
+      clockScale: options.scale,
+      settings: {
+        authScheme: options.authScheme,
+        brandWord: options.brandWord,
+        unknownFields: options.unknownFields,
+        cancelEvents: options.cancelEvents,
+      },
+      onResponse: options.quiet
+        ? undefined
+        : ({ method, url, status, ms }) =>
+            console.log(`${method} ${url} ${status} ${ms.toFixed(1)}ms`),
+    });
+  } catch (error) {
+    if (error instanceof FixtureError) fail(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      fail(
+        `port ${options.port} is in use: pick another with --port, or --port 0 for any free port.`,
+      );
+    if (code === 'EACCES')
+      fail(`not allowed to listen on port ${options.port}: use a port above 1023.`);
+    throw error;
+  }
+  const { core } = stub;
+  const source =
+    options.generate !== undefined
+      ? `generated from seed ${options.seed}`
+      : (options.fixtures ?? 'default fixtures');
+  console.log(`badge-sim stub ready
+  service API  ${stub.url}/subscribers/{id}/api/v1
+  control API  ${stub.controlUrl}
+  OpenAPI      ${stub.openapiUrl}
+  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
+  fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
+  for (const account of core.fixtures.accounts) {
+    const key = account.api_keys[0]!;
+    // Keys are secrets: show only enough to tell them apart.
+    console.log(
+      `  account      ${account.subscriber_id} ${account.name ?? ''} (API key ${key.slice(0, 4)}…, see the fixtures)`,
+    );
+  }
+  console.log('Press Ctrl+C to stop.');
+  const stop = async (signal: string) => {
+    console.log(`\n${signal}: stopping the stub`);
+    await stub.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}

@@ -1,0 +1,14 @@
+/** badge-sim's public entry point: what a test suite imports. */
+
+export type { Fixtures } from './fixtures/fixtures.schema.ts';
+export { generateFixtures } from './fixtures/generate-fixtures.ts';
+export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
+export { type Clock, type ClockMode, SystemClock, VirtualClock } from './protocol/clock.ts';
+export type {
+  AlertRequest,
+  AnalyticEvent,
+  BroadcastRequest,
+  ErrorBody,
+} from './protocol/service-api.schema.ts';
+export type { StubSettings } from './server-stub/settings.ts';
+export { type StartStubOptions, type StubHandle, startStub } from './server-stub/start-stub.ts';

@@ -1,0 +1,118 @@
+/**
+ * The control API: everything a test needs that the service itself does not offer, under the
+ * one reserved prefix `/_stub` (DESIGN.md decision 4).
+ */
+import Type, { type Static } from 'typebox';
+
+export const CONTROL_PREFIX = '/_stub';
+
+export const ClockView = Type.Object({
+  mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+  scale: Type.Number(),
+  now: Type.String({ description: 'ISO 8601 with microseconds.' }),
+  now_ms: Type.Number(),
+  pending_timers: Type.Integer(),
+  next_due_at: Type.Union([Type.String(), Type.Null()]),
+});
+export type ClockView = Static<typeof ClockView>;
+
+export const Health = Type.Object({
+  status: Type.Literal('ok'),
+  clock: ClockView,
+  accounts: Type.Integer(),
+  devices: Type.Integer(),
+});
+
+export const ClockAdvance = Type.Object(
+  {
+    by: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })], {
+        description: "A duration: '30s', '5m', '2h', '7d', '1500ms', or milliseconds as a number.",
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({ minLength: 1, description: 'An ISO 8601 instant ahead of now.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ClockAdvance = Static<typeof ClockAdvance>;
+
+export const ClockAdvanced = Type.Object({ fired: Type.Integer(), clock: ClockView });
+
+export const ClockModeChange = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+    scale: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'For scaled mode.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const TranscriptEntryView = Type.Object({
+  at: Type.String(),
+  type: Type.Union([
+    Type.Literal('play'),
+    Type.Literal('broadcast'),
+    Type.Literal('stop'),
+    Type.Literal('speak'),
+  ]),
+  task_id: Type.String(),
+  name: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  repeat: Type.Optional(Type.Integer()),
+  cause: Type.Optional(Type.String()),
+});
+
+export const DeviceView = Type.Object({
+  device_id: Type.String(),
+  user: Type.String(),
+  subscriber_id: Type.String(),
+});
+
+export const TapResult = Type.Object({
+  result: Type.Union([
+    Type.Literal('acknowledged'),
+    Type.Literal('duplicate'),
+    Type.Literal('ended'),
+    Type.Literal('not_playing'),
+    Type.Literal('nothing_pending'),
+  ]),
+  task_id: Type.Optional(Type.String()),
+});
+
+export const TaskView = Type.Object({
+  task_id: Type.String(),
+  subscriber_id: Type.String(),
+  name: Type.String(),
+  notification: Type.String(),
+  state: Type.Union([Type.Literal('alerting'), Type.Literal('ended')]),
+  outcome: Type.Union([
+    Type.Literal('quorum'),
+    Type.Literal('timed_out'),
+    Type.Literal('cancelled'),
+    Type.Null(),
+  ]),
+  created_at: Type.String(),
+  ended_at: Type.Union([Type.String(), Type.Null()]),
+  quorum: Type.Integer(),
+  timeout: Type.Integer(),
+  acknowledgements: Type.Integer(),
+  devices: Type.Array(
+    Type.Object({
+      device_id: Type.String(),
+      user: Type.String(),
+      status: Type.String(),
+      plays: Type.Integer(),
+    }),
+  ),
+});
+
+export const GenerateRequest = Type.Object(
+  {
+    seed: Type.Integer(),
+    accounts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    groupsPerAccount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    devicesPerAccount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+  },
+  { additionalProperties: false },
+);

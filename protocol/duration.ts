@@ -1,0 +1,32 @@
+/** Durations as people write them: `1500ms`, `30s`, `5m`, `2h`, `7d`, or a bare number of ms. */
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
+
+/** Parses a duration; returns undefined when the text is not one. */
+export function parseDuration(text: string | number): number | undefined {
+  if (typeof text === 'number') return Number.isFinite(text) && text >= 0 ? text : undefined;
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  const unit = (match[2] ?? 'ms') as keyof typeof UNIT_MS;
+  return Number(match[1]) * UNIT_MS[unit];
+}
+
+/** Formats milliseconds the short way (`90s` → `1m30s`), for progress lines and reports. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1_000);
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);
+  return parts.join('');
+}

@@ -1,0 +1,418 @@
+/**
+ * The alert engine: the lifecycle of the spec's "States and transitions" table, with no
+ * HTTP in sight (DESIGN.md decision 3). Time comes from the injected clock, ids from the
+ * injected id source, and everything the engine does to a device goes out as a
+ * `DeviceCommand` to the listeners (the transcript, and the device gateway).
+ */
+import { type Clock, formatTimestamp, type TimerId } from '../../protocol/clock.ts';
+import type { IdSource } from '../../protocol/ids.ts';
+import {
+  type AlertRequest,
+  type AnalyticEvent,
+  type BroadcastRequest,
+  EVENTS_LIMIT_MAX,
+  type EventType,
+  TIMEOUT_DEFAULT_S,
+} from '../../protocol/service-api.schema.ts';
+import type { Device, Directory } from './directory.ts';
+import { EngineError } from './engine-error.ts';
+import { EventStore } from './event-store.ts';
+
+/** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
+export const REPEAT_INTERVAL_MS = 30_000;
+/** Events are kept at least 7 days (the spec's default window). */
+export const EVENT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** `task.task_type` as the original service writes it on alert events. */
+export const ALERT_TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' } as const;
+export const DEFAULT_ALERT_NAME = 'alerts';
+
+/** Which events a cancel (DELETE) produces; the spec does not show it (docs/decisions.md). */
+export type CancelEvents = 'end-cancelled' | 'end-normal' | 'none';
+
+export type StopCause = 'acknowledged' | 'quorum' | 'timed_out' | 'cancelled';
+export type SpeechCause = 'on_ack' | 'on_quorum' | 'on_timeout';
+
+/** What the engine asks a device to do. */
+export type DeviceCommand =
+  | { type: 'play'; taskId: string; name: string; text: string; repeat: number }
+  | { type: 'broadcast'; taskId: string; text: string }
+  | { type: 'stop'; taskId: string; cause: StopCause }
+  | { type: 'speak'; taskId: string; text: string; cause: SpeechCause };
+
+/** One line of a device's transcript: a command and when it was given. */
+export type TranscriptEntry = DeviceCommand & { at: string };
+
+export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
+
+export type TaskState = 'alerting' | 'ended';
+export type TaskOutcome = 'quorum' | 'timed_out' | 'cancelled';
+export type DeviceAlertStatus = 'queued' | 'playing' | 'acknowledged' | 'stopped';
+
+/** Result of a device acknowledging (tapping its talk button). */
+export type AckResult =
+  | { result: 'acknowledged'; taskId: string }
+  | { result: 'duplicate'; taskId: string }
+  | { result: 'ended'; taskId: string }
+  | { result: 'not_playing'; taskId: string }
+  | { result: 'nothing_pending' };
+
+/** A task as the control API shows it. */
+export interface TaskSnapshot {
+  task_id: string;
+  subscriber_id: string;
+  name: string;
+  notification: string;
+  state: TaskState;
+  outcome: TaskOutcome | null;
+  created_at: string;
+  ended_at: string | null;
+  quorum: number;
+  timeout: number;
+  acknowledgements: number;
+  devices: { device_id: string; user: string; status: DeviceAlertStatus; plays: number }[];
+}
+
+interface TaskDevice {
+  device: Device;
+  status: DeviceAlertStatus;
+  plays: number;
+  lastPlayedAt: number;
+  timer: TimerId | undefined;
+}
+
+interface Task {
+  id: string;
+  subscriberId: string;
+  name: string;
+  request: AlertRequest;
+  createdAt: number;
+  quorum: number;
+  timeoutS: number;
+  state: TaskState;
+  outcome: TaskOutcome | null;
+  endedAt: number | null;
+  acks: number;
+  devices: Map<string, TaskDevice>;
+  timeoutTimer: TimerId | undefined;
+}
+
+export interface AlertEngineOptions {
+  clock: Clock;
+  ids: IdSource;
+  directory: Directory;
+  cancelEvents?: CancelEvents;
+}
+
+export class AlertEngine {
+  readonly #clock: Clock;
+  readonly #ids: IdSource;
+  readonly #cancelEvents: CancelEvents;
+  #directory: Directory;
+  readonly #events = new EventStore(EVENT_RETENTION_MS);
+  readonly #tasks = new Map<string, Task>();
+  /**
+   * Per device, per alert name, the alerts waiting for it: the head plays, the rest queue
+   * (serial alerting for one name); different names each have a lane and interleave.
+   */
+  readonly #lanes = new Map<string, Map<string, Task[]>>();
+  readonly #transcripts = new Map<string, TranscriptEntry[]>();
+  readonly #listeners = new Set<DeliveryListener>();
+
+  constructor(options: AlertEngineOptions) {
+    this.#clock = options.clock;
+    this.#ids = options.ids;
+    this.#directory = options.directory;
+    this.#cancelEvents = options.cancelEvents ?? 'end-cancelled';
+  }
+
+  get directory(): Directory {
+    return this.#directory;
+  }
+
+  /** Listens to every command the engine gives a device; returns the unsubscribe function. */
+  onDeliver(listener: DeliveryListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** POST alerts: validates the groups first, so a refused alert changes nothing. */
+  createAlert(subscriberId: string, request: AlertRequest): { taskId: string } {
+    const devices = this.#directory.resolveGroups(subscriberId, request.groups);
+    const task: Task = {
+      id: this.#ids.taskId(),
+      subscriberId,
+      name: request.name ?? DEFAULT_ALERT_NAME,
+      request,
+      createdAt: this.#clock.now(),
+      quorum: request.quorum ?? devices.length,
+      timeoutS: request.timeout ?? TIMEOUT_DEFAULT_S,
+      state: 'alerting',
+      outcome: null,
+      endedAt: null,
+      acks: 0,
+      devices: new Map(
+        devices.map((device) => [
+          device.id,
+          { device, status: 'queued', plays: 0, lastPlayedAt: 0, timer: undefined },
+        ]),
+      ),
+      timeoutTimer: undefined,
+    };
+    this.#tasks.set(task.id, task);
+    this.#emit(task, 'start');
+    for (const td of task.devices.values()) this.#enqueue(task, td);
+    if (task.acks >= task.quorum) {
+      // Only when the groups hold no device: "all devices acknowledged" holds at once.
+      this.#finish(task, 'quorum');
+    } else {
+      task.timeoutTimer = this.#clock.setTimer(task.timeoutS * 1000, () =>
+        this.#finish(task, 'timed_out'),
+      );
+    }
+    return { taskId: task.id };
+  }
+
+  /** DELETE alerts/{task_id}: cancels on every device that has not acknowledged. */
+  cancelAlert(subscriberId: string, taskId: string): void {
+    const task = this.#tasks.get(taskId);
+    if (!task || task.subscriberId !== subscriberId) {
+      throw new EngineError(
+        'unknown_task',
+        `no alert task '${taskId}' in account ${subscriberId}`,
+        'task_id',
+      );
+    }
+    if (task.state === 'ended') {
+      throw new EngineError(
+        'task_ended',
+        `alert task '${taskId}' has already ended (${task.outcome})`,
+        'task_id',
+      );
+    }
+    this.#finish(task, 'cancelled');
+  }
+
+  /** POST broadcasts: played once on every device of the groups; no acknowledgement, no events. */
+  broadcast(subscriberId: string, request: BroadcastRequest): { taskId: string } {
+    const devices = this.#directory.resolveGroups(subscriberId, request.groups);
+    const taskId = this.#ids.taskId();
+    for (const device of devices) {
+      this.#deliver(device.id, { type: 'broadcast', taskId, text: request.notification });
+    }
+    return { taskId };
+  }
+
+  /**
+   * A tap of the talk button: acknowledges the alert the device is playing. With alerts of
+   * several names playing at once, the one played most recently is the one being heard.
+   */
+  tap(deviceId: string): AckResult {
+    if (!this.#directory.device(deviceId)) {
+      throw new EngineError('unknown_device', `no device '${deviceId}'`, 'device_id');
+    }
+    let heard: TaskDevice | undefined;
+    let heardTask: Task | undefined;
+    for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
+      const task = lane[0]!;
+      const td = task.devices.get(deviceId)!;
+      if (td.status === 'playing' && (!heard || td.lastPlayedAt >= heard.lastPlayedAt)) {
+        heard = td;
+        heardTask = task;
+      }
+    }
+    if (!heardTask) return { result: 'nothing_pending' };
+    return this.acknowledge(deviceId, heardTask.id);
+  }
+
+  /** A device acknowledges one alert; only the first acknowledgement of a device counts. */
+  acknowledge(deviceId: string, taskId: string): AckResult {
+    const task = this.#tasks.get(taskId);
+    if (!task) throw new EngineError('unknown_task', `no alert task '${taskId}'`, 'task_id');
+    const td = task.devices.get(deviceId);
+    if (!td) {
+      throw new EngineError(
+        'unknown_device',
+        `device '${deviceId}' is not a recipient of alert '${taskId}'`,
+        'device_id',
+      );
+    }
+    if (task.state === 'ended') return { result: 'ended', taskId };
+    if (td.status === 'acknowledged') return { result: 'duplicate', taskId };
+    if (td.status !== 'playing') return { result: 'not_playing', taskId };
+
+    td.status = 'acknowledged';
+    this.#clock.clearTimer(td.timer);
+    task.acks++;
+    this.#emit(task, 'acknowledged', { device: td.device.user });
+    this.#deliver(deviceId, { type: 'stop', taskId, cause: 'acknowledged' });
+    if (task.request.on_ack) {
+      this.#deliver(deviceId, {
+        type: 'speak',
+        taskId,
+        text: task.request.on_ack,
+        cause: 'on_ack',
+      });
+    }
+    this.#leaveLane(task, td);
+    if (task.acks >= task.quorum) this.#finish(task, 'quorum');
+    return { result: 'acknowledged', taskId };
+  }
+
+  /** GET events: oldest first from `oldest` (default 7 days back), at most 100. */
+  events(subscriberId: string, query: { oldest?: number; limit?: number } = {}): AnalyticEvent[] {
+    const now = this.#clock.now();
+    const limit = Math.min(query.limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX);
+    return this.#events.query(subscriberId, query.oldest ?? now - EVENT_RETENTION_MS, limit, now);
+  }
+
+  /** Everything played or spoken on a device, oldest first. */
+  transcript(deviceId: string): readonly TranscriptEntry[] {
+    return this.#transcripts.get(deviceId) ?? [];
+  }
+
+  task(taskId: string): TaskSnapshot | undefined {
+    const task = this.#tasks.get(taskId);
+    return task && snapshot(task);
+  }
+
+  tasks(subscriberId?: string): TaskSnapshot[] {
+    const all = [...this.#tasks.values()];
+    return (subscriberId ? all.filter((t) => t.subscriberId === subscriberId) : all).map(snapshot);
+  }
+
+  /** Forgets every task, event and transcript; with a new directory, serves other fixtures. */
+  reset(directory?: Directory): void {
+    for (const task of this.#tasks.values()) {
+      this.#clock.clearTimer(task.timeoutTimer);
+      for (const td of task.devices.values()) this.#clock.clearTimer(td.timer);
+    }
+    this.#tasks.clear();
+    this.#lanes.clear();
+    this.#transcripts.clear();
+    this.#events.clear();
+    this.#ids.reset();
+    if (directory) this.#directory = directory;
+  }
+
+  #enqueue(task: Task, td: TaskDevice): void {
+    let lanes = this.#lanes.get(td.device.id);
+    if (!lanes) {
+      lanes = new Map();
+      this.#lanes.set(td.device.id, lanes);
+    }
+    const lane = lanes.get(task.name);
+    if (lane) {
+      lane.push(task);
+      return;
+    }
+    lanes.set(task.name, [task]);
+    td.status = 'playing';
+    this.#play(task, td);
+  }
+
+  #play(task: Task, td: TaskDevice): void {
+    td.lastPlayedAt = this.#clock.now();
+    this.#deliver(td.device.id, {
+      type: 'play',
+      taskId: task.id,
+      name: task.name,
+      text: task.request.notification,
+      repeat: td.plays++,
+    });
+    td.timer = this.#clock.setTimer(REPEAT_INTERVAL_MS, () => this.#play(task, td));
+  }
+
+  /** Takes a task out of a device's lane; if it was playing there, the next one starts. */
+  #leaveLane(task: Task, td: TaskDevice): void {
+    const lanes = this.#lanes.get(td.device.id);
+    const lane = lanes?.get(task.name);
+    if (!lanes || !lane) return;
+    const index = lane.indexOf(task);
+    if (index < 0) return;
+    lane.splice(index, 1);
+    if (lane.length === 0) {
+      lanes.delete(task.name);
+      if (lanes.size === 0) this.#lanes.delete(td.device.id);
+      return;
+    }
+    if (index === 0) {
+      const next = lane[0]!;
+      const nextTd = next.devices.get(td.device.id)!;
+      nextTd.status = 'playing';
+      this.#play(next, nextTd);
+    }
+  }
+
+  #finish(task: Task, outcome: TaskOutcome): void {
+    task.state = 'ended';
+    task.outcome = outcome;
+    task.endedAt = this.#clock.now();
+    this.#clock.clearTimer(task.timeoutTimer);
+    if (outcome === 'timed_out') this.#emit(task, 'timed_out');
+    const speech =
+      outcome === 'quorum'
+        ? task.request.on_quorum
+        : outcome === 'timed_out'
+          ? task.request.on_timeout
+          : undefined;
+    const cause: SpeechCause = outcome === 'quorum' ? 'on_quorum' : 'on_timeout';
+    for (const td of task.devices.values()) {
+      if (td.status === 'acknowledged') continue;
+      if (td.status === 'playing') {
+        this.#clock.clearTimer(td.timer);
+        this.#deliver(td.device.id, { type: 'stop', taskId: task.id, cause: outcome });
+      }
+      td.status = 'stopped';
+      if (speech)
+        this.#deliver(td.device.id, { type: 'speak', taskId: task.id, text: speech, cause });
+      this.#leaveLane(task, td);
+    }
+    if (outcome !== 'cancelled') this.#emit(task, 'end', { status: 'normal' });
+    else if (this.#cancelEvents === 'end-cancelled')
+      this.#emit(task, 'end', { status: 'cancelled' });
+    else if (this.#cancelEvents === 'end-normal') this.#emit(task, 'end', { status: 'normal' });
+  }
+
+  #emit(task: Task, type: EventType, extra?: { device?: string; status?: string }): void {
+    const at = this.#clock.now();
+    this.#events.append(task.subscriberId, at, {
+      category: 'tasks',
+      content: { type, ...extra },
+      task: { id: task.id, name: task.name, task_type: { ...ALERT_TASK_TYPE } },
+      event_id: this.#ids.eventId(),
+      timestamp: formatTimestamp(at),
+    });
+  }
+
+  #deliver(deviceId: string, command: DeviceCommand): void {
+    let transcript = this.#transcripts.get(deviceId);
+    if (!transcript) {
+      transcript = [];
+      this.#transcripts.set(deviceId, transcript);
+    }
+    transcript.push({ ...command, at: formatTimestamp(this.#clock.now()) });
+    for (const listener of this.#listeners) listener(deviceId, command);
+  }
+}
+
+function snapshot(task: Task): TaskSnapshot {
+  return {
+    task_id: task.id,
+    subscriber_id: task.subscriberId,
+    name: task.name,
+    notification: task.request.notification,
+    state: task.state,
+    outcome: task.outcome,
+    created_at: formatTimestamp(task.createdAt),
+    ended_at: task.endedAt === null ? null : formatTimestamp(task.endedAt),
+    quorum: task.quorum,
+    timeout: task.timeoutS,
+    acknowledgements: task.acks,
+    devices: [...task.devices.values()].map((td) => ({
+      device_id: td.device.id,
+      user: td.device.user,
+      status: td.status,
+      plays: td.plays,
+    })),
+  };
+}

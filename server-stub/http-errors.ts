@@ -1,0 +1,119 @@
+/**
+ * The stub's one error shape (`ErrorBody`) and the mapping of every refusal onto it: schema
+ * validation, body parsing, engine refusals, auth. A bad request never becomes a 5xx.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody } from '../protocol/service-api.schema.ts';
+import { EngineError, type EngineErrorCode } from './engine/engine-error.ts';
+
+/** An HTTP refusal raised by a route or hook; the error handler turns it into `ErrorBody`. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+const ENGINE_STATUS: Record<EngineErrorCode, number> = {
+  unknown_subscriber: 404,
+  unknown_group: 400,
+  unknown_task: 404,
+  task_ended: 409,
+  unknown_device: 404,
+};
+
+/** fastify's own refusals (body parsing, limits) by code: status, our code, field. */
+const FASTIFY_ERRORS: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'content-type'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'content-length'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'body_too_large', 'body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'body'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'body'],
+};
+
+export function errorBody(
+  statusCode: number,
+  code: string,
+  message: string,
+  field?: string,
+): ErrorBody {
+  return {
+    statusCode,
+    error: STATUS_CODES[statusCode] ?? 'Error',
+    code,
+    message,
+    ...(field === undefined ? {} : { field }),
+  };
+}
+
+/** The error handler of the stub. */
+export function handleError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  if (error instanceof HttpError) {
+    reply.headers(error.headers);
+    send(reply, error.statusCode, error.code, error.message, error.field);
+    return;
+  }
+  if (error instanceof EngineError) {
+    send(reply, ENGINE_STATUS[error.code], error.code, error.message, error.field);
+    return;
+  }
+  if (error.validation) {
+    const [first] = error.validation;
+    const part = error.validationContext ?? 'body';
+    const field = first ? fieldOf(first.instancePath, first.params) : undefined;
+    let detail = first?.message ?? 'is invalid';
+    if (first?.keyword === 'additionalProperties') detail = 'is not a field of this request';
+    if (first?.keyword === 'required') detail = 'is required';
+    if (first?.keyword === 'pattern' && field === 'oldest') {
+      detail = 'must be an ISO 8601 date or date-time, such as 2026-01-01T00:00:00Z';
+    }
+    const where = field ?? (part === 'body' ? 'body' : part);
+    send(reply, 400, 'invalid_field', `${where} ${detail}`, field ?? where);
+    return;
+  }
+  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  if (known) {
+    send(reply, known[0], known[1], error.message, known[2]);
+    return;
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    send(reply, error.statusCode, 'bad_request', error.message);
+    return;
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  send(reply, 500, 'internal', 'badge-sim: unexpected error in the stub (see its log)');
+}
+
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  send(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+}
+
+function send(reply: FastifyReply, status: number, code: string, message: string, field?: string) {
+  reply
+    .code(status)
+    .type('application/json')
+    .send(errorBody(status, code, message, field));
+}
+
+/** `/groups/1` → `groups[1]`; a missing or unknown property names itself. */
+function fieldOf(instancePath: string, params: Record<string, unknown>): string | undefined {
+  const segments = instancePath.split('/').slice(1);
+  if (typeof params.missingProperty === 'string') segments.push(params.missingProperty);
+  if (typeof params.additionalProperty === 'string') segments.push(params.additionalProperty);
+  if (segments.length === 0) return undefined;
+  return segments.reduce(
+    (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s),
+    '',
+  );
+}

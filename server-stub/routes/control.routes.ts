@@ -1,0 +1,280 @@
+/**
+ * The control API under `/_stub`: health, reset, fixtures, the clock, transcripts, taps and
+ * tasks. Only tests use it; it is apart from the emulated paths and has no API key.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
+import { FixtureError } from '../../fixtures/load-fixtures.ts';
+import { formatTimestamp } from '../../protocol/clock.ts';
+import {
+  ClockAdvance,
+  ClockAdvanced,
+  ClockModeChange,
+  ClockView,
+  DeviceView,
+  GenerateRequest,
+  Health,
+  TapResult,
+  TaskView,
+  TranscriptEntryView,
+} from '../../protocol/control-api.schema.ts';
+import { parseDuration } from '../../protocol/duration.ts';
+import { ErrorBody } from '../../protocol/service-api.schema.ts';
+import { HttpError } from '../http-errors.ts';
+import type { StubCore } from '../stub-core.ts';
+
+const tags = ['control'];
+const DeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
+const errors = { 400: ErrorBody, 404: ErrorBody };
+
+export const controlRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = async (
+  app,
+  { core },
+) => {
+  const clockView = (): ClockView => {
+    const state = core.clock.state;
+    return {
+      mode: state.mode,
+      scale: state.scale,
+      now: formatTimestamp(state.now),
+      now_ms: state.now,
+      pending_timers: state.pendingTimers,
+      next_due_at: state.nextDueAt === null ? null : formatTimestamp(state.nextDueAt),
+    };
+  };
+  const health = () => ({
+    status: 'ok' as const,
+    clock: clockView(),
+    accounts: core.directory.subscribers().length,
+    devices: core.directory.devices().length,
+  });
+  const loadFixtures = (document: unknown) => {
+    try {
+      return core.loadFixtures(document);
+    } catch (error) {
+      if (error instanceof FixtureError)
+        throw new HttpError(400, 'invalid_fixtures', error.message, error.path);
+      throw error;
+    }
+  };
+
+  app.get(
+    '/health',
+    { schema: { tags, summary: 'Liveness and clock.', response: { 200: Health } } },
+    async () => health(),
+  );
+
+  app.post(
+    '/reset',
+    {
+      schema: {
+        tags,
+        summary: 'Back to the loaded fixtures: no tasks, events or transcripts.',
+        response: { 200: Health },
+      },
+    },
+    async () => {
+      core.reset();
+      return health();
+    },
+  );
+
+  app.get(
+    '/fixtures',
+    { schema: { tags, summary: 'The loaded fixtures.', response: { 200: Fixtures } } },
+    async () => core.fixtures,
+  );
+
+  app.put(
+    '/fixtures',
+    {
+      schema: {
+        tags,
+        summary: 'Load fixtures (and reset).',
+        body: Fixtures,
+        response: { 200: Health, ...errors },
+      },
+    },
+    async (request) => {
+      loadFixtures(request.body);
+      return health();
+    },
+  );
+
+  app.post(
+    '/fixtures/generate',
+    {
+      schema: {
+        tags,
+        summary: 'Generate fixtures with faker from a seed, load them (and reset).',
+        body: GenerateRequest,
+        response: { 200: Fixtures, ...errors },
+      },
+    },
+    async (request) => loadFixtures(generateFixtures(request.body)),
+  );
+
+  app.get(
+    '/clock',
+    { schema: { tags, summary: 'The clock.', response: { 200: ClockView } } },
+    async () => clockView(),
+  );
+
+  app.put(
+    '/clock',
+    {
+      schema: {
+        tags,
+        summary: 'Switch between virtual, real and scaled time.',
+        body: ClockModeChange,
+        response: { 200: ClockView, ...errors },
+      },
+    },
+    async (request) => {
+      const { mode, scale } = request.body;
+      if (mode === 'scaled' && scale === undefined) {
+        throw new HttpError(400, 'invalid_field', 'scale is required for scaled mode', 'scale');
+      }
+      core.clock.setMode(mode, scale);
+      return clockView();
+    },
+  );
+
+  app.post(
+    '/clock/advance',
+    {
+      schema: {
+        tags,
+        summary: 'Advance the clock by a duration or to an instant; due timers fire in order.',
+        body: ClockAdvance,
+        response: { 200: ClockAdvanced, ...errors },
+      },
+    },
+    async (request) => {
+      const { by, to } = request.body;
+      if ((by === undefined) === (to === undefined)) {
+        throw new HttpError(
+          400,
+          'invalid_field',
+          "give exactly one of 'by' (a duration) or 'to' (an instant)",
+          by === undefined ? 'by' : 'to',
+        );
+      }
+      let fired: number;
+      if (by !== undefined) {
+        const ms = parseDuration(by);
+        if (ms === undefined) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `by '${by}' is not a duration (try '30s', '5m', '2h', '7d' or milliseconds)`,
+            'by',
+          );
+        }
+        fired = await core.clock.advanceBy(ms);
+      } else {
+        const time = Date.parse(to!);
+        if (Number.isNaN(time))
+          throw new HttpError(400, 'invalid_field', `to '${to}' is not an ISO 8601 instant`, 'to');
+        if (time < core.clock.now()) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `to '${to}' is before the clock's now (${formatTimestamp(core.clock.now())})`,
+            'to',
+          );
+        }
+        fired = await core.clock.advanceTo(time);
+      }
+      return { fired, clock: clockView() };
+    },
+  );
+
+  app.get(
+    '/devices',
+    {
+      schema: {
+        tags,
+        summary: 'Every device of the fixtures.',
+        response: { 200: Type.Array(DeviceView) },
+      },
+    },
+    async () =>
+      core.directory
+        .devices()
+        .map((d) => ({ device_id: d.id, user: d.user, subscriber_id: d.subscriberId })),
+  );
+
+  const knownDevice = (id: string) => {
+    if (!core.directory.device(id))
+      throw new HttpError(404, 'unknown_device', `no device '${id}'`, 'device_id');
+  };
+
+  app.get(
+    '/devices/:device_id/transcript',
+    {
+      schema: {
+        tags,
+        summary: 'Everything played, stopped or spoken on a device, oldest first.',
+        params: DeviceParams,
+        response: { 200: Type.Array(TranscriptEntryView), ...errors },
+      },
+    },
+    async (request) => {
+      knownDevice(request.params.device_id);
+      return core.engine.transcript(request.params.device_id).map(({ taskId, ...entry }) => ({
+        ...entry,
+        task_id: taskId,
+      }));
+    },
+  );
+
+  app.post(
+    '/devices/:device_id/tap',
+    {
+      schema: {
+        tags,
+        summary: 'Tap the talk button of a device: acknowledges the alert it is playing.',
+        params: DeviceParams,
+        response: { 200: TapResult, ...errors },
+      },
+    },
+    async (request) => {
+      const outcome = core.engine.tap(request.params.device_id);
+      return 'taskId' in outcome ? { result: outcome.result, task_id: outcome.taskId } : outcome;
+    },
+  );
+
+  app.get(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'Alert tasks with their state.',
+        querystring: Type.Object({ subscriber_id: Type.Optional(Type.String()) }),
+        response: { 200: Type.Array(TaskView) },
+      },
+    },
+    async (request) => core.engine.tasks(request.query.subscriber_id),
+  );
+
+  app.get(
+    '/tasks/:task_id',
+    {
+      schema: {
+        tags,
+        summary: 'One alert task with the state of each device.',
+        params: Type.Object({ task_id: Type.String() }),
+        response: { 200: TaskView, ...errors },
+      },
+    },
+    async (request) => {
+      const task = core.engine.task(request.params.task_id);
+      if (!task)
+        throw new HttpError(404, 'unknown_task', `no task '${request.params.task_id}'`, 'task_id');
+      return task;
+    },
+  );
+};

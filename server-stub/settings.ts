@@ -1,0 +1,26 @@
+import type { CancelEvents } from './engine/alert-engine.ts';
+
+/**
+ * Choices a team can change to match what they observe of the original service. The defaults
+ * are the decisions in docs/decisions.md.
+ */
+export interface StubSettings {
+  /** Scheme word of `Authorization: <scheme> <API_KEY>` (DESIGN.md decision 8). */
+  authScheme: string;
+  /** The brand word in group URNs (`urn:<brand>-resource:…`) and the device path. */
+  brandWord: string;
+  /** Fields the spec does not list in a body: refused with 400 (`reject`) or dropped (`ignore`). */
+  unknownFields: 'reject' | 'ignore';
+  /** Events a DELETE produces. */
+  cancelEvents: CancelEvents;
+  /** Largest request body accepted, in bytes; larger gets 413. */
+  bodyLimit: number;
+}
+
+export const DEFAULT_SETTINGS: StubSettings = {
+  authScheme: 'ServiceApiKey',
+  brandWord: 'service',
+  unknownFields: 'reject',
+  cancelEvents: 'end-cancelled',
+  bodyLimit: 1024 * 1024,
+};

@@ -1,0 +1,95 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import type { ClockMode } from '../protocol/clock.ts';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import stubApp from './app.ts';
+import type { StubSettings } from './settings.ts';
+import { StubCore } from './stub-core.ts';
+
+export interface StartStubOptions {
+  /** Loopback by default: a stub is a test tool, not a public server. */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** A fixture document, or the path of a YAML/JSON file; the default fixtures otherwise. */
+  fixtures?: Fixtures | string;
+  /** Seed of task and event ids. */
+  seed?: number;
+  /** `virtual` (default: time moves only when told), `real`, or `scaled` by `clockScale`. */
+  clock?: ClockMode;
+  clockScale?: number;
+  /** Start of virtual time (ms since epoch). */
+  startTime?: number;
+  settings?: Partial<StubSettings>;
+  /** Called after each response, for a request log (never given headers or bodies). */
+  onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
+}
+
+/** A running stub: its URLs, its core, and `await using` to stop it. */
+export interface StubHandle extends AsyncDisposable {
+  /** Base URL of the notification interface: `{url}/subscribers/{id}/api/v1/…`. */
+  readonly url: string;
+  /** Base URL of the control API. */
+  readonly controlUrl: string;
+  readonly openapiUrl: string;
+  readonly port: number;
+  readonly core: StubCore;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Starts a stub listening on a real port. */
+export async function startStub(options: StartStubOptions = {}): Promise<StubHandle> {
+  const fixtures =
+    typeof options.fixtures === 'object'
+      ? options.fixtures
+      : loadFixturesFile(options.fixtures ?? DEFAULT_FIXTURES_FILE);
+  const core = new StubCore({
+    fixtures,
+    seed: options.seed,
+    settings: options.settings,
+    clockMode: options.clock,
+    clockScale: options.clockScale,
+    startTime: options.startTime,
+  });
+  const app = Fastify({ logger: false, bodyLimit: core.settings.bodyLimit });
+  await app.register(stubApp, { core });
+  if (options.onResponse) {
+    const log = options.onResponse;
+    app.addHook('onResponse', async (request, reply) => {
+      log({
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      });
+    });
+  }
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  const host =
+    options.host && options.host !== '0.0.0.0' && options.host !== '::'
+      ? options.host
+      : '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      core.clock.dispose();
+      await app.close();
+    })();
+    return closed;
+  };
+  return {
+    url,
+    controlUrl: `${url}${CONTROL_PREFIX}`,
+    openapiUrl: `${url}${CONTROL_PREFIX}/openapi.json`,
+    port,
+    core,
+    app,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,78 @@
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import { checkFixtures } from '../fixtures/load-fixtures.ts';
+import { type ClockMode, VirtualClock } from '../protocol/clock.ts';
+import { IdSource } from '../protocol/ids.ts';
+import { AlertEngine } from './engine/alert-engine.ts';
+import { Directory } from './engine/directory.ts';
+import { DEFAULT_SETTINGS, type StubSettings } from './settings.ts';
+
+export interface StubCoreOptions {
+  fixtures: Fixtures;
+  /** Seed of task and event ids. */
+  seed?: number;
+  settings?: Partial<StubSettings>;
+  clockMode?: ClockMode;
+  clockScale?: number;
+  /** Start of virtual time, ms since epoch (default 2026-01-01T00:00:00Z). */
+  startTime?: number;
+}
+
+/**
+ * Everything the stub knows, without HTTP: settings, the one clock, the fixtures and the
+ * engine. The routes are thin adapters over it; tests may use it directly.
+ */
+export class StubCore {
+  readonly settings: StubSettings;
+  readonly clock: VirtualClock;
+  readonly ids: IdSource;
+  readonly engine: AlertEngine;
+  #fixtures: Fixtures;
+
+  constructor(options: StubCoreOptions) {
+    this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
+    this.#fixtures = checkFixtures(structuredClone(options.fixtures));
+    this.clock = new VirtualClock({ start: options.startTime ?? defaultStart(options.clockMode) });
+    if (options.clockMode && options.clockMode !== 'virtual') {
+      this.clock.setMode(options.clockMode, options.clockScale);
+    }
+    this.ids = new IdSource(options.seed ?? 0);
+    this.engine = new AlertEngine({
+      clock: this.clock,
+      ids: this.ids,
+      directory: new Directory(this.#fixtures, this.settings.brandWord),
+      cancelEvents: this.settings.cancelEvents,
+    });
+  }
+
+  get fixtures(): Fixtures {
+    return this.#fixtures;
+  }
+
+  get directory(): Directory {
+    return this.engine.directory;
+  }
+
+  /**
+   * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
+   * seed, and a virtual clock back at its start. A running clock keeps running.
+   */
+  reset(): void {
+    this.engine.reset();
+    this.clock.reset();
+  }
+
+  /** Replaces the fixtures (checked first: a refused document changes nothing), then resets. */
+  loadFixtures(fixtures: unknown): Fixtures {
+    const checked = checkFixtures(structuredClone(fixtures));
+    this.#fixtures = checked;
+    this.engine.reset(new Directory(checked, this.settings.brandWord));
+    this.clock.reset();
+    return checked;
+  }
+}
+
+/** Real and scaled time start at the wall clock; virtual time at a fixed instant. */
+function defaultStart(mode: ClockMode | undefined): number | undefined {
+  // The one place wall time enters domain time: a running clock starts at "now".
+  return mode === 'real' || mode === 'scaled' ? Date.now() : undefined;
+}

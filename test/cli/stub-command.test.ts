@@ -1,0 +1,100 @@
+/** `badge-sim stub` as a user runs it: a real process, a real port, a clean stop. */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, test } from 'vitest';
+import { RIVERSIDE, request } from '../support/http.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/badge-sim.js', import.meta.url));
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+/** Starts the CLI and waits for its ready banner. */
+async function startCli(args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'stub', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+  });
+  await expect
+    .poll(() => out, { timeout: 15_000, interval: 50 })
+    .toContain('Press Ctrl+C to stop.');
+  const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(out)![1]!;
+  return { child, url, output: () => out };
+}
+
+function runCli(args: string[]) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 15_000 });
+}
+
+describe('badge-sim stub', () => {
+  test('prints its URLs, serves the API, logs requests without secrets, stops on SIGTERM', async () => {
+    const { child, url, output } = await startCli(['--port', '0', '--clock', 'virtual']);
+    expect(output()).toMatch(
+      /service API\s+http:\/\/127\.0\.0\.1:\d+\/subscribers\/\{id\}\/api\/v1/,
+    );
+    expect(output()).toContain('/_stub/openapi.json');
+    const res = await request(`${url}/subscribers/100001/api/v1/events`, {
+      headers: { authorization: `ServiceApiKey ${RIVERSIDE.key}` },
+    });
+    expect(res.status).toBe(200);
+    await expect.poll(output).toContain('GET /subscribers/100001/api/v1/events 200');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    expect(output()).toContain('SIGTERM: stopping the stub');
+    expect(output()).not.toContain(RIVERSIDE.key);
+  });
+
+  test('stops on SIGINT too', async () => {
+    const { child } = await startCli(['--port', '0', '--quiet']);
+    child.kill('SIGINT');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
+  test('--help describes every option', () => {
+    const help = runCli(['stub', '--help']);
+    expect(help.status).toBe(0);
+    for (const option of [
+      '--port',
+      '--fixtures',
+      '--seed',
+      '--clock',
+      '--scale',
+      '--generate',
+      '--auth-scheme',
+      '--brand-word',
+    ]) {
+      expect(help.stdout).toContain(option);
+    }
+    const top = runCli(['--help']);
+    expect(top.stdout).toContain('stub');
+  });
+
+  test('bad options say what to fix', () => {
+    const port = runCli(['stub', '--port', 'eighty']);
+    expect(port.status).not.toBe(0);
+    expect(port.stderr).toContain('--port must be a whole number from 0 to 65535');
+    const scaled = runCli(['stub', '--clock', 'scaled']);
+    expect(scaled.status).toBe(2);
+    expect(scaled.stderr).toContain('--clock scaled needs --scale');
+    const missing = runCli(['stub', '--fixtures', '/nonexistent/fixtures.yaml']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('cannot read fixtures file /nonexistent/fixtures.yaml');
+  });
+
+  test('a port in use is reported plainly', async () => {
+    const { url } = await startCli(['--port', '0', '--quiet']);
+    const port = new URL(url).port;
+    const second = runCli(['stub', '--port', port]);
+    expect(second.status).toBe(2);
+    expect(second.stderr).toContain(`port ${port} is in use`);
+  });
+});

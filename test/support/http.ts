@@ -1,0 +1,65 @@
+/** Small helpers for tests that talk to a real stub over HTTP. */
+import type { StubHandle } from '../../server-stub/start-stub.ts';
+
+export const RIVERSIDE = { id: '100001', key: 'demo-api-key-riverside-0001' } as const;
+export const HARBOUR = { id: '100002', key: 'demo-api-key-harbour-0002' } as const;
+
+export interface JsonResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Sends a request and reads the body as JSON when there is one. */
+export async function request<T = any>(
+  url: string,
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    rawBody?: string;
+  } = {},
+): Promise<JsonResponse<T>> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text ? JSON.parse(text) : undefined) as T,
+  };
+}
+
+/** A client of one account of the service API on a stub. */
+export function serviceClient(stub: StubHandle, account: { id: string; key: string } = RIVERSIDE) {
+  const base = `${stub.url}/subscribers/${account.id}/api/v1`;
+  const auth = { authorization: `ServiceApiKey ${account.key}` };
+  return {
+    base,
+    alert: (body: unknown) => request(`${base}/alerts`, { method: 'POST', headers: auth, body }),
+    cancel: (taskId: string) =>
+      request(`${base}/alerts/${taskId}`, { method: 'DELETE', headers: auth }),
+    broadcast: (body: unknown) =>
+      request(`${base}/broadcasts`, { method: 'POST', headers: auth, body }),
+    events: (query = '') => request<any[]>(`${base}/events${query}`, { headers: auth }),
+  };
+}
+
+/** The control API of a stub. */
+export function controlClient(stub: StubHandle) {
+  const base = stub.controlUrl;
+  return {
+    advance: (by: string | number) =>
+      request(`${base}/clock/advance`, { method: 'POST', body: { by } }),
+    tap: (deviceId: string) => request(`${base}/devices/${deviceId}/tap`, { method: 'POST' }),
+    transcript: (deviceId: string) => request<any[]>(`${base}/devices/${deviceId}/transcript`),
+    tasks: () => request<any[]>(`${base}/tasks`),
+    task: (taskId: string) => request(`${base}/tasks/${taskId}`),
+    reset: () => request(`${base}/reset`, { method: 'POST' }),
+  };
+}
