@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
@@ -96,7 +95,10 @@ async function runStub(options: StubOptions): Promise<void> {
     fail('give either --fixtures or --generate, not both.');
   const fixtures =
     options.generate !== undefined
-      ? generateFixtures({ seed: options.seed, devicesPerAccount: options.generate })
+      ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
+          seed: options.seed,
+          devicesPerAccount: options.generate,
+        })
       : (options.fixtures ?? DEFAULT_FIXTURES_FILE);
   let stub: Awaited<ReturnType<typeof startStub>>;
   try {

@@ -160,15 +160,14 @@ export class AlertEngine {
     };
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start');
+    // Set before the first repeat timer: at equal due times the timeout fires first, so a
+    // 30 s timeout does not play the alert again at the instant it ends.
+    task.timeoutTimer = this.#clock.setTimer(task.timeoutS * 1000, () =>
+      this.#finish(task, 'timed_out'),
+    );
     for (const td of task.devices.values()) this.#enqueue(task, td);
-    if (task.acks >= task.quorum) {
-      // Only when the groups hold no device: "all devices acknowledged" holds at once.
-      this.#finish(task, 'quorum');
-    } else {
-      task.timeoutTimer = this.#clock.setTimer(task.timeoutS * 1000, () =>
-        this.#finish(task, 'timed_out'),
-      );
-    }
+    // Only when the groups hold no device: "all devices acknowledged" holds at once.
+    if (task.acks >= task.quorum) this.#finish(task, 'quorum');
     return { taskId: task.id };
   }
 
@@ -261,7 +260,7 @@ export class AlertEngine {
   /** GET events: oldest first from `oldest` (default 7 days back), at most 100. */
   events(subscriberId: string, query: { oldest?: number; limit?: number } = {}): AnalyticEvent[] {
     const now = this.#clock.now();
-    const limit = Math.min(query.limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX);
+    const limit = Math.max(0, Math.min(query.limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX));
     return this.#events.query(subscriberId, query.oldest ?? now - EVENT_RETENTION_MS, limit, now);
   }
 

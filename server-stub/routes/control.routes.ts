@@ -5,7 +5,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { Fixtures } from '../../fixtures/fixtures.schema.ts';
-import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
 import { FixtureError } from '../../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../../protocol/clock.ts';
 import {
@@ -113,7 +112,11 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = asyn
         response: { 200: Fixtures, ...errors },
       },
     },
-    async (request) => loadFixtures(generateFixtures(request.body)),
+    async (request) => {
+      // faker is large: loaded only when fixtures are generated.
+      const { generateFixtures } = await import('../../fixtures/generate-fixtures.ts');
+      return loadFixtures(generateFixtures(request.body));
+    },
   );
 
   app.get(
