@@ -114,7 +114,7 @@ export class AlertEngine {
    * Per device, per alert name, the alerts waiting for it: the head plays, the rest queue
    * (serial alerting for one name); different names each have a lane and interleave.
    */
-  readonly #lanes = new Map<string, Map<string, Task[]>>();
+  readonly #lanes = new Map<string, Map<string, Lane>>();
   readonly #transcripts = new Map<string, TranscriptEntry[]>();
   readonly #listeners = new Set<DeliveryListener>();
 
@@ -212,7 +212,7 @@ export class AlertEngine {
     let heard: TaskDevice | undefined;
     let heardTask: Task | undefined;
     for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
-      const task = lane[0]!;
+      const task = headOf(lane);
       const td = task.devices.get(deviceId)!;
       if (td.status === 'playing' && (!heard || td.lastPlayedAt >= heard.lastPlayedAt)) {
         heard = td;
@@ -257,11 +257,41 @@ export class AlertEngine {
     return { result: 'acknowledged', taskId };
   }
 
+  /**
+   * A device (re)connected: every alert it is playing plays again now and repeats from now,
+   * so a badge that joins or comes back mid-alert hears it. What it acknowledged stays
+   * acknowledged; what is queued waits its turn.
+   */
+  resume(deviceId: string): void {
+    for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
+      const task = headOf(lane);
+      const td = task.devices.get(deviceId)!;
+      if (td.status !== 'playing') continue;
+      this.#clock.clearTimer(td.timer);
+      this.#play(task, td);
+    }
+  }
+
   /** GET events: oldest first from `oldest` (default 7 days back), at most 100. */
   events(subscriberId: string, query: { oldest?: number; limit?: number } = {}): AnalyticEvent[] {
     const now = this.#clock.now();
-    const limit = Math.max(0, Math.min(query.limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX));
-    return this.#events.query(subscriberId, query.oldest ?? now - EVENT_RETENTION_MS, limit, now);
+    return this.#events.query(
+      subscriberId,
+      query.oldest ?? now - EVENT_RETENTION_MS,
+      eventLimit(query.limit),
+      now,
+    );
+  }
+
+  /** The same answer as `events`, already as the JSON array the HTTP interface sends. */
+  eventsJson(subscriberId: string, query: { oldest?: number; limit?: number } = {}): string {
+    const now = this.#clock.now();
+    return this.#events.queryJson(
+      subscriberId,
+      query.oldest ?? now - EVENT_RETENTION_MS,
+      eventLimit(query.limit),
+      now,
+    );
   }
 
   /** Everything played or spoken on a device, oldest first. */
@@ -301,10 +331,10 @@ export class AlertEngine {
     }
     const lane = lanes.get(task.name);
     if (lane) {
-      lane.push(task);
+      lane.set(task.id, task);
       return;
     }
-    lanes.set(task.name, [task]);
+    lanes.set(task.name, new Map([[task.id, task]]));
     td.status = 'playing';
     this.#play(task, td);
   }
@@ -325,17 +355,16 @@ export class AlertEngine {
   #leaveLane(task: Task, td: TaskDevice): void {
     const lanes = this.#lanes.get(td.device.id);
     const lane = lanes?.get(task.name);
-    if (!lanes || !lane) return;
-    const index = lane.indexOf(task);
-    if (index < 0) return;
-    lane.splice(index, 1);
-    if (lane.length === 0) {
+    if (!lanes || !lane?.has(task.id)) return;
+    const wasHead = headOf(lane) === task;
+    lane.delete(task.id);
+    if (lane.size === 0) {
       lanes.delete(task.name);
       if (lanes.size === 0) this.#lanes.delete(td.device.id);
       return;
     }
-    if (index === 0) {
-      const next = lane[0]!;
+    if (wasHead) {
+      const next = headOf(lane);
       const nextTd = next.devices.get(td.device.id)!;
       nextTd.status = 'playing';
       this.#play(next, nextTd);
@@ -392,6 +421,17 @@ export class AlertEngine {
     transcript.push({ ...command, at: formatTimestamp(this.#clock.now()) });
     for (const listener of this.#listeners) listener(deviceId, command);
   }
+}
+
+function eventLimit(limit: number | undefined): number {
+  return Math.max(0, Math.min(limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX));
+}
+
+/** The alerts of one name waiting on one device, oldest first (a Map keeps insertion order). */
+type Lane = Map<string, Task>;
+
+function headOf(lane: Lane): Task {
+  return lane.values().next().value!;
 }
 
 function snapshot(task: Task): TaskSnapshot {

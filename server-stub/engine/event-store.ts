@@ -3,6 +3,8 @@ import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 interface StoredEvent {
   at: number;
   event: AnalyticEvent;
+  /** The event as JSON, made once: a GET answers by joining these, not by serialising. */
+  json: string;
 }
 
 interface AccountLog {
@@ -27,19 +29,27 @@ export class EventStore {
       log = { events: [], head: 0 };
       this.#logs.set(subscriberId, log);
     }
-    log.events.push({ at, event });
+    log.events.push({ at, event, json: JSON.stringify(event) });
   }
 
   /** Events at or after `oldest`, oldest first, at most `limit`, none older than retention. */
   query(subscriberId: string, oldest: number, limit: number, now: number): AnalyticEvent[] {
+    return this.#window(subscriberId, oldest, limit, now).map((stored) => stored.event);
+  }
+
+  /** The same window as a JSON array, joined from each event's stored JSON. */
+  queryJson(subscriberId: string, oldest: number, limit: number, now: number): string {
+    return `[${this.#window(subscriberId, oldest, limit, now)
+      .map((stored) => stored.json)
+      .join(',')}]`;
+  }
+
+  #window(subscriberId: string, oldest: number, limit: number, now: number): StoredEvent[] {
     const log = this.#logs.get(subscriberId);
     if (!log) return [];
     this.#prune(log, now);
     const from = Math.max(log.head, firstAtOrAfter(log.events, oldest, log.head));
-    const to = Math.min(log.events.length, from + limit);
-    const out: AnalyticEvent[] = new Array(to - from);
-    for (let i = from; i < to; i++) out[i - from] = log.events[i]!.event;
-    return out;
+    return log.events.slice(from, Math.min(log.events.length, from + Math.max(0, limit)));
   }
 
   /** Every retained event of an account, for the control API. */
