@@ -67,6 +67,10 @@ export const DeviceView = Type.Object({
   device_id: Type.String(),
   user: Type.String(),
   subscriber_id: Type.String(),
+  online: Type.Boolean({ description: 'A badge is connected for this device now.' }),
+  state: Type.Union([Type.String(), Type.Null()], {
+    description: 'Last state the badge reported.',
+  }),
 });
 
 export const TapResult = Type.Object({

@@ -30,3 +30,19 @@ export function formatDuration(ms: number): string {
   if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);
   return parts.join('');
 }
+
+/** A fixed duration or a range to draw from: `12s` → {min: 12000, max: 12000}; `5s..40s`. */
+export interface DurationRange {
+  min: number;
+  max: number;
+}
+
+/** Parses `12s` or `5s..40s`; returns undefined when the text is neither or min > max. */
+export function parseDurationRange(text: string): DurationRange | undefined {
+  const [low, high, ...rest] = text.split('..');
+  if (rest.length > 0 || low === undefined) return undefined;
+  const min = parseDuration(low);
+  const max = high === undefined ? min : parseDuration(high);
+  if (min === undefined || max === undefined || min > max) return undefined;
+  return { min, max };
+}

@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { DeviceGateway } from './device-gateway.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
@@ -18,6 +19,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The stub's core: settings, clock, fixtures and engine. */
     stub: StubCore;
+    /** Where virtual badges connect (WebSocket on the same port). */
+    gateway: DeviceGateway;
   }
 }
 
@@ -27,6 +30,11 @@ export interface StubAppOptions {
 
 async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<void> {
   app.decorate('stub', core);
+  const gateway = new DeviceGateway(core);
+  gateway.attach(app.server);
+  app.decorate('gateway', gateway);
+  // Badges are told the stub is going before the HTTP server waits for its connections.
+  app.addHook('preClose', async () => gateway.close());
 
   // fastify's default Ajv coerces "5" to 5 and drops unknown fields in silence. Bodies are
   // JSON and keep their types; only the query string and path, which are text, are coerced.
@@ -87,7 +95,7 @@ async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<
   });
 
   await app.register(serviceApiRoutes, { core });
-  await app.register(controlRoutes, { core, prefix: CONTROL_PREFIX });
+  await app.register(controlRoutes, { core, gateway, prefix: CONTROL_PREFIX });
   app.get(`${CONTROL_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }
 

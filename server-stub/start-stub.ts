@@ -3,6 +3,7 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { ClockMode } from '../protocol/clock.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
 import type { StubSettings } from './settings.ts';
 import { StubCore } from './stub-core.ts';
@@ -36,6 +37,8 @@ export interface StubHandle extends AsyncDisposable {
   readonly port: number;
   readonly core: StubCore;
   readonly app: FastifyInstance;
+  /** WebSocket URL where virtual badges connect. */
+  readonly devicesUrl: string;
   close(): Promise<void>;
 }
 
@@ -86,6 +89,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     url,
     controlUrl: `${url}${CONTROL_PREFIX}`,
     openapiUrl: `${url}${CONTROL_PREFIX}/openapi.json`,
+    devicesUrl: `${url.replace(/^http/, 'ws')}${DEVICE_WS_PATH}`,
     port,
     core,
     app,

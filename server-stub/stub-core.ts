@@ -1,4 +1,4 @@
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
 import { type ClockMode, VirtualClock } from '../protocol/clock.ts';
 import { IdSource } from '../protocol/ids.ts';
@@ -27,10 +27,14 @@ export class StubCore {
   readonly ids: IdSource;
   readonly engine: AlertEngine;
   #fixtures: Fixtures;
+  #devices = new Map<string, FixtureDevice>();
+  readonly #clockListeners = new Set<() => void>();
+  readonly #resetListeners = new Set<() => void>();
 
   constructor(options: StubCoreOptions) {
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.#fixtures = checkFixtures(structuredClone(options.fixtures));
+    this.#indexDevices();
     this.clock = new VirtualClock({ start: options.startTime ?? defaultStart(options.clockMode) });
     if (options.clockMode && options.clockMode !== 'virtual') {
       this.clock.setMode(options.clockMode, options.clockScale);
@@ -52,6 +56,33 @@ export class StubCore {
     return this.engine.directory;
   }
 
+  /** The fixture record of a device: its key, initial battery and location, behaviour. */
+  deviceFixture(deviceId: string): FixtureDevice | undefined {
+    return this.#devices.get(deviceId);
+  }
+
+  /** The key a badge must show in its hello, if the fixtures give one. */
+  deviceKey(deviceId: string): string | undefined {
+    return this.#devices.get(deviceId)?.key;
+  }
+
+  /** Listens for jumps and mode switches of the clock made through the control API. */
+  onClockChange(listener: () => void): () => void {
+    this.#clockListeners.add(listener);
+    return () => this.#clockListeners.delete(listener);
+  }
+
+  /** Tells the listeners the clock jumped or switched mode. */
+  clockChanged(): void {
+    for (const listener of this.#clockListeners) listener();
+  }
+
+  /** Listens for resets and fixture loads. */
+  onReset(listener: () => void): () => void {
+    this.#resetListeners.add(listener);
+    return () => this.#resetListeners.delete(listener);
+  }
+
   /**
    * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
    * seed, and a virtual clock back at its start. A running clock keeps running.
@@ -59,15 +90,24 @@ export class StubCore {
   reset(): void {
     this.engine.reset();
     this.clock.reset();
+    for (const listener of this.#resetListeners) listener();
   }
 
   /** Replaces the fixtures (checked first: a refused document changes nothing), then resets. */
   loadFixtures(fixtures: unknown): Fixtures {
     const checked = checkFixtures(structuredClone(fixtures));
     this.#fixtures = checked;
+    this.#indexDevices();
     this.engine.reset(new Directory(checked, this.settings.brandWord));
     this.clock.reset();
+    for (const listener of this.#resetListeners) listener();
     return checked;
+  }
+
+  #indexDevices(): void {
+    this.#devices = new Map(
+      this.#fixtures.accounts.flatMap((a) => a.devices.map((d) => [d.id, d])),
+    );
   }
 }
 

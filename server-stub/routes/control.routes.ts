@@ -21,6 +21,7 @@ import {
 } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
+import type { DeviceGateway } from '../device-gateway.ts';
 import { HttpError } from '../http-errors.ts';
 import type { StubCore } from '../stub-core.ts';
 
@@ -28,10 +29,10 @@ const tags = ['control'];
 const DeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
 const errors = { 400: ErrorBody, 404: ErrorBody };
 
-export const controlRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = async (
-  app,
-  { core },
-) => {
+export const controlRoutes: FastifyPluginAsyncTypebox<{
+  core: StubCore;
+  gateway: DeviceGateway;
+}> = async (app, { core, gateway }) => {
   const clockView = (): ClockView => {
     const state = core.clock.state;
     return {
@@ -141,6 +142,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = asyn
         throw new HttpError(400, 'invalid_field', 'scale is required for scaled mode', 'scale');
       }
       core.clock.setMode(mode, scale);
+      core.clockChanged();
       return clockView();
     },
   );
@@ -191,6 +193,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = asyn
         }
         fired = await core.clock.advanceTo(time);
       }
+      core.clockChanged();
       return { fired, clock: clockView() };
     },
   );
@@ -205,9 +208,16 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = asyn
       },
     },
     async () =>
-      core.directory
-        .devices()
-        .map((d) => ({ device_id: d.id, user: d.user, subscriber_id: d.subscriberId })),
+      core.directory.devices().map((d) => {
+        const live = gateway.liveState(d.id);
+        return {
+          device_id: d.id,
+          user: d.user,
+          subscriber_id: d.subscriberId,
+          online: live.online,
+          state: live.state,
+        };
+      }),
   );
 
   const knownDevice = (id: string) => {

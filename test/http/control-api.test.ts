@@ -221,7 +221,13 @@ describe('devices and tasks', () => {
     await using stub = await startStub();
     const devices = (await request(`${stub.controlUrl}/devices`)).body;
     expect(devices).toHaveLength(8);
-    expect(devices[0]).toEqual({ device_id: ADA, user: 'Ada Mensah', subscriber_id: '100001' });
+    expect(devices[0]).toEqual({
+      device_id: ADA,
+      user: 'Ada Mensah',
+      subscriber_id: '100001',
+      online: false,
+      state: null,
+    });
   });
 });
 

@@ -1,0 +1,213 @@
+/**
+ * The device protocol between the stub and a virtual badge, over one WebSocket per badge.
+ * Declared once (DESIGN.md decision 1): the gateway validates what badges send with these
+ * schemas, and the simulator validates what the stub sends. docs/device-protocol.md explains
+ * the exchange.
+ *
+ * Every frame carries `seq`, numbered by its sender. The receiver answers each frame with
+ * `{type: "handled", seq}` once it has processed it and sent whatever it caused. That is how
+ * the virtual clock knows the wire is quiet before it fires the next timer.
+ */
+import Type, { type Static } from 'typebox';
+
+/** The version of this protocol; a badge states it in `hello`. */
+export const DEVICE_PROTOCOL_VERSION = 1;
+/** Where badges connect on the stub's port (under the reserved control prefix). */
+export const DEVICE_WS_PATH = '/_stub/devices/connect';
+
+const Seq = Type.Integer({ minimum: 0, description: 'Sender-numbered sequence of the frame.' });
+const TaskId = Type.String({ minLength: 1 });
+
+export const Location = Type.Object({
+  lat: Type.Number({ minimum: -90, maximum: 90 }),
+  long: Type.Number({ minimum: -180, maximum: 180 }),
+  accuracy: Type.Optional(Type.Number({ minimum: 0, description: 'Metres.' })),
+  address: Type.Optional(Type.String()),
+});
+export type Location = Static<typeof Location>;
+
+export const BatteryStatus = Type.Union([
+  Type.Literal('charging'),
+  Type.Literal('discharging'),
+  Type.Literal('full'),
+]);
+
+export const BadgeStateName = Type.Union([
+  Type.Literal('idle'),
+  Type.Literal('playing'),
+  Type.Literal('awaiting-ack'),
+  Type.Literal('speaking'),
+  Type.Literal('broadcasting'),
+]);
+export type BadgeStateName = Static<typeof BadgeStateName>;
+
+// ---- badge → stub -------------------------------------------------------------------------
+
+export const HelloFrame = Type.Object(
+  {
+    type: Type.Literal('hello'),
+    seq: Seq,
+    protocol: Type.Integer({
+      description: `Protocol version; this stub speaks ${DEVICE_PROTOCOL_VERSION}.`,
+    }),
+    device_id: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String({ description: 'The device key of the fixtures.' })),
+    battery_level: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    battery_status: Type.Optional(BatteryStatus),
+    location: Type.Optional(Location),
+    app_version: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const ButtonFrame = Type.Object(
+  {
+    type: Type.Literal('button'),
+    seq: Seq,
+    taps: Type.Union([
+      Type.Literal('single'),
+      Type.Literal('double'),
+      Type.Literal('triple'),
+      Type.Literal('long'),
+    ]),
+    task_id: Type.Optional(TaskId),
+  },
+  { additionalProperties: false },
+);
+
+export const StateFrame = Type.Object(
+  {
+    type: Type.Literal('state'),
+    seq: Seq,
+    state: BadgeStateName,
+    battery_level: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    battery_status: Type.Optional(BatteryStatus),
+    location: Type.Optional(Location),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * "My clock has a timer due at `at`: send me a `clock` frame then." A badge process whose
+ * clock follows the stub's (another process) asks this, so its timers fire at the right
+ * instant of a virtual-clock jump. A new wake replaces the connection's previous one.
+ */
+export const WakeFrame = Type.Object(
+  { type: Type.Literal('wake'), seq: Seq, at: Type.Number({ description: 'ms since the epoch.' }) },
+  { additionalProperties: false },
+);
+export type WakeFrame = Static<typeof WakeFrame>;
+
+export const HandledFrame = Type.Object(
+  { type: Type.Literal('handled'), seq: Seq },
+  { additionalProperties: false },
+);
+
+export const BadgeFrame = Type.Union([
+  HelloFrame,
+  ButtonFrame,
+  StateFrame,
+  WakeFrame,
+  HandledFrame,
+]);
+export type BadgeFrame = Static<typeof BadgeFrame>;
+export type HelloFrame = Static<typeof HelloFrame>;
+export type ButtonFrame = Static<typeof ButtonFrame>;
+export type StateFrame = Static<typeof StateFrame>;
+
+// ---- stub → badge -------------------------------------------------------------------------
+
+export const WelcomeFrame = Type.Object({
+  type: Type.Literal('welcome'),
+  seq: Seq,
+  protocol: Type.Integer(),
+  device_id: Type.String(),
+  user: Type.String(),
+  now: Type.Number({ description: "The stub's clock, ms since the epoch." }),
+  mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+  scale: Type.Number(),
+});
+
+export const PlayFrame = Type.Object({
+  type: Type.Literal('play'),
+  seq: Seq,
+  task_id: TaskId,
+  name: Type.String(),
+  text: Type.String(),
+  repeat: Type.Integer({ minimum: 0, description: '0 for the first play, then 1, 2, …' }),
+});
+
+export const BroadcastFrame = Type.Object({
+  type: Type.Literal('broadcast'),
+  seq: Seq,
+  task_id: TaskId,
+  text: Type.String(),
+});
+
+export const StopFrame = Type.Object({
+  type: Type.Literal('stop'),
+  seq: Seq,
+  task_id: TaskId,
+  cause: Type.Union([
+    Type.Literal('acknowledged'),
+    Type.Literal('quorum'),
+    Type.Literal('timed_out'),
+    Type.Literal('cancelled'),
+  ]),
+});
+
+export const SpeakFrame = Type.Object({
+  type: Type.Literal('speak'),
+  seq: Seq,
+  task_id: TaskId,
+  text: Type.String(),
+  cause: Type.Union([
+    Type.Literal('on_ack'),
+    Type.Literal('on_quorum'),
+    Type.Literal('on_timeout'),
+  ]),
+});
+
+/** The stub's clock: sent for a `wake`, and to every badge after the clock jumps or switches. */
+export const ClockFrame = Type.Object({
+  type: Type.Literal('clock'),
+  seq: Seq,
+  now: Type.Number(),
+  mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+  scale: Type.Number(),
+});
+
+export const ErrorFrame = Type.Object({
+  type: Type.Literal('error'),
+  seq: Seq,
+  code: Type.String(),
+  message: Type.String(),
+  field: Type.Optional(Type.String()),
+  in_reply_to: Type.Optional(Seq),
+});
+
+export const StubFrame = Type.Union([
+  WelcomeFrame,
+  PlayFrame,
+  BroadcastFrame,
+  StopFrame,
+  SpeakFrame,
+  ClockFrame,
+  ErrorFrame,
+  HandledFrame,
+]);
+export type StubFrame = Static<typeof StubFrame>;
+export type PlayFrame = Static<typeof PlayFrame>;
+export type ErrorFrame = Static<typeof ErrorFrame>;
+
+/** WebSocket close codes of the protocol (4000–4999 are the application's). */
+export const CLOSE_CODES = {
+  /** The hello was refused (unknown device, wrong key, wrong protocol version). */
+  refused: 4001,
+  /** No hello arrived in time. */
+  helloTimeout: 4002,
+  /** The same device connected again; the older connection is closed. */
+  replaced: 4003,
+  /** The stub is stopping. */
+  shutdown: 1001,
+} as const;

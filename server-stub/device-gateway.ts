@@ -1,0 +1,463 @@
+/**
+ * The device gateway: virtual badges connect here over WebSocket (on the stub's own port, at
+ * DEVICE_WS_PATH). It keeps a registry of connected badges and their live state, delivers the
+ * engine's plays, stops and speech to them, and feeds their taps back to the engine.
+ *
+ * It also keeps the virtual clock honest across the wire: every frame sent waits for the
+ * badge's `handled`, and the clock's settle hook waits until none is outstanding, so a timer
+ * fires only once the badges have answered everything the previous one caused.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Static } from 'typebox';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { TimerId } from '../protocol/clock.ts';
+import {
+  type BadgeFrame,
+  type BadgeStateName,
+  ButtonFrame,
+  CLOSE_CODES,
+  DEVICE_PROTOCOL_VERSION,
+  DEVICE_WS_PATH,
+  HandledFrame,
+  HelloFrame,
+  type Location,
+  StateFrame,
+  type StubFrame,
+  WakeFrame,
+} from '../protocol/device-frames.schema.ts';
+import type { DeviceCommand } from './engine/alert-engine.ts';
+import { EngineError } from './engine/engine-error.ts';
+import type { StubCore } from './stub-core.ts';
+
+/** What the stub knows of a badge beyond the fixtures. */
+export interface DeviceLiveState {
+  online: boolean;
+  /** Domain time of the last hello, ms since the epoch. */
+  lastConnect: number | null;
+  lastDisconnect: number | null;
+  state: BadgeStateName | null;
+  batteryLevel: number | null;
+  batteryStatus: 'charging' | 'discharging' | 'full' | null;
+  location: (Location & { timestamp: number }) | null;
+  appVersion: string | null;
+}
+
+export interface DeviceGatewayOptions {
+  /** Real time a new connection has to say hello (a transport guard, not domain time). */
+  helloTimeoutMs?: number;
+  /** Real time the settle hook waits for silent badges before it lets the clock go on. */
+  settleTimeoutMs?: number;
+}
+
+type Outgoing = StubFrame extends infer F
+  ? F extends { seq: number }
+    ? Omit<F, 'seq'>
+    : never
+  : never;
+
+const validators: Record<BadgeFrame['type'], ValidateFunction> = (() => {
+  const ajv = new Ajv({ allErrors: false, strict: false });
+  return {
+    hello: ajv.compile(HelloFrame),
+    button: ajv.compile(ButtonFrame),
+    state: ajv.compile(StateFrame),
+    wake: ajv.compile(WakeFrame),
+    handled: ajv.compile(HandledFrame),
+  };
+})();
+
+class Connection {
+  deviceId: string | undefined;
+  #seq = 0;
+  readonly pending = new Set<number>();
+  helloTimer: NodeJS.Timeout | undefined;
+  wakeTimer: TimerId | undefined;
+
+  constructor(readonly ws: WebSocket) {}
+
+  get open(): boolean {
+    return this.ws.readyState === this.ws.OPEN;
+  }
+
+  /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
+  send(frame: Outgoing, track: boolean): void {
+    const seq = this.#seq++;
+    if (track) this.pending.add(seq);
+    this.ws.send(JSON.stringify({ ...frame, seq }));
+  }
+
+  /** Answers a badge's frame: processed, and everything it caused has been sent. */
+  handled(seq: number): void {
+    this.ws.send(`{"type":"handled","seq":${seq}}`);
+  }
+}
+
+export class DeviceGateway {
+  readonly #core: StubCore;
+  readonly #wss: WebSocketServer;
+  readonly #connections = new Map<string, Connection>();
+  readonly #all = new Set<Connection>();
+  readonly #live = new Map<string, DeviceLiveState>();
+  readonly #helloTimeoutMs: number;
+  readonly #settleTimeoutMs: number;
+  readonly #unsubscribe: (() => void)[] = [];
+  #outstanding = 0;
+  #waiters: (() => void)[] = [];
+
+  constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
+    this.#core = core;
+    this.#helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
+    this.#settleTimeoutMs = options.settleTimeoutMs ?? 5_000;
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    this.#wss.on('connection', (ws) => this.#accept(ws));
+    this.#unsubscribe.push(
+      core.engine.onDeliver((deviceId, command) => this.#deliver(deviceId, command)),
+      core.clock.onSettle(async () => {
+        if (this.#outstanding === 0) return false;
+        await this.settled();
+        return true;
+      }),
+      core.onClockChange(() => this.#announceClock()),
+      core.onReset(() => this.#forgetLiveState()),
+    );
+  }
+
+  /** Takes WebSocket upgrades for DEVICE_WS_PATH on a server; other upgrades get 404. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (path !== DEVICE_WS_PATH) {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      this.#wss.handleUpgrade(request, socket, head, (ws) =>
+        this.#wss.emit('connection', ws, request),
+      );
+    });
+  }
+
+  /** Ids of the badges connected now. */
+  connected(): string[] {
+    return [...this.#connections.keys()];
+  }
+
+  /** Live state of a device (offline and unknown until it first connects). */
+  liveState(deviceId: string): DeviceLiveState {
+    return this.#live.get(deviceId) ?? emptyLiveState();
+  }
+
+  /** Resolves once every frame sent to a badge has been handled (or the settle guard ran out). */
+  settled(): Promise<void> {
+    if (this.#outstanding === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      // A transport guard in real time: a badge that never answers must not stop the clock.
+      const guard = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== done);
+        resolve();
+      }, this.#settleTimeoutMs);
+      const done = () => {
+        clearTimeout(guard);
+        resolve();
+      };
+      this.#waiters.push(done);
+    });
+  }
+
+  /** Closes every badge connection (1001) and stops listening to the engine. */
+  async close(): Promise<void> {
+    for (const off of this.#unsubscribe) off();
+    for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    for (const connection of this.#all) connection.ws.terminate();
+  }
+
+  #accept(ws: WebSocket): void {
+    const connection = new Connection(ws);
+    this.#all.add(connection);
+    // Transport guard in real time, like any server's handshake timeout.
+    connection.helloTimer = setTimeout(() => {
+      this.#sendError(connection, 'hello_timeout', `no hello within ${this.#helloTimeoutMs} ms`);
+      ws.close(CLOSE_CODES.helloTimeout, 'no hello');
+    }, this.#helloTimeoutMs);
+    ws.on('message', (data, isBinary) => this.#receive(connection, data.toString(), isBinary));
+    ws.on('close', () => this.#closed(connection));
+    ws.on('error', () => ws.terminate());
+  }
+
+  #receive(connection: Connection, text: string, isBinary: boolean): void {
+    if (isBinary) {
+      this.#sendError(connection, 'invalid_frame', 'frames are JSON text, not binary');
+      return;
+    }
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      this.#sendError(connection, 'invalid_json', 'the frame is not valid JSON');
+      return;
+    }
+    const type = (frame as { type?: unknown })?.type;
+    const validate = typeof type === 'string' ? validators[type as BadgeFrame['type']] : undefined;
+    if (!validate) {
+      this.#sendError(
+        connection,
+        'unknown_frame',
+        `unknown frame type ${JSON.stringify(type)}; expected one of ${Object.keys(validators).join(', ')}`,
+        'type',
+      );
+      return;
+    }
+    if (!validate(frame)) {
+      const error = validate.errors![0]!;
+      const field = fieldOf(error);
+      this.#sendError(
+        connection,
+        'invalid_frame',
+        `${type}: ${field ?? 'frame'} ${error.message}`,
+        field,
+      );
+      return;
+    }
+    const valid = frame as BadgeFrame;
+    if (valid.type === 'handled') {
+      this.#handled(connection, valid.seq);
+      return;
+    }
+    if (valid.type === 'hello') this.#hello(connection, valid);
+    else if (connection.deviceId === undefined) {
+      this.#sendError(
+        connection,
+        'hello_first',
+        `say hello before sending ${valid.type}`,
+        'type',
+        valid.seq,
+      );
+    } else if (valid.type === 'button') this.#button(connection, connection.deviceId, valid);
+    else if (valid.type === 'state') this.#state(connection.deviceId, valid);
+    else if (valid.type === 'wake') this.#wake(connection, valid.at);
+    if (connection.open) connection.handled(valid.seq);
+  }
+
+  #hello(connection: Connection, hello: Static<typeof HelloFrame>): void {
+    const refuse = (code: string, message: string, field: string) => {
+      this.#sendError(connection, code, message, field, hello.seq);
+      connection.ws.close(CLOSE_CODES.refused, code);
+    };
+    if (connection.deviceId !== undefined) {
+      this.#sendError(
+        connection,
+        'already_connected',
+        `this connection is already device ${connection.deviceId}`,
+        'device_id',
+        hello.seq,
+      );
+      return;
+    }
+    if (hello.protocol !== DEVICE_PROTOCOL_VERSION) {
+      refuse(
+        'unsupported_protocol',
+        `this stub speaks device protocol ${DEVICE_PROTOCOL_VERSION}, not ${hello.protocol}`,
+        'protocol',
+      );
+      return;
+    }
+    const device = this.#core.directory.device(hello.device_id);
+    if (!device) {
+      refuse('unknown_device', `no device '${hello.device_id}' in the fixtures`, 'device_id');
+      return;
+    }
+    const expectedKey = this.#core.deviceKey(hello.device_id);
+    if (expectedKey !== undefined && hello.key !== expectedKey) {
+      refuse('invalid_key', `wrong or missing device key for device '${hello.device_id}'`, 'key');
+      return;
+    }
+    clearTimeout(connection.helloTimer);
+    const previous = this.#connections.get(device.id);
+    if (previous) {
+      this.#connections.delete(device.id);
+      previous.deviceId = undefined;
+      previous.ws.close(CLOSE_CODES.replaced, 'replaced by a new connection');
+    }
+    connection.deviceId = device.id;
+    this.#connections.set(device.id, connection);
+    const live = this.#liveOf(device.id);
+    const now = this.#core.clock.now();
+    live.online = true;
+    live.lastConnect = now;
+    live.state = 'idle';
+    if (hello.battery_level !== undefined) live.batteryLevel = hello.battery_level;
+    if (hello.battery_status !== undefined) live.batteryStatus = hello.battery_status;
+    if (hello.location) live.location = { ...hello.location, timestamp: now };
+    if (hello.app_version) live.appVersion = hello.app_version;
+    const clock = this.#core.clock.state;
+    this.#send(connection, {
+      type: 'welcome',
+      protocol: DEVICE_PROTOCOL_VERSION,
+      device_id: device.id,
+      user: device.user,
+      now,
+      mode: clock.mode,
+      scale: clock.scale,
+    });
+    this.#core.engine.resume(device.id);
+  }
+
+  #button(connection: Connection, deviceId: string, button: Static<typeof ButtonFrame>): void {
+    // Only a single tap acknowledges, as on the real badge; other taps are ignored here.
+    if (button.taps !== 'single') return;
+    try {
+      if (button.task_id) this.#core.engine.acknowledge(deviceId, button.task_id);
+      else this.#core.engine.tap(deviceId);
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      this.#sendError(connection, error.code, error.message, error.field, button.seq);
+    }
+  }
+
+  #state(deviceId: string, state: Static<typeof StateFrame>): void {
+    const live = this.#liveOf(deviceId);
+    live.state = state.state;
+    if (state.battery_level !== undefined) live.batteryLevel = state.battery_level;
+    if (state.battery_status !== undefined) live.batteryStatus = state.battery_status;
+    if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
+  }
+
+  #wake(connection: Connection, at: number): void {
+    const clock = this.#core.clock;
+    clock.clearTimer(connection.wakeTimer);
+    connection.wakeTimer = clock.setTimer(at - clock.now(), () => {
+      connection.wakeTimer = undefined;
+      if (connection.open) this.#send(connection, this.#clockFrame());
+    });
+  }
+
+  #clockFrame(): Outgoing {
+    const { now, mode, scale } = this.#core.clock.state;
+    return { type: 'clock', now, mode, scale };
+  }
+
+  /** After a jump or a mode switch, every badge learns the stub's clock. */
+  #announceClock(): void {
+    for (const connection of this.#connections.values()) this.#send(connection, this.#clockFrame());
+  }
+
+  #deliver(deviceId: string, command: DeviceCommand): void {
+    const connection = this.#connections.get(deviceId);
+    if (!connection) return; // Not connected: the badge does not hear it (the transcript says it was sent).
+    this.#send(connection, toFrame(command));
+  }
+
+  /** Sends a frame the clock waits on until the badge has handled it. */
+  #send(connection: Connection, frame: Outgoing): void {
+    this.#outstanding++;
+    connection.send(frame, true);
+  }
+
+  #handled(connection: Connection, seq: number): void {
+    if (!connection.pending.delete(seq)) return;
+    this.#settleOne();
+  }
+
+  #settleOne(): void {
+    this.#outstanding--;
+    if (this.#outstanding === 0) {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  #closed(connection: Connection): void {
+    clearTimeout(connection.helloTimer);
+    this.#core.clock.clearTimer(connection.wakeTimer);
+    this.#all.delete(connection);
+    for (const _ of connection.pending) this.#settleOne();
+    connection.pending.clear();
+    const id = connection.deviceId;
+    if (id === undefined || this.#connections.get(id) !== connection) return;
+    this.#connections.delete(id);
+    const live = this.#liveOf(id);
+    live.online = false;
+    live.lastDisconnect = this.#core.clock.now();
+  }
+
+  #sendError(
+    connection: Connection,
+    code: string,
+    message: string,
+    field?: string,
+    inReplyTo?: number,
+  ): void {
+    if (!connection.open) return;
+    connection.send(
+      {
+        type: 'error',
+        code,
+        message,
+        ...(field ? { field } : {}),
+        ...(inReplyTo === undefined ? {} : { in_reply_to: inReplyTo }),
+      },
+      false,
+    );
+  }
+
+  #liveOf(deviceId: string): DeviceLiveState {
+    let live = this.#live.get(deviceId);
+    if (!live) {
+      const fixture = this.#core.deviceFixture(deviceId);
+      live = emptyLiveState();
+      live.batteryLevel = fixture?.battery_level ?? null;
+      live.location = fixture?.location
+        ? { ...fixture.location, timestamp: this.#core.clock.now() }
+        : null;
+      this.#live.set(deviceId, live);
+    }
+    return live;
+  }
+
+  #forgetLiveState(): void {
+    for (const [id, live] of this.#live) if (!live.online) this.#live.delete(id);
+  }
+}
+
+function emptyLiveState(): DeviceLiveState {
+  return {
+    online: false,
+    lastConnect: null,
+    lastDisconnect: null,
+    state: null,
+    batteryLevel: null,
+    batteryStatus: null,
+    location: null,
+    appVersion: null,
+  };
+}
+
+function toFrame(command: DeviceCommand): Outgoing {
+  switch (command.type) {
+    case 'play':
+      return {
+        type: 'play',
+        task_id: command.taskId,
+        name: command.name,
+        text: command.text,
+        repeat: command.repeat,
+      };
+    case 'broadcast':
+      return { type: 'broadcast', task_id: command.taskId, text: command.text };
+    case 'stop':
+      return { type: 'stop', task_id: command.taskId, cause: command.cause };
+    case 'speak':
+      return { type: 'speak', task_id: command.taskId, text: command.text, cause: command.cause };
+  }
+}
+
+function fieldOf(error: ErrorObject): string | undefined {
+  const segments = error.instancePath.split('/').slice(1);
+  if (typeof error.params.missingProperty === 'string') segments.push(error.params.missingProperty);
+  if (typeof error.params.additionalProperty === 'string')
+    segments.push(error.params.additionalProperty);
+  return segments.length > 0 ? segments.join('.') : undefined;
+}

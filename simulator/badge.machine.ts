@@ -1,0 +1,321 @@
+/**
+ * One virtual badge as an xstate machine. Pure: it imports no ws and reads no clock. What it
+ * does to the world goes through the named actions (`openConnection`, `closeConnection`,
+ * `sendFrame`, `speakAloud`) onto the `io` of its input, and the only delay, `clipDuration`,
+ * comes from the text-to-speech engine through the events. Tests give it a fake `io` and a
+ * virtual clock.
+ *
+ *   offline ──CONNECT──▶ connecting ──CONNECTED──▶ online
+ *      ▲                     │                       │
+ *      └──────DISCONNECTED───┴───────GO_OFFLINE──────┘
+ *
+ *   online: idle · playing (an alert) · awaiting-ack · speaking (on_ack/on_quorum/on_timeout)
+ *           · broadcasting; `route` picks the next one from the audio queue and open alerts.
+ */
+import { assign, emit, setup } from 'xstate';
+import type { BadgeStateName, Location } from '../protocol/device-frames.schema.ts';
+
+/** A piece of audio the badge plays, in order. */
+export interface Clip {
+  kind: 'alert' | 'broadcast' | 'speech';
+  taskId: string;
+  text: string;
+  durationMs: number;
+  /** For alerts: 0 for the first play, then 1, 2, … */
+  repeat?: number;
+  /** For speech: why it is said. */
+  cause?: string;
+}
+
+/** An alert the badge has been played and the stub has not stopped. */
+export interface OpenAlert {
+  taskId: string;
+  name: string;
+  text: string;
+}
+
+/** What a badge machine does to the world. */
+export interface BadgeIo {
+  open(): void;
+  close(): void;
+  /** Sends `button` with the alert to acknowledge, or `state`. */
+  send(
+    frame: { type: 'button'; task_id?: string } | { type: 'state'; state: BadgeStateName },
+  ): void;
+  /** Says a text aloud (the `say` engine); most engines do nothing. */
+  speakAloud(text: string): void;
+}
+
+export interface BadgeContext {
+  deviceId: string;
+  user: string | null;
+  io: BadgeIo;
+  open: OpenAlert[];
+  queue: Clip[];
+  current: Clip | null;
+  batteryLevel: number;
+  batteryStatus: 'charging' | 'discharging' | 'full';
+  location: Location | null;
+}
+
+export type BadgeEvent =
+  | { type: 'CONNECT' }
+  | { type: 'CONNECTED'; user: string }
+  | { type: 'DISCONNECTED' }
+  | { type: 'GO_OFFLINE' }
+  | { type: 'PLAY'; taskId: string; name: string; text: string; repeat: number; durationMs: number }
+  | { type: 'BROADCAST'; taskId: string; text: string; durationMs: number }
+  | { type: 'SPEAK'; taskId: string; text: string; cause: string; durationMs: number }
+  | { type: 'STOP'; taskId: string; cause: string }
+  | { type: 'TAP'; taskId?: string }
+  | { type: 'BATTERY'; level: number; status?: 'charging' | 'discharging' | 'full' }
+  | { type: 'LOCATION'; location: Location };
+
+/** Typed events the badge emits for transcripts and behaviours. */
+export type BadgeEmitted =
+  | { type: 'clipStarted'; clip: Clip }
+  | { type: 'clipCut'; clip: Clip }
+  | { type: 'tapped'; taskId: string | null }
+  | { type: 'stateChanged'; state: BadgeStateName | 'offline' | 'connecting' };
+
+export interface BadgeInput {
+  deviceId: string;
+  io: BadgeIo;
+  batteryLevel?: number;
+  location?: Location | null;
+}
+
+/** The alert a tap acknowledges: the one sounding now, else the one played last. */
+function tapTarget(context: BadgeContext, wanted?: string): string | undefined {
+  if (wanted) return context.open.some((a) => a.taskId === wanted) ? wanted : undefined;
+  if (context.current?.kind === 'alert') return context.current.taskId;
+  return context.open.at(-1)?.taskId;
+}
+
+export const badgeMachine = setup({
+  types: {
+    context: {} as BadgeContext,
+    events: {} as BadgeEvent,
+    input: {} as BadgeInput,
+    emitted: {} as BadgeEmitted,
+  },
+  actions: {
+    openConnection: ({ context }) => context.io.open(),
+    closeConnection: ({ context }) => context.io.close(),
+    reportState: ({ context }, params: { state: BadgeStateName }) =>
+      context.io.send({ type: 'state', state: params.state }),
+    sendButton: ({ context }, params: { taskId: string }) =>
+      context.io.send({ type: 'button', task_id: params.taskId }),
+    speakAloud: ({ context }) => {
+      if (context.current) context.io.speakAloud(context.current.text);
+    },
+    enqueue: assign({
+      queue: ({ context, event }) => {
+        if (event.type === 'PLAY') {
+          const { taskId, text, repeat, durationMs } = event;
+          return [...context.queue, { kind: 'alert' as const, taskId, text, repeat, durationMs }];
+        }
+        if (event.type === 'BROADCAST') {
+          const { taskId, text, durationMs } = event;
+          return [...context.queue, { kind: 'broadcast' as const, taskId, text, durationMs }];
+        }
+        if (event.type === 'SPEAK') {
+          const { taskId, text, cause, durationMs } = event;
+          return [...context.queue, { kind: 'speech' as const, taskId, text, cause, durationMs }];
+        }
+        return context.queue;
+      },
+      open: ({ context, event }) => {
+        if (event.type !== 'PLAY') return context.open;
+        const others = context.open.filter((a) => a.taskId !== event.taskId);
+        return [...others, { taskId: event.taskId, name: event.name, text: event.text }];
+      },
+    }),
+    /** The stub stopped an alert: forget it and its queued plays (speech stays). */
+    forget: assign({
+      open: ({ context, event }) =>
+        event.type === 'STOP'
+          ? context.open.filter((a) => a.taskId !== event.taskId)
+          : context.open,
+      queue: ({ context, event }) =>
+        event.type === 'STOP'
+          ? context.queue.filter((c) => !(c.kind === 'alert' && c.taskId === event.taskId))
+          : context.queue,
+    }),
+    takeClip: assign({
+      current: ({ context }) => context.queue[0] ?? null,
+      queue: ({ context }) => context.queue.slice(1),
+    }),
+    emitClipStarted: emit(({ context }) => ({
+      type: 'clipStarted' as const,
+      clip: context.current!,
+    })),
+    emitClipCut: emit(({ context }) => ({ type: 'clipCut' as const, clip: context.current! })),
+    finishClip: assign({ current: null }),
+    clearAudio: assign({ current: null, queue: [], open: [] }),
+    emitState: emit((_, params: { state: BadgeStateName | 'offline' | 'connecting' }) => ({
+      type: 'stateChanged' as const,
+      state: params.state,
+    })),
+    setBattery: assign({
+      batteryLevel: ({ context, event }) =>
+        event.type === 'BATTERY' ? event.level : context.batteryLevel,
+      batteryStatus: ({ context, event }) =>
+        event.type === 'BATTERY' && event.status ? event.status : context.batteryStatus,
+    }),
+    setLocation: assign({
+      location: ({ context, event }) =>
+        event.type === 'LOCATION' ? event.location : context.location,
+    }),
+    setUser: assign({
+      user: ({ context, event }) => (event.type === 'CONNECTED' ? event.user : context.user),
+    }),
+  },
+  guards: {
+    hasAudio: ({ context }) => context.queue.length > 0,
+    nextIsAlert: ({ context }) => context.queue[0]?.kind === 'alert',
+    nextIsBroadcast: ({ context }) => context.queue[0]?.kind === 'broadcast',
+    hasOpenAlerts: ({ context }) => context.open.length > 0,
+    stopsCurrent: ({ context, event }) =>
+      event.type === 'STOP' &&
+      context.current?.kind === 'alert' &&
+      context.current.taskId === event.taskId,
+    canAcknowledge: ({ context, event }) =>
+      event.type === 'TAP' && tapTarget(context, event.taskId) !== undefined,
+  },
+  delays: {
+    /** How long the clip now playing lasts: the text-to-speech engine's duration. */
+    clipDuration: ({ context }) => context.current?.durationMs ?? 0,
+  },
+}).createMachine({
+  id: 'badge',
+  context: ({ input }) => ({
+    deviceId: input.deviceId,
+    user: null,
+    io: input.io,
+    open: [],
+    queue: [],
+    current: null,
+    batteryLevel: input.batteryLevel ?? 100,
+    batteryStatus: 'discharging',
+    location: input.location ?? null,
+  }),
+  initial: 'offline',
+  on: {
+    BATTERY: { actions: 'setBattery' },
+    LOCATION: { actions: 'setLocation' },
+  },
+  states: {
+    offline: {
+      entry: { type: 'emitState', params: { state: 'offline' } },
+      on: { CONNECT: 'connecting' },
+    },
+    connecting: {
+      entry: [{ type: 'emitState', params: { state: 'connecting' } }, 'openConnection'],
+      on: {
+        CONNECTED: { target: 'online', actions: 'setUser' },
+        DISCONNECTED: 'offline',
+        GO_OFFLINE: { target: 'offline', actions: 'closeConnection' },
+      },
+    },
+    online: {
+      initial: 'route',
+      // A badge off the network hears nothing more; the stub resumes open alerts on return.
+      exit: 'clearAudio',
+      on: {
+        DISCONNECTED: 'offline',
+        GO_OFFLINE: { target: 'offline', actions: 'closeConnection' },
+        PLAY: { actions: 'enqueue' },
+        BROADCAST: { actions: 'enqueue' },
+        SPEAK: { actions: 'enqueue' },
+        STOP: [
+          {
+            guard: 'stopsCurrent',
+            target: '.route',
+            actions: ['emitClipCut', 'finishClip', 'forget'],
+          },
+          { actions: 'forget' },
+        ],
+        TAP: {
+          guard: 'canAcknowledge',
+          actions: [
+            {
+              type: 'sendButton',
+              params: ({ context, event }) => ({ taskId: tapTarget(context, event.taskId)! }),
+            },
+            emit(({ context, event }) => ({
+              type: 'tapped' as const,
+              taskId: tapTarget(context, event.taskId) ?? null,
+            })),
+          ],
+        },
+      },
+      states: {
+        route: {
+          always: [
+            { guard: 'nextIsAlert', target: 'playing' },
+            { guard: 'nextIsBroadcast', target: 'broadcasting' },
+            { guard: 'hasAudio', target: 'speaking' },
+            { guard: 'hasOpenAlerts', target: 'awaiting-ack' },
+            { target: 'idle' },
+          ],
+        },
+        idle: {
+          entry: [
+            { type: 'reportState', params: { state: 'idle' } },
+            { type: 'emitState', params: { state: 'idle' } },
+          ],
+          on: {
+            PLAY: { target: 'route', actions: 'enqueue' },
+            BROADCAST: { target: 'route', actions: 'enqueue' },
+            SPEAK: { target: 'route', actions: 'enqueue' },
+          },
+        },
+        'awaiting-ack': {
+          entry: [
+            { type: 'reportState', params: { state: 'awaiting-ack' } },
+            { type: 'emitState', params: { state: 'awaiting-ack' } },
+          ],
+          on: {
+            PLAY: { target: 'route', actions: 'enqueue' },
+            BROADCAST: { target: 'route', actions: 'enqueue' },
+            SPEAK: { target: 'route', actions: 'enqueue' },
+            STOP: { target: 'route', actions: 'forget' },
+          },
+        },
+        playing: {
+          entry: [
+            'takeClip',
+            'emitClipStarted',
+            'speakAloud',
+            { type: 'reportState', params: { state: 'playing' } },
+            { type: 'emitState', params: { state: 'playing' } },
+          ],
+          after: { clipDuration: { target: 'route', actions: 'finishClip' } },
+        },
+        speaking: {
+          entry: [
+            'takeClip',
+            'emitClipStarted',
+            'speakAloud',
+            { type: 'reportState', params: { state: 'speaking' } },
+            { type: 'emitState', params: { state: 'speaking' } },
+          ],
+          after: { clipDuration: { target: 'route', actions: 'finishClip' } },
+        },
+        broadcasting: {
+          entry: [
+            'takeClip',
+            'emitClipStarted',
+            'speakAloud',
+            { type: 'reportState', params: { state: 'broadcasting' } },
+            { type: 'emitState', params: { state: 'broadcasting' } },
+          ],
+          after: { clipDuration: { target: 'route', actions: 'finishClip' } },
+        },
+      },
+    },
+  },
+});
+
+export type BadgeMachine = typeof badgeMachine;

@@ -1,0 +1,259 @@
+/**
+ * A virtual badge: the badge machine, run as an actor on a clock, wired to its link to the
+ * stub and to a text-to-speech engine. It keeps a transcript of what it heard.
+ */
+import { type Actor, createActor } from 'xstate';
+import { type Clock, formatTimestamp } from '../protocol/clock.ts';
+import type { Location } from '../protocol/device-frames.schema.ts';
+import {
+  CLOSE_CODES,
+  DEVICE_PROTOCOL_VERSION,
+  type StubFrame,
+} from '../protocol/device-frames.schema.ts';
+import { type BadgeIo, type BadgeMachine, badgeMachine } from './badge.machine.ts';
+import { type BadgeLink, type LinkHandlers, Outstanding } from './transport.ts';
+import type { TextToSpeech } from './tts/text-to-speech.ts';
+
+/** What a badge heard: one entry a clip, with when it started and how long it lasted. */
+export interface HeardEntry {
+  at: string;
+  kind: 'alert' | 'broadcast' | 'speech';
+  task_id: string;
+  text: string;
+  duration_ms: number;
+  repeat?: number;
+  cause?: string;
+  /** The stub stopped it before it finished. */
+  cut?: true;
+}
+
+export type BadgeStatus =
+  | 'offline'
+  | 'connecting'
+  | 'idle'
+  | 'playing'
+  | 'awaiting-ack'
+  | 'speaking'
+  | 'broadcasting';
+
+export interface BadgeOptions {
+  deviceId: string;
+  key?: string;
+  clock: Clock;
+  tts: TextToSpeech;
+  /** Builds the link; the fleet passes one that knows the stub's device URL. */
+  link: (handlers: LinkHandlers) => BadgeLink;
+  batteryLevel?: number;
+  location?: Location | null;
+  /** The stub's clock arrived (welcome or clock frame): the fleet's clock may follow it. */
+  onStubClock?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => void | Promise<void>;
+  /** Reconnect delay after an unexpected drop, on the badge's clock. */
+  reconnectMs?: number;
+}
+
+/** Reads the xstate clock interface off ours, so badge delays run on the domain clock. */
+export function xstateClock(clock: Clock) {
+  return {
+    setTimeout: (fire: () => void, ms: number) => clock.setTimer(ms, fire),
+    clearTimeout: (id: number) => clock.clearTimer(id),
+  };
+}
+
+export class Badge {
+  readonly deviceId: string;
+  readonly transcript: HeardEntry[] = [];
+  /** Errors the stub sent this badge (refused hello, unknown task, …), newest last. */
+  readonly errors: { code: string; message: string }[] = [];
+  readonly actor: Actor<BadgeMachine>;
+  readonly #options: BadgeOptions;
+  readonly #link: BadgeLink;
+  #status: BadgeStatus = 'offline';
+  /** Offline on purpose (a behaviour, or a refusal): do not reconnect on our own. */
+  #wantOnline = false;
+  #reconnectTimer: number | undefined;
+  #user: string | null = null;
+
+  constructor(options: BadgeOptions) {
+    this.deviceId = options.deviceId;
+    this.#options = options;
+    this.#link = options.link({
+      opened: () => this.#hello(),
+      closed: (code) => this.#closed(code),
+      frame: (frame) => this.#frame(frame),
+      invalid: (_text, problem) => this.errors.push({ code: 'unreadable_frame', message: problem }),
+    });
+    const io: BadgeIo = {
+      open: () => this.#link.open(),
+      close: () => this.#link.close(),
+      send: (frame) => {
+        if (frame.type === 'button')
+          this.#link.send({ type: 'button', taps: 'single', task_id: frame.task_id });
+        else this.#link.send({ type: 'state', state: frame.state });
+      },
+      speakAloud: (text) => options.tts.speak?.(text),
+    };
+    this.actor = createActor(badgeMachine, {
+      input: {
+        deviceId: options.deviceId,
+        io,
+        batteryLevel: options.batteryLevel,
+        location: options.location,
+      },
+      clock: xstateClock(options.clock),
+    });
+    this.actor.on('stateChanged', ({ state }) => {
+      this.#status = state;
+    });
+    this.actor.on('clipStarted', ({ clip }) => {
+      this.transcript.push({
+        at: formatTimestamp(options.clock.now()),
+        kind: clip.kind,
+        task_id: clip.taskId,
+        text: clip.text,
+        duration_ms: clip.durationMs,
+        ...(clip.repeat === undefined ? {} : { repeat: clip.repeat }),
+        ...(clip.cause === undefined ? {} : { cause: clip.cause }),
+      });
+    });
+    this.actor.on('clipCut', () => {
+      const last = this.transcript.at(-1);
+      if (last) last.cut = true;
+    });
+    this.actor.start();
+  }
+
+  /** offline, connecting, idle, playing, awaiting-ack, speaking or broadcasting. */
+  get status(): BadgeStatus {
+    return this.#status;
+  }
+
+  get online(): boolean {
+    return this.#status !== 'offline' && this.#status !== 'connecting';
+  }
+
+  /** The user-profile name the stub greeted this badge with. */
+  get user(): string | null {
+    return this.#user;
+  }
+
+  /** Alerts the badge has heard and the stub has not stopped. */
+  get openAlerts(): string[] {
+    return this.actor.getSnapshot().context.open.map((a) => a.taskId);
+  }
+
+  connect(): void {
+    this.#wantOnline = true;
+    this.actor.send({ type: 'CONNECT' });
+  }
+
+  /** Taps the talk button: acknowledges the alert playing (or the one given). */
+  tap(taskId?: string): void {
+    this.actor.send({ type: 'TAP', taskId });
+  }
+
+  /** Drops off the network, as when a worker walks into a lift. */
+  goOffline(): void {
+    this.#wantOnline = false;
+    this.#options.clock.clearTimer(this.#reconnectTimer);
+    this.actor.send({ type: 'GO_OFFLINE' });
+  }
+
+  comeBack(): void {
+    this.connect();
+  }
+
+  /** Asks the stub to send a `clock` frame at `at` (see FollowerClock); false when offline. */
+  requestWake(at: number): boolean {
+    return this.#link.send({ type: 'wake', at });
+  }
+
+  /** Calls back when an alert starts playing on this badge (for behaviours and tests). */
+  onAlertPlay(listener: (taskId: string, repeat: number) => void): () => void {
+    const subscription = this.actor.on('clipStarted', ({ clip }) => {
+      if (clip.kind === 'alert') listener(clip.taskId, clip.repeat ?? 0);
+    });
+    return () => subscription.unsubscribe();
+  }
+
+  /** Stops for good: closes the link, stops the actor. */
+  dispose(): void {
+    this.#wantOnline = false;
+    this.#options.clock.clearTimer(this.#reconnectTimer);
+    this.#link.close();
+    this.actor.stop();
+  }
+
+  #hello(): void {
+    const context = this.actor.getSnapshot().context;
+    this.#link.send({
+      type: 'hello',
+      protocol: DEVICE_PROTOCOL_VERSION,
+      device_id: this.deviceId,
+      ...(this.#options.key ? { key: this.#options.key } : {}),
+      battery_level: context.batteryLevel,
+      ...(context.location ? { location: context.location } : {}),
+      app_version: 'badge-sim',
+    });
+  }
+
+  async #frame(frame: StubFrame): Promise<void> {
+    const tts = this.#options.tts;
+    switch (frame.type) {
+      case 'welcome':
+        this.#user = frame.user;
+        await this.#options.onStubClock?.(frame);
+        this.actor.send({ type: 'CONNECTED', user: frame.user });
+        return;
+      case 'clock':
+        await this.#options.onStubClock?.(frame);
+        return;
+      case 'play':
+        this.actor.send({
+          type: 'PLAY',
+          taskId: frame.task_id,
+          name: frame.name,
+          text: frame.text,
+          repeat: frame.repeat,
+          durationMs: await tts.duration(frame.text),
+        });
+        return;
+      case 'broadcast':
+        this.actor.send({
+          type: 'BROADCAST',
+          taskId: frame.task_id,
+          text: frame.text,
+          durationMs: await tts.duration(frame.text),
+        });
+        return;
+      case 'speak':
+        this.actor.send({
+          type: 'SPEAK',
+          taskId: frame.task_id,
+          text: frame.text,
+          cause: frame.cause,
+          durationMs: await tts.duration(frame.text),
+        });
+        return;
+      case 'stop':
+        this.actor.send({ type: 'STOP', taskId: frame.task_id, cause: frame.cause });
+        return;
+      case 'error':
+        this.errors.push({ code: frame.code, message: frame.message });
+        return;
+    }
+  }
+
+  #closed(code: number): void {
+    this.actor.send({ type: 'DISCONNECTED' });
+    // Refused or replaced: reconnecting would only be refused again.
+    if (code === CLOSE_CODES.refused || code === CLOSE_CODES.replaced) this.#wantOnline = false;
+    if (!this.#wantOnline) return;
+    this.#options.clock.clearTimer(this.#reconnectTimer);
+    this.#reconnectTimer = this.#options.clock.setTimer(this.#options.reconnectMs ?? 1_000, () => {
+      this.#reconnectTimer = undefined;
+      if (this.#wantOnline && this.#status === 'offline') this.actor.send({ type: 'CONNECT' });
+    });
+  }
+}
+
+export { Outstanding };

@@ -1,0 +1,336 @@
+/**
+ * A fleet: many virtual badges connected to one stub, with one handle (`await using`).
+ *
+ * Embedded (a `StubHandle`): badges and stub share the stub's virtual clock; the fleet adds a
+ * settle hook so the clock waits until the stub has handled what the badges sent.
+ * External (a stub URL): the stub's clock is the authority. The fleet's own clock follows the
+ * `welcome` and `clock` frames, and asks the stub (`wake`) to send a `clock` frame when the
+ * fleet's next timer is due, so a badge's "acknowledge after 12 s" fires at 12 s of a jump.
+ */
+import { Ajv } from 'ajv';
+import {
+  FixtureBehaviour as BehaviourSchema,
+  type FixtureBehaviour,
+  type FixtureDevice,
+  type Fixtures,
+} from '../fixtures/fixtures.schema.ts';
+import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
+import { parseDurationRange } from '../protocol/duration.ts';
+import type { StubHandle } from '../server-stub/start-stub.ts';
+import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
+import { runBehaviour } from './behaviours.ts';
+import { seededRandom } from './seeded-random.ts';
+import { BadgeLink, Outstanding } from './transport.ts';
+import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';
+
+export interface FleetOptions {
+  /** An embedded stub (shared clock) or the base URL of a running stub. */
+  stub: StubHandle | string;
+  /** Only the devices of this group (name, in any account). */
+  group?: string;
+  /** Only the devices of this account. */
+  subscriberId?: string;
+  /** At most this many badges (the first of the selection). */
+  count?: number;
+  /** Behaviour of badges whose fixture gives none. */
+  behaviour?: FixtureBehaviour;
+  /** Text-to-speech engine (default `estimate`). */
+  tts?: TextToSpeech | TtsName;
+  /** Seed of the behaviours' draws. */
+  seed?: number;
+  /** Connect every badge at start (default true). */
+  connect?: boolean;
+  /** Real time to wait for quiet wires before the clock goes on (transport guard). */
+  settleGuardMs?: number;
+}
+
+export interface FleetHandle extends AsyncDisposable {
+  readonly badges: readonly Badge[];
+  /** The clock the badges run on (the stub's when embedded). */
+  readonly clock: Clock;
+  badge(deviceId: string): Badge;
+  status(deviceId: string): BadgeStatus;
+  transcript(deviceId: string): readonly HeardEntry[];
+  connectedCount(): number;
+  /** Waits (real time) until `count` badges (all by default) are online. */
+  waitUntilConnected(count?: number, timeoutMs?: number): Promise<void>;
+  /** Resolves when every frame the badges sent has been handled by the stub. */
+  settled(): Promise<void>;
+  /** Advances domain time: the embedded clock, or the external stub's through its control API. */
+  advanceBy(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A fleet option that cannot work; the message says what to fix. */
+export class FleetError extends Error {
+  override name = 'FleetError';
+}
+
+const validateBehaviour = new Ajv({ strict: false }).compile(BehaviourSchema);
+
+/** Checks a behaviour given in code as strictly as one read from fixtures. */
+export function checkBehaviour(behaviour: unknown, where: string): FixtureBehaviour {
+  if (!validateBehaviour(behaviour)) {
+    const error = validateBehaviour.errors![0]!;
+    throw new FleetError(
+      `badge-sim: ${where}${error.instancePath.replaceAll('/', '.')} ${error.message}`,
+    );
+  }
+  const b = behaviour as FixtureBehaviour;
+  const ranges = [
+    b.ack && b.ack !== 'never' && 'after' in b.ack ? ['ack.after', b.ack.after] : undefined,
+    b.flaky ? ['flaky.every', b.flaky.every] : undefined,
+    b.flaky ? ['flaky.down', b.flaky.down] : undefined,
+  ];
+  for (const entry of ranges) {
+    if (entry && !parseDurationRange(entry[1]!)) {
+      throw new FleetError(
+        `badge-sim: ${where}.${entry[0]} '${entry[1]}' is not a duration or a range low..high`,
+      );
+    }
+  }
+  return b;
+}
+
+export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
+  const embedded = typeof options.stub !== 'string';
+  const stubUrl = (typeof options.stub === 'string' ? options.stub : options.stub.url).replace(
+    /\/+$/,
+    '',
+  );
+  const fixtures =
+    typeof options.stub === 'string' ? await fetchFixtures(stubUrl) : options.stub.core.fixtures;
+  const devices = selectDevices(fixtures, options);
+  const tts =
+    typeof options.tts === 'object'
+      ? options.tts
+      : await createTextToSpeech(options.tts ?? 'estimate');
+  const defaultBehaviour = options.behaviour
+    ? checkBehaviour(options.behaviour, 'behaviour')
+    : undefined;
+  const guardMs = options.settleGuardMs ?? 5_000;
+  const outstanding = new Outstanding();
+  const devicesUrl = `${stubUrl.replace(/^http/, 'ws')}${DEVICE_WS_PATH}`;
+  const cleanups: (() => void)[] = [];
+
+  const follower =
+    typeof options.stub === 'string'
+      ? new FollowerClock(await fetchClock(stubUrl), () => badges)
+      : undefined;
+  const clock: VirtualClock = follower ?? (options.stub as StubHandle).core.clock;
+  // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
+  // stub has handled it, whichever clock it is.
+  cleanups.push(
+    clock.onSettle(async () => {
+      if (outstanding.count === 0) return false;
+      await outstanding.quiet(guardMs);
+      return true;
+    }),
+  );
+
+  const badges: Badge[] = devices.map(
+    (device) =>
+      new Badge({
+        deviceId: device.id,
+        key: device.key,
+        clock,
+        tts,
+        batteryLevel: device.battery_level,
+        location: device.location ?? null,
+        link: (handlers) => new BadgeLink(devicesUrl, handlers, outstanding),
+        onStubClock: follower ? (frame) => follower.follow(frame) : undefined,
+      }),
+  );
+  const byId = new Map(badges.map((b) => [b.deviceId, b]));
+  devices.forEach((device, i) => {
+    const behaviour = device.behaviour
+      ? checkBehaviour(device.behaviour, `behaviour of device ${device.id}`)
+      : defaultBehaviour;
+    if (behaviour) {
+      cleanups.push(
+        runBehaviour(badges[i]!, behaviour, clock, seededRandom(options.seed ?? 0, device.id)),
+      );
+    }
+  });
+  if (options.connect ?? true) for (const badge of badges) badge.connect();
+
+  const badge = (deviceId: string) => {
+    const found = byId.get(deviceId);
+    if (!found) throw new FleetError(`badge-sim: no badge '${deviceId}' in this fleet`);
+    return found;
+  };
+  const connectedCount = () => badges.reduce((n, b) => n + (b.online ? 1 : 0), 0);
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      for (const cleanup of cleanups) cleanup();
+      for (const b of badges) b.dispose();
+      follower?.dispose();
+    })();
+    return closed;
+  };
+
+  return {
+    badges,
+    clock,
+    badge,
+    status: (id) => badge(id).status,
+    transcript: (id) => badge(id).transcript,
+    connectedCount,
+    async waitUntilConnected(count = badges.length, timeoutMs = 30_000) {
+      // Connecting is real network I/O: this waits in real time, bounded.
+      const deadline = performance.now() + timeoutMs;
+      while (connectedCount() < count) {
+        if (performance.now() > deadline) {
+          const refused = badges.find((b) => b.errors.length > 0);
+          throw new FleetError(
+            `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
+              (refused ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})` : ''),
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await outstanding.quiet(guardMs);
+    },
+    settled: () => outstanding.quiet(guardMs),
+    async advanceBy(ms) {
+      if (embedded) {
+        await clock.advanceBy(ms);
+        return;
+      }
+      await outstanding.quiet(guardMs);
+      const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ by: ms }),
+      });
+      if (!response.ok)
+        throw new FleetError(
+          `badge-sim: the stub refused to advance its clock: ${await response.text()}`,
+        );
+      await outstanding.quiet(guardMs);
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * The fleet's clock when the stub is in another process: a virtual clock that moves only to
+ * where the stub's clock is, and that asks the stub to wake it when its next timer is due.
+ */
+class FollowerClock extends VirtualClock {
+  #wakeAt: number | null = null;
+  #messenger: Badge | undefined;
+  #wakeQueued = false;
+
+  constructor(
+    stubClock: { now_ms: number; mode: ClockMode; scale: number },
+    readonly badges: () => readonly Badge[],
+  ) {
+    super({ start: stubClock.now_ms });
+    if (stubClock.mode !== 'virtual') this.setMode(stubClock.mode, stubClock.scale);
+  }
+
+  override setTimer(delayMs: number, fire: () => void): TimerId {
+    const id = super.setTimer(delayMs, fire);
+    this.#queueWake();
+    return id;
+  }
+
+  /** A welcome or clock frame: catch up with the stub's time and mode. */
+  async follow(frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>): Promise<void> {
+    if (frame.mode !== this.mode || (frame.mode === 'scaled' && frame.scale !== this.state.scale)) {
+      this.setMode('virtual');
+      if (frame.now > this.now()) await this.advanceTo(frame.now);
+      if (frame.mode !== 'virtual') this.setMode(frame.mode as ClockMode, frame.scale);
+    } else if (frame.now > this.now()) {
+      await this.advanceTo(frame.now);
+    }
+    this.#queueWake();
+  }
+
+  /** After the timers change, tell the stub (through any open badge) when to wake us. */
+  #queueWake(): void {
+    if (this.#wakeQueued) return;
+    this.#wakeQueued = true;
+    queueMicrotask(() => {
+      this.#wakeQueued = false;
+      const next = this.nextDueAt();
+      if (next === null || this.mode !== 'virtual') return;
+      // The stub forgets a wake when the badge that asked drops: ask again through another.
+      if (next === this.#wakeAt && this.#messenger?.online) return;
+      const messenger = this.badges().find((b) => b.online);
+      if (messenger?.requestWake(next)) {
+        this.#wakeAt = next;
+        this.#messenger = messenger;
+      }
+    });
+  }
+}
+
+async function fetchClock(
+  stubUrl: string,
+): Promise<{ now_ms: number; mode: ClockMode; scale: number }> {
+  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`);
+  if (!response.ok)
+    throw new FleetError(
+      `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/clock`,
+    );
+  return (await response.json()) as { now_ms: number; mode: ClockMode; scale: number };
+}
+
+async function fetchFixtures(stubUrl: string): Promise<Fixtures> {
+  let response: Response;
+  try {
+    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`);
+  } catch (error) {
+    throw new FleetError(
+      `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+    );
+  }
+  if (!response.ok) {
+    throw new FleetError(
+      `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/fixtures: is it a badge-sim stub?`,
+    );
+  }
+  return (await response.json()) as Fixtures;
+}
+
+function selectDevices(fixtures: Fixtures, options: FleetOptions): FixtureDevice[] {
+  let accounts = fixtures.accounts;
+  if (options.subscriberId) {
+    accounts = accounts.filter((a) => a.subscriber_id === options.subscriberId);
+    if (accounts.length === 0)
+      throw new FleetError(`badge-sim: the stub has no account ${options.subscriberId}`);
+  }
+  let devices: FixtureDevice[];
+  if (options.group) {
+    const members = new Set(
+      accounts.flatMap((a) =>
+        a.groups.filter((g) => g.name === options.group).flatMap((g) => g.members),
+      ),
+    );
+    if (members.size === 0) {
+      const names = [...new Set(accounts.flatMap((a) => a.groups.map((g) => g.name)))].join(', ');
+      throw new FleetError(
+        `badge-sim: no group '${options.group}' with devices on the stub (groups: ${names})`,
+      );
+    }
+    devices = accounts.flatMap((a) => a.devices.filter((d) => members.has(d.id)));
+  } else {
+    devices = accounts.flatMap((a) => a.devices);
+  }
+  if (options.count !== undefined) {
+    if (options.count > devices.length) {
+      throw new FleetError(
+        `badge-sim: asked for ${options.count} badges but the stub's fixtures have ${devices.length}` +
+          `${options.group ? ` in group '${options.group}'` : ''}; generate more with 'badge-sim stub --generate ${options.count}'`,
+      );
+    }
+    devices = devices.slice(0, options.count);
+  }
+  return devices;
+}

@@ -1,0 +1,181 @@
+/**
+ * The wire of one badge: a WebSocket to the stub's device gateway. The only place in the
+ * simulator that imports ws. It numbers what it sends, answers what it receives with
+ * `handled` once the badge has dealt with it, and counts what the stub has not yet handled,
+ * so the clock can wait for a quiet wire.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import WebSocket from 'ws';
+import {
+  BroadcastFrame,
+  ClockFrame,
+  ErrorFrame,
+  HandledFrame,
+  PlayFrame,
+  SpeakFrame,
+  StopFrame,
+  type StubFrame,
+  WelcomeFrame,
+} from '../protocol/device-frames.schema.ts';
+
+/** A frame the badge sends, before the link numbers it. */
+export type OutgoingBadgeFrame =
+  | {
+      type: 'hello';
+      protocol: number;
+      device_id: string;
+      key?: string;
+      battery_level?: number;
+      location?: unknown;
+      app_version?: string;
+    }
+  | { type: 'button'; taps: 'single' | 'double' | 'triple' | 'long'; task_id?: string }
+  | { type: 'state'; state: string; battery_level?: number }
+  | { type: 'wake'; at: number };
+
+export interface LinkHandlers {
+  /** A valid frame from the stub. Resolve when the badge has dealt with it. */
+  frame(frame: StubFrame): void | Promise<void>;
+  /** The socket opened (say hello now). */
+  opened(): void;
+  /** The socket closed, by either side. */
+  closed(code: number, reason: string): void;
+  /** The stub sent something this badge cannot read. */
+  invalid?(text: string, problem: string): void;
+}
+
+const validators: Record<string, ValidateFunction> = (() => {
+  const ajv = new Ajv({ strict: false });
+  return {
+    welcome: ajv.compile(WelcomeFrame),
+    play: ajv.compile(PlayFrame),
+    broadcast: ajv.compile(BroadcastFrame),
+    stop: ajv.compile(StopFrame),
+    speak: ajv.compile(SpeakFrame),
+    clock: ajv.compile(ClockFrame),
+    error: ajv.compile(ErrorFrame),
+    handled: ajv.compile(HandledFrame),
+  };
+})();
+
+/** Counts frames not yet handled across many links, and wakes waiters at zero. */
+export class Outstanding {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  get count(): number {
+    return this.#count;
+  }
+
+  add(n = 1): void {
+    this.#count += n;
+  }
+
+  done(n = 1): void {
+    this.#count -= n;
+    if (this.#count <= 0) {
+      this.#count = 0;
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  /** Resolves when nothing is outstanding, or after `guardMs` of real time at most. */
+  quiet(guardMs: number): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      // A transport guard in real time: a stub that never answers must not hang a test.
+      const guard = setTimeout(done, guardMs);
+      function done() {
+        clearTimeout(guard);
+        resolve();
+      }
+      this.#waiters.push(done);
+    });
+  }
+}
+
+export class BadgeLink {
+  #ws: WebSocket | undefined;
+  #seq = 0;
+  readonly #pending = new Set<number>();
+  /** Frames from the stub are dealt with one at a time, in order. */
+  #inbox: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly url: string,
+    readonly handlers: LinkHandlers,
+    readonly outstanding: Outstanding,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.#ws?.readyState === WebSocket.OPEN;
+  }
+
+  open(): void {
+    if (this.#ws) return;
+    const ws = new WebSocket(this.url, { perMessageDeflate: false });
+    this.#ws = ws;
+    ws.on('open', () => this.handlers.opened());
+    ws.on('message', (data) => this.#receive(String(data)));
+    ws.on('close', (code, reason) => {
+      if (this.#ws !== ws) return;
+      this.#ws = undefined;
+      this.outstanding.done(this.#pending.size);
+      this.#pending.clear();
+      this.handlers.closed(code, String(reason));
+    });
+    // Errors end in 'close'; without a listener ws would throw.
+    ws.on('error', () => undefined);
+  }
+
+  close(): void {
+    const ws = this.#ws;
+    if (!ws) return;
+    if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    else ws.close(1000, 'badge went offline');
+  }
+
+  /** Sends a frame; the stub's `handled` for it is awaited by the fleet's settle. */
+  send(frame: OutgoingBadgeFrame): boolean {
+    if (!this.isOpen) return false;
+    const seq = this.#seq++;
+    this.#pending.add(seq);
+    this.outstanding.add();
+    this.#ws!.send(JSON.stringify({ ...frame, seq }));
+    return true;
+  }
+
+  #receive(text: string): void {
+    let frame: StubFrame;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      this.handlers.invalid?.(text, 'not JSON');
+      return;
+    }
+    const validate = validators[(frame as { type?: string }).type ?? ''];
+    if (!validate?.(frame)) {
+      this.handlers.invalid?.(
+        text,
+        validate ? (validate.errors?.[0]?.message ?? 'invalid') : 'unknown type',
+      );
+      return;
+    }
+    if (frame.type === 'handled') {
+      if (this.#pending.delete(frame.seq)) this.outstanding.done();
+      return;
+    }
+    const ws = this.#ws;
+    this.#inbox = this.#inbox
+      .then(() => this.handlers.frame(frame))
+      .catch((error) => this.handlers.invalid?.(text, String(error)))
+      .then(() => {
+        // Answer even errors: the stub's clock waits for every frame it sent.
+        if (ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
+          ws.send(`{"type":"handled","seq":${frame.seq}}`);
+        }
+      });
+  }
+}
