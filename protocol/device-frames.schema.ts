@@ -17,6 +17,8 @@ export const DEVICE_WS_PATH = '/_stub/devices/connect';
 
 const Seq = Type.Integer({ minimum: 0, description: 'Sender-numbered sequence of the frame.' });
 const TaskId = Type.String({ minLength: 1 });
+/** The stub's clock when it sent the frame: a badge on a clock of its own catches up first. */
+const At = Type.Number({ description: "The stub's clock at sending, ms since the epoch." });
 
 export const Location = Type.Object({
   lat: Type.Number({ minimum: -90, maximum: 90 }),
@@ -131,6 +133,7 @@ export const WelcomeFrame = Type.Object({
 export const PlayFrame = Type.Object({
   type: Type.Literal('play'),
   seq: Seq,
+  at: At,
   task_id: TaskId,
   name: Type.String(),
   text: Type.String(),
@@ -140,6 +143,7 @@ export const PlayFrame = Type.Object({
 export const BroadcastFrame = Type.Object({
   type: Type.Literal('broadcast'),
   seq: Seq,
+  at: At,
   task_id: TaskId,
   text: Type.String(),
 });
@@ -147,6 +151,7 @@ export const BroadcastFrame = Type.Object({
 export const StopFrame = Type.Object({
   type: Type.Literal('stop'),
   seq: Seq,
+  at: At,
   task_id: TaskId,
   cause: Type.Union([
     Type.Literal('acknowledged'),
@@ -159,6 +164,7 @@ export const StopFrame = Type.Object({
 export const SpeakFrame = Type.Object({
   type: Type.Literal('speak'),
   seq: Seq,
+  at: At,
   task_id: TaskId,
   text: Type.String(),
   cause: Type.Union([

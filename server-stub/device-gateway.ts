@@ -114,11 +114,7 @@ export class DeviceGateway {
     this.#wss.on('connection', (ws) => this.#accept(ws));
     this.#unsubscribe.push(
       core.engine.onDeliver((deviceId, command) => this.#deliver(deviceId, command)),
-      core.clock.onSettle(async () => {
-        if (this.#outstanding === 0) return false;
-        await this.settled();
-        return true;
-      }),
+      core.clock.onSettle(() => this.quiet()),
       core.onClockChange(() => this.#announceClock()),
       core.onReset(() => this.#forgetLiveState()),
     );
@@ -146,6 +142,13 @@ export class DeviceGateway {
   /** Live state of a device (offline and unknown until it first connects). */
   liveState(deviceId: string): DeviceLiveState {
     return this.#live.get(deviceId) ?? emptyLiveState();
+  }
+
+  /** Like `settled`; resolves to whether there was anything to wait for. */
+  async quiet(): Promise<boolean> {
+    if (this.#outstanding === 0) return false;
+    await this.settled();
+    return true;
   }
 
   /** Resolves once every frame sent to a badge has been handled (or the settle guard ran out). */
@@ -346,7 +349,7 @@ export class DeviceGateway {
   #deliver(deviceId: string, command: DeviceCommand): void {
     const connection = this.#connections.get(deviceId);
     if (!connection) return; // Not connected: the badge does not hear it (the transcript says it was sent).
-    this.#send(connection, toFrame(command));
+    this.#send(connection, toFrame(command, this.#core.clock.now()));
   }
 
   /** Sends a frame the clock waits on until the badge has handled it. */
@@ -435,22 +438,29 @@ function emptyLiveState(): DeviceLiveState {
   };
 }
 
-function toFrame(command: DeviceCommand): Outgoing {
+function toFrame(command: DeviceCommand, at: number): Outgoing {
   switch (command.type) {
     case 'play':
       return {
         type: 'play',
+        at,
         task_id: command.taskId,
         name: command.name,
         text: command.text,
         repeat: command.repeat,
       };
     case 'broadcast':
-      return { type: 'broadcast', task_id: command.taskId, text: command.text };
+      return { type: 'broadcast', at, task_id: command.taskId, text: command.text };
     case 'stop':
-      return { type: 'stop', task_id: command.taskId, cause: command.cause };
+      return { type: 'stop', at, task_id: command.taskId, cause: command.cause };
     case 'speak':
-      return { type: 'speak', task_id: command.taskId, text: command.text, cause: command.cause };
+      return {
+        type: 'speak',
+        at,
+        task_id: command.taskId,
+        text: command.text,
+        cause: command.cause,
+      };
   }
 }
 

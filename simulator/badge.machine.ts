@@ -38,12 +38,19 @@ export interface OpenAlert {
 export interface BadgeIo {
   open(): void;
   close(): void;
-  /** Sends `button` with the alert to acknowledge, or `state`. */
-  send(
-    frame: { type: 'button'; task_id?: string } | { type: 'state'; state: BadgeStateName },
-  ): void;
+  /** Sends `button` with the alert to acknowledge, or `state` (with battery and location). */
+  send(frame: { type: 'button'; task_id?: string } | StateReport): void;
   /** Says a text aloud (the `say` engine); most engines do nothing. */
   speakAloud(text: string): void;
+}
+
+/** What a badge reports of itself. */
+export interface StateReport {
+  type: 'state';
+  state: BadgeStateName;
+  battery_level?: number;
+  battery_status?: 'charging' | 'discharging' | 'full';
+  location?: Location;
 }
 
 export interface BadgeContext {
@@ -51,6 +58,8 @@ export interface BadgeContext {
   user: string | null;
   io: BadgeIo;
   open: OpenAlert[];
+  /** Alerts in the order the wearer last heard them: what a tap can acknowledge. */
+  heard: string[];
   queue: Clip[];
   current: Clip | null;
   batteryLevel: number;
@@ -85,11 +94,15 @@ export interface BadgeInput {
   location?: Location | null;
 }
 
-/** The alert a tap acknowledges: the one sounding now, else the one played last. */
+/**
+ * The alert a tap acknowledges: the one sounding now, else the open one heard last. An alert
+ * that has arrived but not yet played (queued behind speech) has not been heard: not it.
+ */
 function tapTarget(context: BadgeContext, wanted?: string): string | undefined {
   if (wanted) return context.open.some((a) => a.taskId === wanted) ? wanted : undefined;
   if (context.current?.kind === 'alert') return context.current.taskId;
-  return context.open.at(-1)?.taskId;
+  const open = new Set(context.open.map((a) => a.taskId));
+  return context.heard.findLast((taskId) => open.has(taskId));
 }
 
 export const badgeMachine = setup({
@@ -104,6 +117,17 @@ export const badgeMachine = setup({
     closeConnection: ({ context }) => context.io.close(),
     reportState: ({ context }, params: { state: BadgeStateName }) =>
       context.io.send({ type: 'state', state: params.state }),
+    reportTelemetry: ({ context, self }) => {
+      const value = self.getSnapshot().value;
+      const inner = typeof value === 'object' && 'online' in value ? String(value.online) : 'idle';
+      context.io.send({
+        type: 'state',
+        state: (inner === 'route' ? 'idle' : inner) as BadgeStateName,
+        battery_level: context.batteryLevel,
+        battery_status: context.batteryStatus,
+        ...(context.location ? { location: context.location } : {}),
+      });
+    },
     sendButton: ({ context }, params: { taskId: string }) =>
       context.io.send({ type: 'button', task_id: params.taskId }),
     speakAloud: ({ context }) => {
@@ -137,6 +161,8 @@ export const badgeMachine = setup({
         event.type === 'STOP'
           ? context.open.filter((a) => a.taskId !== event.taskId)
           : context.open,
+      heard: ({ context, event }) =>
+        event.type === 'STOP' ? context.heard.filter((id) => id !== event.taskId) : context.heard,
       queue: ({ context, event }) =>
         event.type === 'STOP'
           ? context.queue.filter((c) => !(c.kind === 'alert' && c.taskId === event.taskId))
@@ -145,6 +171,11 @@ export const badgeMachine = setup({
     takeClip: assign({
       current: ({ context }) => context.queue[0] ?? null,
       queue: ({ context }) => context.queue.slice(1),
+      heard: ({ context }) => {
+        const next = context.queue[0];
+        if (next?.kind !== 'alert') return context.heard;
+        return [...context.heard.filter((id) => id !== next.taskId), next.taskId];
+      },
     }),
     emitClipStarted: emit(({ context }) => ({
       type: 'clipStarted' as const,
@@ -152,7 +183,7 @@ export const badgeMachine = setup({
     })),
     emitClipCut: emit(({ context }) => ({ type: 'clipCut' as const, clip: context.current! })),
     finishClip: assign({ current: null }),
-    clearAudio: assign({ current: null, queue: [], open: [] }),
+    clearAudio: assign({ current: null, queue: [], open: [], heard: [] }),
     emitState: emit((_, params: { state: BadgeStateName | 'offline' | 'connecting' }) => ({
       type: 'stateChanged' as const,
       state: params.state,
@@ -194,6 +225,7 @@ export const badgeMachine = setup({
     user: null,
     io: input.io,
     open: [],
+    heard: [],
     queue: [],
     current: null,
     batteryLevel: input.batteryLevel ?? 100,
@@ -225,6 +257,9 @@ export const badgeMachine = setup({
       on: {
         DISCONNECTED: 'offline',
         GO_OFFLINE: { target: 'offline', actions: 'closeConnection' },
+        // Online, a change of battery or place is reported to the stub at once.
+        BATTERY: { actions: ['setBattery', 'reportTelemetry'] },
+        LOCATION: { actions: ['setLocation', 'reportTelemetry'] },
         PLAY: { actions: 'enqueue' },
         BROADCAST: { actions: 'enqueue' },
         SPEAK: { actions: 'enqueue' },

@@ -47,6 +47,8 @@ export interface BadgeOptions {
   location?: Location | null;
   /** The stub's clock arrived (welcome or clock frame): the fleet's clock may follow it. */
   onStubClock?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => void | Promise<void>;
+  /** A command frame was sent at the stub's time `at` (ms): the fleet's clock may follow it. */
+  onStubTime?: (at: number) => void | Promise<void>;
   /** Reconnect delay after an unexpected drop, on the badge's clock. */
   reconnectMs?: number;
 }
@@ -86,9 +88,11 @@ export class Badge {
       open: () => this.#link.open(),
       close: () => this.#link.close(),
       send: (frame) => {
-        if (frame.type === 'button')
+        if (frame.type === 'button') {
           this.#link.send({ type: 'button', taps: 'single', task_id: frame.task_id });
-        else this.#link.send({ type: 'state', state: frame.state });
+        } else {
+          this.#link.send(frame);
+        }
       },
       speakAloud: (text) => options.tts.speak?.(text),
     };
@@ -151,6 +155,16 @@ export class Badge {
     this.actor.send({ type: 'TAP', taskId });
   }
 
+  /** The battery changes; reported to the stub at once when online. */
+  setBattery(level: number, status?: 'charging' | 'discharging' | 'full'): void {
+    this.actor.send({ type: 'BATTERY', level, status });
+  }
+
+  /** The wearer moves; reported to the stub at once when online. */
+  moveTo(location: Location): void {
+    this.actor.send({ type: 'LOCATION', location });
+  }
+
   /** Drops off the network, as when a worker walks into a lift. */
   goOffline(): void {
     this.#wantOnline = false;
@@ -198,6 +212,8 @@ export class Badge {
 
   async #frame(frame: StubFrame): Promise<void> {
     const tts = this.#options.tts;
+    // A command happened at the stub's `at`: a clock of our own catches up before acting on it.
+    if ('at' in frame) await this.#options.onStubTime?.(frame.at);
     switch (frame.type) {
       case 'welcome':
         this.#user = frame.user;

@@ -14,6 +14,8 @@ export type Behaviour = FixtureBehaviour;
 
 /** What a behaviour needs of a badge. */
 export interface BehaviourTarget {
+  /** Whether a tap would reach the stub now (absent: always). */
+  readonly online?: boolean;
   tap(taskId?: string): void;
   goOffline(): void;
   comeBack(): void;
@@ -49,7 +51,11 @@ export function runBehaviour(
         }
         if (heard.has(taskId)) return;
         heard.add(taskId);
-        later(draw(random, parseDurationRange(ack.after)!), () => badge.tap(taskId));
+        later(draw(random, parseDurationRange(ack.after)!), () => {
+          // A tap while off the network is lost: try again after the alert is heard again.
+          if (badge.online === false) heard.delete(taskId);
+          else badge.tap(taskId);
+        });
       }),
     );
   }

@@ -141,6 +141,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         location: device.location ?? null,
         link: (handlers) => new BadgeLink(devicesUrl, handlers, outstanding),
         onStubClock: follower ? (frame) => follower.follow(frame) : undefined,
+        onStubTime: follower ? (at) => follower.catchUp(at) : undefined,
       }),
   );
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
@@ -162,6 +163,23 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     return found;
   };
   const connectedCount = () => badges.reduce((n, b) => n + (b.online ? 1 : 0), 0);
+  /** The stub's side: frames it sent that badges have not handled yet. */
+  const stubQuiet =
+    typeof options.stub === 'string'
+      ? async () => {
+          const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/settle`, { method: 'POST' });
+          return response.ok && ((await response.json()) as { waited: boolean }).waited;
+        }
+      : () => (options.stub as StubHandle).app.gateway.quiet();
+  /** Both sides quiet in one pass: what one answered may have given the other work. */
+  const settled = async () => {
+    for (let pass = 0; pass < 100; pass++) {
+      const badgesBusy = outstanding.count > 0;
+      await outstanding.quiet(guardMs);
+      const stubBusy = await stubQuiet();
+      if (!badgesBusy && !stubBusy && outstanding.count === 0) return;
+    }
+  };
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
@@ -192,25 +210,36 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         }
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      await outstanding.quiet(guardMs);
+      await settled();
     },
-    settled: () => outstanding.quiet(guardMs),
+    settled,
     async advanceBy(ms) {
       if (embedded) {
         await clock.advanceBy(ms);
         return;
       }
-      await outstanding.quiet(guardMs);
-      const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock/advance`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ by: ms }),
-      });
-      if (!response.ok)
-        throw new FleetError(
-          `badge-sim: the stub refused to advance its clock: ${await response.text()}`,
-        );
-      await outstanding.quiet(guardMs);
+      // The runner loop of DESIGN.md: the stub moves to the earlier of its target and the
+      // fleet's next timer (wakes cover connected badges; this covers a fleet all offline),
+      // the fleet catches up, both sides settle, and again.
+      await settled();
+      const target = (await fetchClock(stubUrl)).now_ms + ms;
+      for (let step = 0; step < 1_000_000; step++) {
+        const next = follower!.nextDueAt();
+        const to = next !== null && next < target ? next : target;
+        const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock/advance`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ to: new Date(to).toISOString() }),
+        });
+        if (!response.ok) {
+          throw new FleetError(
+            `badge-sim: the stub refused to advance its clock: ${await response.text()}`,
+          );
+        }
+        await follower!.catchUp(to);
+        await settled();
+        if (to >= target) return;
+      }
     },
     close,
     [Symbol.asyncDispose]: close,
@@ -238,6 +267,12 @@ class FollowerClock extends VirtualClock {
     const id = super.setTimer(delayMs, fire);
     this.#queueWake();
     return id;
+  }
+
+  /** Moves to `time` if it is ahead (the stub is already there). */
+  async catchUp(time: number): Promise<void> {
+    if (time > this.now()) await this.advanceTo(time);
+    this.#queueWake();
   }
 
   /** A welcome or clock frame: catch up with the stub's time and mode. */

@@ -30,7 +30,13 @@ export type OutgoingBadgeFrame =
       app_version?: string;
     }
   | { type: 'button'; taps: 'single' | 'double' | 'triple' | 'long'; task_id?: string }
-  | { type: 'state'; state: string; battery_level?: number }
+  | {
+      type: 'state';
+      state: string;
+      battery_level?: number;
+      battery_status?: string;
+      location?: unknown;
+    }
   | { type: 'wake'; at: number };
 
 export interface LinkHandlers {
@@ -117,9 +123,21 @@ export class BadgeLink {
     if (this.#ws) return;
     const ws = new WebSocket(this.url, { perMessageDeflate: false });
     this.#ws = ws;
-    ws.on('open', () => this.handlers.opened());
+    // Connecting is outstanding work too: the clock waits until the socket opens or fails.
+    this.outstanding.add();
+    let connecting = true;
+    const connected = () => {
+      if (!connecting) return;
+      connecting = false;
+      this.outstanding.done();
+    };
+    ws.on('open', () => {
+      this.handlers.opened();
+      connected();
+    });
     ws.on('message', (data) => this.#receive(String(data)));
     ws.on('close', (code, reason) => {
+      connected();
       if (this.#ws !== ws) return;
       this.#ws = undefined;
       this.outstanding.done(this.#pending.size);
@@ -164,6 +182,8 @@ export class BadgeLink {
       return;
     }
     if (frame.type === 'handled') {
+      // Counted at once, not queued behind the inbox: a `clock` frame being dealt with there
+      // waits for exactly these. What the stub sent meanwhile is the stub's to wait for.
       if (this.#pending.delete(frame.seq)) this.outstanding.done();
       return;
     }

@@ -198,6 +198,19 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
+  app.post(
+    '/settle',
+    {
+      schema: {
+        tags,
+        summary:
+          'Wait until every frame sent to a badge has been handled (at most a few seconds), then answer.',
+        response: { 200: Type.Object({ waited: Type.Boolean() }) },
+      },
+    },
+    async () => ({ waited: await gateway.quiet() }),
+  );
+
   app.get(
     '/devices',
     {

@@ -15,7 +15,6 @@ const run = promisify(execFile);
 export class EspeakTts implements TextToSpeech {
   readonly name = 'espeak' as const;
   readonly #cache = new Map<string, Promise<number>>();
-  readonly #dir = mkdtempSync(join(tmpdir(), 'badge-sim-espeak-'));
   #count = 0;
 
   private constructor(readonly binary: string) {}
@@ -38,6 +37,8 @@ export class EspeakTts implements TextToSpeech {
     if (!duration) {
       duration = this.#render(text);
       this.#cache.set(text, duration);
+      // A failed render is not remembered: the next ask tries again.
+      duration.catch(() => this.#cache.delete(text));
     }
     return duration;
   }
@@ -51,7 +52,7 @@ export class EspeakTts implements TextToSpeech {
   }
 
   async #render(text: string): Promise<number> {
-    const file = join(this.#dir, `${this.#count++}.wav`);
+    const file = join(renderFolder(), `${process.pid}-${this.#count++}.wav`);
     try {
       await run(this.binary, ['-w', file, '--', text]);
       return Math.round(EspeakTts.wavDurationMs(readFileSync(file)));
@@ -59,4 +60,16 @@ export class EspeakTts implements TextToSpeech {
       rmSync(file, { force: true });
     }
   }
+}
+
+let folder: string | undefined;
+
+/** One folder a process for the renders, removed when the process exits. */
+function renderFolder(): string {
+  if (!folder) {
+    const made = mkdtempSync(join(tmpdir(), 'badge-sim-espeak-'));
+    folder = made;
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  }
+  return folder;
 }

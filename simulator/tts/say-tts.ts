@@ -13,9 +13,10 @@ export class SayTts implements TextToSpeech {
 
   private constructor() {}
 
-  static create(): SayTts {
+  /** Checks that festival (what `say` drives on Linux) runs here. */
+  static create(festival = 'festival'): SayTts {
     if (process.platform === 'linux') {
-      const probe = spawnSync('festival', ['--version'], { encoding: 'utf8' });
+      const probe = spawnSync(festival, ['--version'], { encoding: 'utf8' });
       if (probe.error || probe.status !== 0) {
         throw new TtsUnavailableError(
           'say',

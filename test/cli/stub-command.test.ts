@@ -1,41 +1,22 @@
 /** `badge-sim stub` as a user runs it: a real process, a real port, a clean stop. */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { runCli as run, startCli as start } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/badge-sim.js', import.meta.url));
-const children: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-
-/** Starts the CLI and waits for its ready banner. */
+/** Starts `badge-sim stub` and waits for its ready banner. */
 async function startCli(args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'stub', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (chunk) => {
-    out += chunk;
-  });
-  await expect
-    .poll(() => out, { timeout: 15_000, interval: 50 })
-    .toContain('Press Ctrl+C to stop.');
-  const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(out)![1]!;
-  return { child, url, output: () => out };
+  const cli = await start(['stub', ...args], 'Press Ctrl+C to stop.');
+  const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
+  return Object.assign(cli, { url });
 }
 
-function runCli(args: string[]) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 15_000 });
-}
+const runCli = run;
 
 describe('badge-sim stub', () => {
   test('prints its URLs, serves the API, logs requests without secrets, stops on SIGTERM', async () => {
-    const { child, url, output } = await startCli(['--port', '0', '--clock', 'virtual']);
+    await using cli = await startCli(['--port', '0', '--clock', 'virtual']);
+    const { child, url, output } = cli;
     expect(output()).toMatch(
       /service API\s+http:\/\/127\.0\.0\.1:\d+\/subscribers\/\{id\}\/api\/v1/,
     );
@@ -53,7 +34,8 @@ describe('badge-sim stub', () => {
   });
 
   test('stops on SIGINT too', async () => {
-    const { child } = await startCli(['--port', '0', '--quiet']);
+    await using cli = await startCli(['--port', '0', '--quiet']);
+    const { child } = cli;
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
@@ -91,7 +73,8 @@ describe('badge-sim stub', () => {
   });
 
   test('a port in use is reported plainly', async () => {
-    const { url } = await startCli(['--port', '0', '--quiet']);
+    await using cli = await startCli(['--port', '0', '--quiet']);
+    const { url } = cli;
     const port = new URL(url).port;
     const second = runCli(['stub', '--port', port]);
     expect(second.status).toBe(2);

@@ -59,6 +59,7 @@ export function controlClient(stub: StubHandle) {
     tap: (deviceId: string) => request(`${base}/devices/${deviceId}/tap`, { method: 'POST' }),
     transcript: (deviceId: string) => request<any[]>(`${base}/devices/${deviceId}/transcript`),
     tasks: () => request<any[]>(`${base}/tasks`),
+    devices: () => request<any[]>(`${base}/devices`),
     task: (taskId: string) => request(`${base}/tasks/${taskId}`),
     reset: () => request(`${base}/reset`, { method: 'POST' }),
   };

@@ -1,0 +1,220 @@
+/**
+ * The device protocol as a hand-written client sees it: a raw WebSocket to the gateway.
+ * Refusals, malformed and unexpected frames, and the `handled` bookkeeping.
+ */
+import { once } from 'node:events';
+import { describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { CLOSE_CODES } from '../../protocol/device-frames.schema.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
+import { serviceClient } from '../support/http.ts';
+
+const ADA = '350000000000001';
+
+/** A raw client that collects every frame it receives. */
+async function rawClient(url: string) {
+  const ws = new WebSocket(url);
+  const frames: any[] = [];
+  let closed: { code: number; reason: string } | undefined;
+  ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+  ws.on('close', (code, reason) => {
+    closed = { code, reason: String(reason) };
+  });
+  await once(ws, 'open');
+  let seq = 0;
+  return {
+    ws,
+    frames,
+    closed: () => closed,
+    /** Sends a frame numbered by this client; returns its seq. */
+    send: (frame: object) => {
+      const numbered = { seq: seq++, ...frame };
+      ws.send(JSON.stringify(numbered));
+      return numbered.seq;
+    },
+    raw: (text: string) => ws.send(text),
+    /** Takes the first frame of a type (and matching `where`), waiting for it (bounded). */
+    next: async (type: string, where: (frame: any) => boolean = () => true) => {
+      const match = (f: any) => f.type === type && where(f);
+      await expect.poll(() => frames.find(match), { timeout: 3_000 }).toBeDefined();
+      return frames.splice(frames.findIndex(match), 1)[0];
+    },
+  };
+}
+
+const hello = (extra: object = {}) => ({
+  type: 'hello',
+  protocol: 1,
+  device_id: ADA,
+  key: 'badge-key-0001',
+  ...extra,
+});
+
+describe('hello', () => {
+  test('a good hello is welcomed with the user name and the stub clock', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    expect(await client.next('welcome')).toMatchObject({
+      protocol: 1,
+      device_id: ADA,
+      user: 'Ada Mensah',
+      now: Date.UTC(2026, 0, 1),
+      mode: 'virtual',
+    });
+    expect(await client.next('handled')).toEqual({ type: 'handled', seq: 0 });
+    client.ws.close();
+  });
+
+  test.each([
+    ['an unknown device', { device_id: '999' }, 'unknown_device', 'device_id'],
+    ['a wrong key', { key: 'badge-key-nope' }, 'invalid_key', 'key'],
+    ['no key for a device that has one', { key: undefined }, 'invalid_key', 'key'],
+    ['another protocol version', { protocol: 2 }, 'unsupported_protocol', 'protocol'],
+  ])('%s is refused with an error frame and close code 4001', async (_name, extra, code, field) => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello(extra));
+    expect(await client.next('error')).toMatchObject({ code, field, in_reply_to: 0 });
+    await expect.poll(client.closed).toMatchObject({ code: CLOSE_CODES.refused });
+    expect(stub.app.gateway.connected()).toEqual([]);
+  });
+
+  test('the same device connecting again replaces the older connection (4003)', async () => {
+    await using stub = await startStub();
+    const first = await rawClient(stub.devicesUrl);
+    first.send(hello());
+    await first.next('welcome');
+    const second = await rawClient(stub.devicesUrl);
+    second.send(hello());
+    await second.next('welcome');
+    await expect.poll(first.closed).toMatchObject({ code: CLOSE_CODES.replaced });
+    expect(stub.app.gateway.connected()).toEqual([ADA]);
+    expect(stub.app.gateway.liveState(ADA).online).toBe(true);
+    second.ws.close();
+  });
+
+  test('a path other than the device path is refused', async () => {
+    await using stub = await startStub();
+    const ws = new WebSocket(stub.devicesUrl.replace('/connect', '/elsewhere'));
+    const [error] = await once(ws, 'error');
+    expect(String(error)).toContain('404');
+  });
+});
+
+describe('malformed and unexpected frames', () => {
+  test.each([
+    ['not JSON', '{oops', 'invalid_json', undefined],
+    ['binary-looking text with no type', '{"seq":1}', 'unknown_frame', 'type'],
+    ['an unknown type', '{"type":"dance","seq":1}', 'unknown_frame', 'type'],
+    [
+      'a button with a bad taps value',
+      '{"type":"button","seq":1,"taps":"quadruple"}',
+      'invalid_frame',
+      'taps',
+    ],
+    [
+      'a state with an unknown field',
+      '{"type":"state","seq":1,"state":"idle","mood":"happy"}',
+      'invalid_frame',
+      'mood',
+    ],
+    ['a hello twice', JSON.stringify({ ...hello(), seq: 5 }), 'already_connected', 'device_id'],
+  ])(
+    '%s gets an error frame; the connection and the engine stay as they were',
+    async (_name, text, code, field) => {
+      await using stub = await startStub();
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello());
+      await client.next('welcome');
+      const { body } = await serviceClient(stub).alert({ notification: 'x', groups: ['Nurses'] });
+      await client.next('play');
+      const before = JSON.stringify(stub.core.engine.task(body.task_id));
+      client.raw(text);
+      const error = await client.next('error');
+      expect(error.code).toBe(code);
+      if (field) expect(error.field).toBe(field);
+      expect(client.closed()).toBeUndefined();
+      expect(JSON.stringify(stub.core.engine.task(body.task_id))).toBe(before);
+      // Still a working badge: a tap acknowledges.
+      client.send({ type: 'button', taps: 'single' });
+      await expect.poll(() => stub.core.engine.task(body.task_id)?.acknowledgements).toBe(1);
+      client.ws.close();
+    },
+  );
+
+  test('frames before hello are refused, not acted on', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send({ type: 'button', taps: 'single' });
+    expect(await client.next('error')).toMatchObject({ code: 'hello_first' });
+    expect(client.closed()).toBeUndefined();
+    client.ws.close();
+  });
+
+  test('a button naming a task the device is not in gets an error frame', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    client.send({ type: 'button', taps: 'single', task_id: 'NoSuchTask' });
+    expect(await client.next('error')).toMatchObject({ code: 'unknown_task', field: 'task_id' });
+    client.ws.close();
+  });
+
+  test('a double tap does not acknowledge', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    const { body } = await serviceClient(stub).alert({ notification: 'x', groups: ['Nurses'] });
+    await client.next('play');
+    client.send({ type: 'button', taps: 'double' });
+    await client.next('handled');
+    await client.next('handled');
+    expect(stub.core.engine.task(body.task_id)?.acknowledgements).toBe(0);
+    client.ws.close();
+  });
+});
+
+describe('the clock across the wire', () => {
+  test('the virtual clock does not move past a play until the badge has handled it', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    const welcome = await client.next('welcome');
+    client.send({ type: 'handled', seq: welcome.seq });
+    await serviceClient(stub).alert({ notification: 'x', groups: ['Nurses'] });
+    const first = await client.next('play');
+    client.send({ type: 'handled', seq: first.seq });
+    let advanced = false;
+    const advancing = stub.core.clock.advanceBy(40_000).then(() => {
+      advanced = true;
+    });
+    const repeat = await client.next('play');
+    expect(repeat.repeat).toBe(1);
+    // The repeat at 30 s is not handled yet: the jump to 40 s waits for it.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(advanced).toBe(false);
+    client.send({ type: 'handled', seq: repeat.seq });
+    await advancing;
+    expect(advanced).toBe(true);
+    client.ws.close();
+  });
+
+  test('a wake makes the stub send a clock frame at that instant of a jump', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    const welcome = await client.next('welcome');
+    client.send({ type: 'handled', seq: welcome.seq });
+    const wake = client.send({ type: 'wake', at: Date.UTC(2026, 0, 1, 0, 0, 12) });
+    await client.next('handled', (f) => f.seq === wake);
+    const advancing = stub.core.clock.advanceBy(60_000);
+    const clock = await client.next('clock');
+    expect(clock.now).toBe(Date.UTC(2026, 0, 1, 0, 0, 12));
+    client.send({ type: 'handled', seq: clock.seq });
+    await advancing;
+    client.ws.close();
+  });
+});

@@ -1,0 +1,63 @@
+/** Runs the badge-sim CLI as a user would: a real process. */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+export const BIN = fileURLToPath(new URL('../../bin/badge-sim.js', import.meta.url));
+
+export interface RunningCli {
+  child: ChildProcess;
+  output(): string;
+  errors(): string;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Starts a long-running command and waits until its output contains `ready`. */
+export async function startCli(args: string[], ready: string | RegExp): Promise<RunningCli> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    err += chunk;
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  try {
+    await expect
+      .poll(
+        () =>
+          (typeof ready === 'string' ? out.includes(ready) : ready.test(out)) ||
+          child.exitCode !== null,
+        {
+          timeout: 20_000,
+          interval: 50,
+        },
+      )
+      .toBe(true);
+    if (child.exitCode !== null)
+      throw new Error(`badge-sim ${args.join(' ')} exited ${child.exitCode}: ${err}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { child, output: () => out, errors: () => err, [Symbol.asyncDispose]: stop };
+}
+
+/** Starts `badge-sim stub` and returns its base URL with the process handle. */
+export async function startStubProcess(args: string[] = []) {
+  const cli = await startCli(['stub', '--port', '0', '--quiet', ...args], 'Press Ctrl+C to stop.');
+  const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
+  return Object.assign(cli, { url });
+}
+
+/** Runs a command to its end. */
+export function runCli(args: string[]) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 20_000 });
+}
