@@ -25,7 +25,7 @@
  * Results go to stdout as Markdown; progress goes to stderr. Exit code 0 even when a goal
  * fails (it prints FAIL); non-zero only when something crashed or the stub did not start.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -67,6 +67,7 @@ async function main(): Promise<void> {
   print('## bench:fleet');
   print();
   print(environment());
+  const loadBefore = loadavg();
 
   // ---- The stub, in a child process -------------------------------------------------------
   progress(`starting the stub with ${BADGES} generated devices…`);
@@ -169,10 +170,13 @@ async function main(): Promise<void> {
     badge.onAlertPlay(() => {
       if (!Number.isNaN(playedAt[i]!)) return;
       playedAt[i] = performance.now();
-      if (++played === fleet!.badges.length) allPlayed();
+      // Only badges online can hear it: the wait ends when they all have (the verdict still
+      // counts every badge of the fleet).
+      if (++played === online) allPlayed();
     });
   });
-  progress(`alert: POST alerts to '${EVERYONE}' (${BADGES} devices)…`);
+  const online = fleet.connectedCount();
+  progress(`alert: POST alerts to '${EVERYONE}' (${BADGES} devices, ${online} online)…`);
   const stubCpu1 = procCpuMs(stubPid);
   const selfCpu1 = process.cpuUsage();
   const tPost = performance.now();
@@ -271,6 +275,8 @@ async function main(): Promise<void> {
   const playOk = played === BADGES && max <= PLAY_GOAL_MS && response.ok;
   const memoryOk = perBadge(rssDelta) < MEMORY_GOAL_KB;
   const fleetOk = BADGES >= FLEET_GOAL && connected >= FLEET_GOAL;
+  print(`Load average (1 min) before/after the bench: ${loadBefore} / ${loadavg()}.`);
+  print();
   print('### Goals');
   print();
   print(
@@ -412,13 +418,22 @@ async function waitForConnections(handle: FleetHandle, t0: number): Promise<Conn
   return { allAt, waitedAt, milestones, error };
 }
 
+/** Badges with an error, by the code of the last one, with the first message of each code. */
 function errorSummary(handle: FleetHandle): string {
-  const byCode = new Map<string, number>();
+  const byCode = new Map<string, { count: number; example: string }>();
   for (const badge of handle.badges) {
     const last = badge.errors.at(-1);
-    if (last) byCode.set(last.code, (byCode.get(last.code) ?? 0) + 1);
+    if (!last) continue;
+    const entry = byCode.get(last.code) ?? {
+      count: 0,
+      example: `device ${badge.deviceId} (${badge.status}): ${last.message}`,
+    };
+    entry.count++;
+    byCode.set(last.code, entry);
   }
-  return [...byCode].map(([code, n]) => `${n} × ${code}`).join(', ');
+  return [...byCode]
+    .map(([code, { count, example }]) => `${count} × ${code}, e.g. ${example}`)
+    .join('; ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -622,7 +637,24 @@ function environment(): string {
       `${mb(os.totalmem())} RAM`,
     `- badges: ${BADGES.toLocaleString('en-US')} (BENCH_BADGES), all in this process; ` +
       `the stub in a child process`,
+    `- tree: ${treeState()}`,
   ].join('\n');
+}
+
+function loadavg(): string {
+  return os.loadavg()[0]!.toFixed(2);
+}
+
+/** The commit, and how many files differ from it (the bench measures the working tree). */
+function treeState(): string {
+  try {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 5000 }).trim();
+    const changed = git('status', '--porcelain').split('\n').filter(Boolean).length;
+    return `git ${git('rev-parse', '--short', 'HEAD')}${changed ? ` + ${changed} changed/untracked files` : ''}`;
+  } catch {
+    return 'not a git checkout';
+  }
 }
 
 function readNumber(name: string, fallback: number, max: number): number {

@@ -3,12 +3,14 @@
  * registers itself here.
  */
 import { Command } from 'commander';
+import { devicesCommand } from './devices.command.ts';
 import { stubCommand } from './stub.command.ts';
 
 const program = new Command('badge-sim')
   .description('Device simulator and test harness for the voice-badge alerting service.')
   .version('0.1.0')
   .showHelpAfterError('(run with --help for usage)')
-  .addCommand(stubCommand());
+  .addCommand(stubCommand())
+  .addCommand(devicesCommand());
 
 await program.parseAsync(process.argv);

@@ -94,6 +94,25 @@ describe('hello', () => {
     second.ws.close();
   });
 
+  test('a device without a key in the fixtures accepts any hello', async () => {
+    await using stub = await startStub({
+      fixtures: {
+        accounts: [
+          {
+            subscriber_id: '1',
+            api_keys: ['key-of-account-1'],
+            groups: [{ id: '1', name: 'Team', members: ['42'] }],
+            devices: [{ id: '42', user: 'Kim Keyless' }],
+          },
+        ],
+      },
+    });
+    const client = await rawClient(stub.devicesUrl);
+    client.send({ type: 'hello', protocol: 1, device_id: '42', key: 'anything' });
+    expect(await client.next('welcome')).toMatchObject({ user: 'Kim Keyless' });
+    client.ws.close();
+  });
+
   test('a path other than the device path is refused', async () => {
     await using stub = await startStub();
     const ws = new WebSocket(stub.devicesUrl.replace('/connect', '/elsewhere'));

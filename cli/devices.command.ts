@@ -1,0 +1,241 @@
+import { Command } from 'commander';
+import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
+import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
+import type { BadgeStatus } from '../simulator/badge.ts';
+import { FleetError, type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
+import { choiceOption, fail, integerOption } from './cli-errors.ts';
+
+interface DevicesOptions {
+  stub: string;
+  count?: number;
+  group?: string;
+  account?: string;
+  ackAfter?: string;
+  ackOnRepeat?: number;
+  offlineAt?: string;
+  offlineFor?: string;
+  flakyEvery?: string;
+  flakyDown?: string;
+  tts: TtsName;
+  seed: number;
+  for?: string;
+  quiet?: boolean;
+}
+
+/** Above this many badges, the log is a periodic count by state, not a line per event. */
+const DETAILED_LOG_LIMIT = 50;
+
+export function devicesCommand(): Command {
+  return new Command('devices')
+    .description('Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).')
+    .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
+    .option(
+      '-n, --count <n>',
+      'how many badges (the first of the selection)',
+      integerOption('--count', 1, 1_000_000),
+    )
+    .option('-g, --group <name>', "only the devices of this group (as in the stub's fixtures)")
+    .option('--account <subscriber-id>', 'only the devices of this account')
+    .option(
+      '--ack-after <duration>',
+      "tap this long after an alert first plays: '12s', or a range '5s..40s'",
+    )
+    .option(
+      '--ack-on-repeat <n>',
+      'tap when play number N starts (0 the first play)',
+      integerOption('--ack-on-repeat', 0, 10_000),
+    )
+    .option('--offline-at <duration>', 'drop off the network this long after starting')
+    .option('--offline-for <duration>', 'come back this long after dropping (with --offline-at)')
+    .option(
+      '--flaky-every <range>',
+      "drop the connection every so often: '30s..90s' (with --flaky-down)",
+    )
+    .option('--flaky-down <range>', "stay down this long each time: '2s..10s'")
+    .option(
+      '--tts <engine>',
+      `text-to-speech: ${TTS_NAMES.join(', ')}`,
+      choiceOption('--tts', TTS_NAMES),
+      'estimate',
+    )
+    .option('--seed <n>', 'seed of the behaviours’ random draws', integerOption('--seed'), 0)
+    .option('--for <duration>', 'stop after this much real time, e.g. 2m')
+    .option('-q, --quiet', 'only the progress line and the summary')
+    .addHelpText(
+      'after',
+      `
+Behaviours given here apply to badges whose fixture declares none.
+
+Examples:
+  badge-sim devices --group Nurses --ack-after 5s..40s
+  badge-sim devices --stub http://127.0.0.1:8080 --count 500 --flaky-every 30s..90s --flaky-down 2s..10s
+  badge-sim devices --group Security --tts say       speak aloud through festival
+`,
+    )
+    .action(runDevices);
+}
+
+function behaviourFrom(options: DevicesOptions): FixtureBehaviour | undefined {
+  const behaviour: FixtureBehaviour = {};
+  if (options.ackAfter !== undefined && options.ackOnRepeat !== undefined) {
+    fail('give either --ack-after or --ack-on-repeat, not both.');
+  }
+  if (options.ackAfter !== undefined) {
+    if (!parseDurationRange(options.ackAfter))
+      fail(
+        `--ack-after '${options.ackAfter}' is not a duration such as 12s or a range such as 5s..40s.`,
+      );
+    behaviour.ack = { after: options.ackAfter };
+  }
+  if (options.ackOnRepeat !== undefined) behaviour.ack = { on_repeat: options.ackOnRepeat };
+  if (options.offlineFor !== undefined && options.offlineAt === undefined)
+    fail('--offline-for needs --offline-at.');
+  if (options.offlineAt !== undefined) {
+    for (const [flag, value] of [
+      ['--offline-at', options.offlineAt],
+      ['--offline-for', options.offlineFor],
+    ] as const) {
+      if (value !== undefined && parseDuration(value) === undefined)
+        fail(`${flag} '${value}' is not a duration such as 40s or 2m.`);
+    }
+    behaviour.offline = [
+      { at: options.offlineAt, ...(options.offlineFor ? { for: options.offlineFor } : {}) },
+    ];
+  }
+  if ((options.flakyEvery === undefined) !== (options.flakyDown === undefined))
+    fail('--flaky-every and --flaky-down go together.');
+  if (options.flakyEvery !== undefined && options.flakyDown !== undefined) {
+    for (const [flag, value] of [
+      ['--flaky-every', options.flakyEvery],
+      ['--flaky-down', options.flakyDown],
+    ] as const) {
+      if (!parseDurationRange(value))
+        fail(`${flag} '${value}' is not a duration or a range such as 2s..10s.`);
+    }
+    behaviour.flaky = { every: options.flakyEvery, down: options.flakyDown };
+  }
+  return Object.keys(behaviour).length > 0 ? behaviour : undefined;
+}
+
+async function runDevices(options: DevicesOptions): Promise<void> {
+  const behaviour = behaviourFrom(options);
+  const stopAfter = options.for === undefined ? undefined : parseDuration(options.for);
+  if (options.for !== undefined && stopAfter === undefined)
+    fail(`--for '${options.for}' is not a duration such as 2m.`);
+  const started = performance.now();
+  let fleet: FleetHandle;
+  try {
+    fleet = await startFleet({
+      stub: options.stub,
+      count: options.count,
+      group: options.group,
+      subscriberId: options.account,
+      behaviour,
+      tts: options.tts,
+      seed: options.seed,
+    });
+  } catch (error) {
+    if (error instanceof FleetError || error instanceof TtsUnavailableError) fail(error.message);
+    throw error;
+  }
+  const total = fleet.badges.length;
+  const detailed = !options.quiet && total <= DETAILED_LOG_LIMIT;
+  const stats = { alertsHeard: 0, taps: 0, speech: 0, broadcasts: 0 };
+  const elapsed = () => formatDuration(performance.now() - started);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+
+  for (const badge of fleet.badges) {
+    const who = () => `${badge.user ?? badge.deviceId} (${badge.deviceId})`;
+    badge.actor.on('clipStarted', ({ clip }) => {
+      if (clip.kind === 'alert') stats.alertsHeard++;
+      if (clip.kind === 'speech') stats.speech++;
+      if (clip.kind === 'broadcast') stats.broadcasts++;
+      if (!detailed) return;
+      const what =
+        clip.kind === 'alert'
+          ? `alert ${clip.taskId}${clip.repeat ? ` (play ${clip.repeat + 1})` : ''}`
+          : clip.kind === 'speech'
+            ? `${clip.cause}`
+            : 'broadcast';
+      log(`${elapsed().padStart(6)}  ${who()} hears ${what}: "${clip.text}"`);
+    });
+    badge.actor.on('tapped', ({ taskId }) => {
+      stats.taps++;
+      if (detailed)
+        log(`${elapsed().padStart(6)}  ${who()} taps the talk button: acknowledges ${taskId}`);
+    });
+    if (detailed) {
+      let last: string | undefined;
+      badge.actor.on('stateChanged', ({ state }) => {
+        if (
+          (state === 'offline' || state === 'idle') &&
+          last !== undefined &&
+          last !== state &&
+          (state === 'offline' || last === 'connecting')
+        ) {
+          log(
+            `${elapsed().padStart(6)}  ${who()} is ${state === 'offline' ? 'offline' : 'online'}`,
+          );
+        }
+        last = state;
+      });
+    }
+  }
+
+  // The live progress line: connected badges, on stderr so the log stays clean.
+  const progress = setInterval(() => {
+    process.stderr.write(
+      `\rconnected ${fleet.connectedCount().toLocaleString('en')}/${total.toLocaleString('en')} ${' '.repeat(8)}`,
+    );
+  }, 250);
+  try {
+    await fleet.waitUntilConnected(total, 60_000 + total * 10);
+  } catch (error) {
+    clearInterval(progress);
+    process.stderr.write('\n');
+    await fleet.close();
+    if (error instanceof FleetError) fail(error.message);
+    throw error;
+  }
+  clearInterval(progress);
+  process.stderr.write(
+    `\rconnected ${total.toLocaleString('en')}/${total.toLocaleString('en')} in ${elapsed()}\n`,
+  );
+  log(
+    `${total} badges online against ${options.stub}${behaviour ? ` (behaviour ${JSON.stringify(behaviour)})` : ''}. Press Ctrl+C to stop.`,
+  );
+
+  const counts = () => {
+    const byState = new Map<BadgeStatus, number>();
+    for (const badge of fleet.badges)
+      byState.set(badge.status, (byState.get(badge.status) ?? 0) + 1);
+    return [...byState].map(([state, n]) => `${state} ${n}`).join(' · ');
+  };
+  const periodic =
+    detailed || options.quiet
+      ? undefined
+      : setInterval(() => log(`${elapsed().padStart(6)}  ${counts()}`), 5_000);
+
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (periodic) clearInterval(periodic);
+    log(`\n${why}: stopping ${total} badges after ${elapsed()}`);
+    log(`  states now     ${counts()}`);
+    log(
+      `  alerts heard   ${stats.alertsHeard} plays, ${stats.broadcasts} broadcasts, ${stats.speech} spoken replies`,
+    );
+    log(`  taps sent      ${stats.taps}`);
+    const errors = fleet.badges.flatMap((b) =>
+      b.errors.map((e) => `${b.deviceId}: ${e.code}: ${e.message}`),
+    );
+    if (errors.length > 0) log(`  stub errors    ${errors.length} (first: ${errors[0]})`);
+    await fleet.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  if (stopAfter !== undefined) setTimeout(() => void stop(`--for ${options.for}`), stopAfter);
+}

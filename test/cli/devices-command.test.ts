@@ -1,0 +1,76 @@
+/** `badge-sim devices` as a user runs it: a stub process, a fleet process, an alert acknowledged. */
+import { once } from 'node:events';
+import { describe, expect, test } from 'vitest';
+import { runCli, startCli, startStubProcess } from '../support/cli.ts';
+import { RIVERSIDE, request } from '../support/http.ts';
+
+describe('badge-sim devices', () => {
+  test('badges connect, hear an alert, acknowledge after 12 s of virtual time, and report at the end', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    await using devices = await startCli(
+      ['devices', '--stub', stub.url, '--group', 'Nurses', '--ack-after', '12s'],
+      'Press Ctrl+C to stop.',
+    );
+    expect(devices.output()).toContain('3 badges online');
+    expect(devices.errors()).toContain('connected 3/3');
+    const api = `${stub.url}/subscribers/100001/api/v1`;
+    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+    await request(`${api}/alerts`, {
+      method: 'POST',
+      headers: auth,
+      body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
+    });
+    await expect.poll(devices.output).toContain('Ben Okafor (350000000000002) hears alert');
+    // The stub's clock is the authority: the badges' taps fire at 12 s of the jump.
+    await request(`${stub.url}/_stub/clock/advance`, { method: 'POST', body: { by: '1m' } });
+    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+    expect(events.map((e) => `${e.content.type}@${e.timestamp.slice(17, 19)}`)).toEqual([
+      'start@00',
+      'acknowledged@12',
+      'acknowledged@12',
+      'acknowledged@12',
+      'end@12',
+    ]);
+    expect(devices.output()).toContain('taps the talk button');
+    devices.child.kill('SIGINT');
+    const [code] = await once(devices.child, 'exit');
+    expect(code).toBe(0);
+    expect(devices.output()).toContain('taps sent      3');
+  });
+
+  test('an unreachable stub, an unknown group and bad behaviours are reported plainly', async () => {
+    const unreachable = runCli(['devices', '--stub', 'http://127.0.0.1:9']);
+    expect(unreachable.status).toBe(2);
+    expect(unreachable.stderr).toContain('cannot reach the stub at http://127.0.0.1:9');
+    expect(unreachable.stderr).toContain('badge-sim stub');
+    const badRange = runCli(['devices', '--ack-after', 'soon']);
+    expect(badRange.status).toBe(2);
+    expect(badRange.stderr).toContain("--ack-after 'soon' is not a duration");
+    const both = runCli(['devices', '--ack-after', '5s', '--ack-on-repeat', '1']);
+    expect(both.stderr).toContain('either --ack-after or --ack-on-repeat');
+    await using stub = await startStubProcess();
+    const group = runCli(['devices', '--stub', stub.url, '--group', 'Astronauts']);
+    expect(group.status).toBe(2);
+    expect(group.stderr).toContain("no group 'Astronauts'");
+    expect(group.stderr).toContain('Nurses');
+    const tooMany = runCli(['devices', '--stub', stub.url, '--count', '50']);
+    expect(tooMany.stderr).toContain('--generate 50');
+  });
+
+  test('--help lists the behaviours', () => {
+    const help = runCli(['devices', '--help']);
+    expect(help.status).toBe(0);
+    for (const flag of [
+      '--stub',
+      '--count',
+      '--group',
+      '--ack-after',
+      '--ack-on-repeat',
+      '--offline-at',
+      '--flaky-every',
+      '--tts',
+    ]) {
+      expect(help.stdout).toContain(flag);
+    }
+  });
+});
