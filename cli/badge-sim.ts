@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { devicesCommand } from './devices.command.ts';
+import { runCommand } from './run.command.ts';
 import { stubCommand } from './stub.command.ts';
 
 const program = new Command('badge-sim')
@@ -11,6 +12,7 @@ const program = new Command('badge-sim')
   .version('0.1.0')
   .showHelpAfterError('(run with --help for usage)')
   .addCommand(stubCommand())
-  .addCommand(devicesCommand());
+  .addCommand(devicesCommand())
+  .addCommand(runCommand());
 
 await program.parseAsync(process.argv);

@@ -36,6 +36,10 @@ export interface FleetOptions {
   count?: number;
   /** Behaviour of badges whose fixture gives none. */
   behaviour?: FixtureBehaviour;
+  /** Behaviours by device id: before the fixture's and the default. */
+  behaviours?: Record<string, FixtureBehaviour>;
+  /** Exactly these devices (ids), instead of a group or everyone. */
+  devices?: string[];
   /** Text-to-speech engine (default `estimate`). */
   tts?: TextToSpeech | TtsName;
   /** Seed of the behaviours' draws. */
@@ -146,9 +150,8 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   );
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
   devices.forEach((device, i) => {
-    const behaviour = device.behaviour
-      ? checkBehaviour(device.behaviour, `behaviour of device ${device.id}`)
-      : defaultBehaviour;
+    const given = options.behaviours?.[device.id] ?? device.behaviour;
+    const behaviour = given ? checkBehaviour(given, `behaviour of device ${device.id}`) : defaultBehaviour;
     if (behaviour) {
       cleanups.push(
         runBehaviour(badges[i]!, behaviour, clock, seededRandom(options.seed ?? 0, device.id)),
@@ -335,6 +338,14 @@ async function fetchFixtures(stubUrl: string): Promise<Fixtures> {
 }
 
 function selectDevices(fixtures: Fixtures, options: FleetOptions): FixtureDevice[] {
+  if (options.devices) {
+    const byId = new Map(fixtures.accounts.flatMap((a) => a.devices.map((d) => [d.id, d])));
+    return options.devices.map((id) => {
+      const device = byId.get(id);
+      if (!device) throw new FleetError(`badge-sim: the stub has no device '${id}'`);
+      return device;
+    });
+  }
   let accounts = fixtures.accounts;
   if (options.subscriberId) {
     accounts = accounts.filter((a) => a.subscriber_id === options.subscriberId);

@@ -1,0 +1,92 @@
+import { writeFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { ScenarioError } from '../scenarios/load-scenario.ts';
+import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
+import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
+import { choiceOption, fail, integerOption } from './cli-errors.ts';
+
+interface RunOptions {
+  reporter: ReporterName[];
+  output?: string;
+  seed: number;
+  grep?: string;
+  bail?: boolean;
+  stub?: string;
+  realtime?: boolean;
+}
+
+const names = Object.keys(REPORTERS) as ReporterName[];
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description(
+      'Run scenarios (the built-in catalogue by default) and report; exit 1 if any fails.',
+    )
+    .argument('[paths...]', 'scenario files, folders or patterns (scenarios/**/*.scenario.yaml)')
+    .option(
+      '-r, --reporter <name>',
+      `${names.join(', ')} (repeat for several)`,
+      (value: string, previous: ReporterName[] | undefined) => [
+        ...(previous ?? []),
+        choiceOption('--reporter', names)(value),
+      ],
+    )
+    .option('-o, --output <file>', 'where the junit or json report goes (default: standard output)')
+    .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
+    .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
+    .option('--bail', 'stop at the first failure')
+    .option(
+      '--stub <url>',
+      'external mode: drive a running stub (a container) through its control API',
+    )
+    .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  badge-sim run                                     the built-in catalogue
+  badge-sim run my-suite/ --reporter junit -o junit.xml
+  badge-sim run scenarios/catalogue/quorum-*.scenario.yaml --grep timeout
+  badge-sim run --stub http://127.0.0.1:8080        against a running stub
+`,
+    )
+    .action(async (paths: string[], options: RunOptions) => {
+      if (options.stub && options.realtime) fail('give either --stub or --realtime, not both.');
+      const chosen = options.reporter ?? ['console'];
+      const fileReporters = chosen.filter((r) => r !== 'console');
+      if (fileReporters.length > 1)
+        fail(
+          'one file report a run: give --reporter junit or --reporter json (run twice for both).',
+        );
+      let files: string[];
+      try {
+        files = findScenarioFiles(paths);
+      } catch (error) {
+        if (error instanceof ScenarioError) fail(error.message);
+        throw error;
+      }
+      if (files.length === 0)
+        fail(
+          `no scenario files in ${paths.join(' ') || 'the catalogue'} (they end in .scenario.yaml).`,
+        );
+      // A file report on standard output leaves no room for the console reporter there.
+      const reporters = chosen.map((name) =>
+        name === 'console' && fileReporters.length > 0 && !options.output
+          ? REPORTERS.console(process.stderr)
+          : REPORTERS[name](),
+      );
+      const summary = await runSuite(files, {
+        reporters,
+        seed: options.seed,
+        grep: options.grep,
+        bail: options.bail,
+        mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
+        stubUrl: options.stub,
+      });
+      for (const output of summary.outputs) {
+        if (options.output) writeFileSync(options.output, output);
+        else process.stdout.write(output);
+      }
+      process.exitCode = summary.failed > 0 ? 1 : 0;
+    });
+}

@@ -1,0 +1,146 @@
+/**
+ * A client of the notification and events interface: alerts, cancel, broadcasts, events
+ * (with paging past the 100-event limit). It sends a `User-Agent` on every request and never
+ * puts the API key in an error message.
+ */
+import type {
+  AlertRequest,
+  AnalyticEvent,
+  BroadcastRequest,
+} from '../protocol/service-api.schema.ts';
+
+export interface ServiceClientOptions {
+  /** The base URL: `{base_url}` of the spec (the part before /subscribers). */
+  baseUrl: string;
+  subscriberId: string;
+  apiKey: string;
+  /** Scheme word of the Authorization header (default `ServiceApiKey`). */
+  authScheme?: string;
+  userAgent?: string;
+}
+
+/** An answer of the service as it came, for callers that look at failures too. */
+export interface RawResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A refusal of the service: the status and the body it sent. */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    what: string,
+  ) {
+    const detail =
+      body && typeof body === 'object' && 'message' in body ? `: ${String(body.message)}` : '';
+    super(`badge-sim client: ${what} answered ${status}${detail}`);
+    this.name = 'ServiceError';
+  }
+}
+
+export class ServiceClient {
+  readonly #options: Required<ServiceClientOptions>;
+
+  constructor(options: ServiceClientOptions) {
+    this.#options = {
+      authScheme: 'ServiceApiKey',
+      userAgent: 'badge-sim-client/0.1',
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    };
+  }
+
+  /** `{base_url}/subscribers/{id}/api/v1` */
+  get apiBase(): string {
+    return `${this.#options.baseUrl}/subscribers/${encodeURIComponent(this.#options.subscriberId)}/api/v1`;
+  }
+
+  async alert(request: AlertRequest): Promise<{ task_id: string }> {
+    return this.#ok(await this.request('POST', 'alerts', { body: request }), 'POST alerts');
+  }
+
+  async cancel(taskId: string): Promise<void> {
+    await this.#ok(
+      await this.request('DELETE', `alerts/${encodeURIComponent(taskId)}`),
+      'DELETE alerts',
+    );
+  }
+
+  async broadcast(request: BroadcastRequest): Promise<{ task_id: string }> {
+    return this.#ok(await this.request('POST', 'broadcasts', { body: request }), 'POST broadcasts');
+  }
+
+  /** One page of events: oldest first from `oldest`, at most 100. */
+  async events(query: { oldest?: string | Date; limit?: number } = {}): Promise<AnalyticEvent[]> {
+    return this.#ok(await this.request('GET', `events${eventsQuery(query)}`), 'GET events');
+  }
+
+  /**
+   * Every event from `oldest` on, paging past the 100-event limit: each page starts at the
+   * newest timestamp of the one before, and events already seen (same id) are skipped.
+   */
+  async allEvents(oldest?: string | Date, maxPages = 1_000): Promise<AnalyticEvent[]> {
+    const seen = new Set<string>();
+    const all: AnalyticEvent[] = [];
+    let from = oldest;
+    for (let page = 0; page < maxPages; page++) {
+      const events = await this.events({ oldest: from, limit: 100 });
+      const fresh = events.filter((e) => !seen.has(e.event_id));
+      for (const event of fresh) {
+        seen.add(event.event_id);
+        all.push(event);
+      }
+      if (events.length < 100) return all;
+      if (fresh.length === 0) {
+        throw new Error(
+          `badge-sim client: more than 100 events share the timestamp ${events[0]!.timestamp}; paging by 'oldest' cannot get past them`,
+        );
+      }
+      from = events.at(-1)!.timestamp;
+    }
+    return all;
+  }
+
+  /** Any request to the service API (path after `/api/v1/`); the answer as it came. */
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string; contentType?: string; auth?: string | null } = {},
+  ): Promise<RawResponse<T>> {
+    const headers: Record<string, string> = { 'user-agent': this.#options.userAgent };
+    const auth =
+      options.auth === undefined
+        ? `${this.#options.authScheme} ${this.#options.apiKey}`
+        : options.auth;
+    if (auth !== null) headers.authorization = auth;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    const response = await fetch(`${this.apiBase}/${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON: keep the text.
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  async #ok<T>(response: RawResponse, what: string): Promise<T> {
+    if (response.status >= 400) throw new ServiceError(response.status, response.body, what);
+    return response.body as T;
+  }
+}
+
+function eventsQuery(query: { oldest?: string | Date; limit?: number }): string {
+  const params = new URLSearchParams();
+  if (query.oldest !== undefined) {
+    params.set('oldest', query.oldest instanceof Date ? query.oldest.toISOString() : query.oldest);
+  }
+  if (query.limit !== undefined) params.set('limit', String(query.limit));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

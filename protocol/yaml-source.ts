@@ -1,0 +1,76 @@
+/**
+ * YAML documents that people write by hand (fixtures, scenarios): parse errors and field
+ * errors both come back with the file and line, so the message says where to look.
+ */
+import type { ErrorObject } from 'ajv';
+import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
+
+export interface YamlSource {
+  value: unknown;
+  /** The line (1-based) of the node at a path like `timeline[2].alert.quorum`, or of its parent. */
+  lineOf(path: string): number | undefined;
+}
+
+/** A YAML syntax error: the message carries `file:line:col`. */
+export class YamlSyntaxError extends Error {
+  override name = 'YamlSyntaxError';
+}
+
+export function parseYaml(text: string, file: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const doc: Document = parseDocument(text, { lineCounter });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const at = first.linePos?.[0];
+    throw new YamlSyntaxError(
+      `badge-sim: ${file}${at ? `:${at.line}:${at.col}` : ''}: ${first.message.split('\n')[0]}`,
+    );
+  }
+  return {
+    value: doc.toJS(),
+    lineOf(path) {
+      // A missing field has no node of its own: the nearest enclosing node gives the line.
+      const segments = pathSegments(path);
+      for (let n = segments.length; n >= 0; n--) {
+        const node = doc.getIn(segments.slice(0, n), true);
+        if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** An Ajv error's place as a path people read: `accounts[0].groups[1].name`. */
+export function errorPath(error: ErrorObject, prefix = ''): string {
+  const segments = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties')
+    segments.push(String(error.params.additionalProperty));
+  return segments.reduce(
+    (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s),
+    prefix,
+  );
+}
+
+/** An Ajv error as a sentence that names the field. */
+export function describeError(error: ErrorObject, prefix = ''): { path: string; message: string } {
+  const path = errorPath(error, prefix);
+  let detail = error.message ?? 'is invalid';
+  if (error.keyword === 'required') detail = 'is required';
+  if (error.keyword === 'additionalProperties') detail = 'is not a field here';
+  if (error.keyword === 'pattern' && /\(ms\|s\|m\|h\|d\)/.test(String(error.params.pattern))) {
+    detail = 'must be a duration such as 30s, 5m, 2h or 1500ms';
+  }
+  if (error.keyword === 'enum' || error.keyword === 'const') {
+    const allowed = error.params.allowedValues ?? [error.params.allowedValue];
+    detail = `must be one of: ${allowed.join(', ')}`;
+  }
+  return { path, message: `${path || '(document)'} ${detail}` };
+}
+
+function pathSegments(path: string): (string | number)[] {
+  return path
+    .split(/\.|\[|\]/)
+    .filter(Boolean)
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}

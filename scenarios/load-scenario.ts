@@ -1,0 +1,192 @@
+/**
+ * Reading scenarios: YAML files for QA, `defineScenario(...)` for developers. Both go through
+ * the same check, and every error names the file, the line and the field.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
+import Type from 'typebox';
+import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
+import { parseDuration } from '../protocol/duration.ts';
+import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
+import { Scenario, Step } from './scenario.schema.ts';
+
+/** A scenario that cannot be used; the message says where and what. */
+export class ScenarioError extends Error {
+  constructor(
+    message: string,
+    readonly path = '',
+  ) {
+    super(message);
+    this.name = 'ScenarioError';
+  }
+}
+
+/** A checked scenario and where it came from. */
+export interface LoadedScenario {
+  scenario: Scenario;
+  /** The file, or `<code>` for `defineScenario`. */
+  source: string;
+}
+
+/** The action keys of a step: exactly one per step. */
+export const STEP_ACTIONS = [
+  'alert',
+  'broadcast',
+  'cancel',
+  'events',
+  'request',
+  'tap',
+  'offline',
+  'online',
+  'jump',
+] as const;
+export type StepAction = (typeof STEP_ACTIONS)[number];
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+/** The scenario with its steps left to `validateStep`, for precise errors. */
+const validateShell: ValidateFunction = ajv.compile({
+  ...Scenario,
+  properties: { ...Scenario.properties, timeline: Type.Array(Type.Object({})) },
+});
+const stepValidators = new Map<StepAction, ValidateFunction>(
+  STEP_ACTIONS.map((action) => {
+    const variant = Step.anyOf.find(
+      (v: { properties: Record<string, unknown> }) => action in v.properties,
+    );
+    return [action, ajv.compile(variant!)];
+  }),
+);
+
+/** Reads a `*.scenario.yaml` file. */
+export function loadScenarioFile(file: string): LoadedScenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(`badge-sim: cannot read scenario ${file}: ${(error as Error).message}`);
+  }
+  let source: ReturnType<typeof parseYaml>;
+  try {
+    source = parseYaml(text, file);
+  } catch (error) {
+    if (error instanceof YamlSyntaxError) throw new ScenarioError(error.message);
+    throw error;
+  }
+  try {
+    return { scenario: checkScenario(source.value), source: file };
+  } catch (error) {
+    if (!(error instanceof ScenarioError)) throw error;
+    const line = source.lineOf(error.path);
+    throw new ScenarioError(
+      `badge-sim: ${file}${line ? `:${line}` : ''}: ${error.message}`,
+      error.path,
+    );
+  }
+}
+
+/** A scenario written in TypeScript: typed by the model, checked like a file. */
+export function defineScenario(scenario: Scenario): LoadedScenario {
+  try {
+    return { scenario: checkScenario(structuredClone(scenario)), source: '<code>' };
+  } catch (error) {
+    if (error instanceof ScenarioError) {
+      throw new ScenarioError(
+        `badge-sim: scenario '${scenario.name}': ${error.message}`,
+        error.path,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Checks a scenario document: shape, steps, fixtures, and what refers to what. */
+export function checkScenario(input: unknown): Scenario {
+  if (!validateShell(input)) {
+    const { path, message } = describeError(validateShell.errors![0]!);
+    throw new ScenarioError(message, path);
+  }
+  const scenario = input as Scenario;
+  scenario.timeline.forEach((step, i) => checkStep(step, `timeline[${i}]`));
+  if (typeof scenario.fixtures === 'object' && 'accounts' in scenario.fixtures) {
+    try {
+      checkFixtures(scenario.fixtures);
+    } catch (error) {
+      if (error instanceof FixtureError)
+        throw new ScenarioError(`fixtures.${error.message}`, `fixtures.${error.path}`);
+      throw error;
+    }
+  }
+  // A name given with `as` is what `task:` and `cancel:` refer to: check them now.
+  const names = new Set<string>();
+  let last = 0;
+  scenario.timeline.forEach((step, i) => {
+    if (step.as) {
+      if (names.has(step.as))
+        throw new ScenarioError(
+          `timeline[${i}].as '${step.as}' is already the name of an earlier step`,
+          `timeline[${i}].as`,
+        );
+      names.add(step.as);
+    }
+    const at = parseDuration(step.at)!;
+    if (at < last) {
+      throw new ScenarioError(
+        `timeline[${i}].at ${step.at} is before the step above it: steps go in time order`,
+        `timeline[${i}].at`,
+      );
+    }
+    last = at;
+  });
+  const tasks = Object.keys(scenario.expect.tasks ?? {});
+  for (const name of tasks) {
+    if (!names.has(name))
+      throw new ScenarioError(
+        `expect.tasks.${name}: no step is named '${name}' (as: ${name})`,
+        `expect.tasks.${name}`,
+      );
+  }
+  const items =
+    scenario.expect.events === undefined
+      ? []
+      : Array.isArray(scenario.expect.events)
+        ? scenario.expect.events
+        : scenario.expect.events.items;
+  items.forEach((item, i) => {
+    if (item.task && !names.has(item.task)) {
+      throw new ScenarioError(
+        `expect.events[${i}].task: no step is named '${item.task}'`,
+        'expect.events',
+      );
+    }
+  });
+  if (scenario.duration !== undefined && parseDuration(scenario.duration)! < last) {
+    throw new ScenarioError(
+      `duration ${scenario.duration} ends before the last step (${scenario.timeline.at(-1)?.at})`,
+      'duration',
+    );
+  }
+  return scenario;
+}
+
+/** The action of a step. */
+export function actionOf(step: Step): StepAction {
+  return STEP_ACTIONS.find((action) => action in step)!;
+}
+
+function checkStep(step: unknown, path: string): void {
+  const keys = step && typeof step === 'object' ? Object.keys(step) : [];
+  const actions = STEP_ACTIONS.filter((action) => keys.includes(action));
+  if (actions.length !== 1) {
+    throw new ScenarioError(
+      actions.length === 0
+        ? `${path} needs one action: ${STEP_ACTIONS.join(', ')} (it has: ${keys.join(', ') || 'nothing'})`
+        : `${path} has ${actions.join(' and ')}: one action a step`,
+      path,
+    );
+  }
+  const validate = stepValidators.get(actions[0]!)!;
+  if (!validate(step)) {
+    const { path: at, message } = describeError(validate.errors![0]!, path);
+    throw new ScenarioError(message, at);
+  }
+}

@@ -1,0 +1,67 @@
+import type { Failure } from '../expectations.ts';
+import type { ScenarioReport } from '../run-scenario.ts';
+import type { Reporter, RunSummary } from './reporter.ts';
+
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code: number) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+const green = paint(32);
+const red = paint(31);
+const dim = paint(2);
+const bold = paint(1);
+
+/** Expected and actual side by side, the first difference marked with `>`. */
+export function formatFailure(failure: Failure): string {
+  const lines = [`  ${bold(failure.what)}: ${failure.message}`];
+  const width = Math.min(60, Math.max(8, ...failure.expected.map((l) => l.length)));
+  const rows = Math.max(failure.expected.length, failure.actual.length);
+  lines.push(`      ${'expected'.padEnd(width)}   actual`);
+  for (let i = 0; i < rows; i++) {
+    const mark = i === failure.firstDifference ? red('>') : ' ';
+    const expected = (failure.expected[i] ?? (i < failure.expected.length ? '' : '—')).padEnd(
+      width,
+    );
+    const actual = failure.actual[i] ?? '—';
+    const line = `    ${mark} ${expected}   ${actual}`;
+    lines.push(i === failure.firstDifference ? red(line) : line);
+  }
+  return lines.join('\n');
+}
+
+export function formatReport(report: ScenarioReport): string {
+  const lines = [
+    `${red('✗')} ${report.name} ${dim(`(${report.source})`)}`,
+    `  proves: ${report.proves}`,
+  ];
+  for (const failure of report.failures) lines.push(formatFailure(failure));
+  lines.push(`  seed ${report.seed}; run it again: ${report.rerun}`);
+  return lines.join('\n');
+}
+
+/** One line a scenario, the failures in full, a progress line on a terminal. */
+export function createConsoleReporter(out: NodeJS.WritableStream = process.stdout): Reporter {
+  const progress = process.stderr.isTTY;
+  const clear = () => progress && process.stderr.write('\r\x1b[K');
+  return {
+    onScenarioStart(index, total, name) {
+      if (progress) process.stderr.write(`\r\x1b[K[${index + 1}/${total}] ${name}`);
+    },
+    onScenarioEnd(report, wallMs) {
+      clear();
+      if (report.passed)
+        out.write(`${green('✓')} ${report.name} ${dim(`${Math.round(wallMs)} ms`)}\n`);
+      else out.write(`${formatReport(report)}\n`);
+    },
+    onLoadError(source, message) {
+      clear();
+      out.write(`${red('✗')} ${source}\n  ${message}\n`);
+    },
+    onEnd(summary: RunSummary) {
+      clear();
+      const failed = summary.failed;
+      out.write(
+        `\n${failed === 0 ? green('all scenarios passed') : red(`${failed} of ${summary.passed + failed} scenarios failed`)}\n`,
+      );
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { createConsoleReporter } from './console.reporter.ts';
+import { createJsonReporter } from './json.reporter.ts';
+import { createJunitReporter } from './junit.reporter.ts';
+import type { Reporter } from './reporter.ts';
+
+/** Every reporter by the name `--reporter` takes. */
+export const REPORTERS = {
+  console: createConsoleReporter,
+  junit: createJunitReporter,
+  json: createJsonReporter,
+} as const satisfies Record<string, () => Reporter>;
+
+export type ReporterName = keyof typeof REPORTERS;
+export type { Reporter, RunSummary } from './reporter.ts';

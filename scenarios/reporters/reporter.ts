@@ -1,0 +1,22 @@
+/**
+ * A reporter is an object of optional hooks (the vitest and Playwright shape); the runner
+ * calls them in order. Reporters are registered in one map by name.
+ */
+import type { ScenarioReport } from '../run-scenario.ts';
+
+export interface RunSummary {
+  passed: number;
+  failed: number;
+  reports: ScenarioReport[];
+  /** Files that could not be loaded: each counts as a failure. */
+  loadErrors: { source: string; message: string }[];
+}
+
+export interface Reporter {
+  onStart?(total: number): void;
+  onScenarioStart?(index: number, total: number, name: string): void;
+  onScenarioEnd?(report: ScenarioReport, wallMs: number): void;
+  onLoadError?(source: string, message: string): void;
+  /** Returns the report's text when it writes one (JUnit, JSON). */
+  onEnd?(summary: RunSummary): string | undefined;
+}

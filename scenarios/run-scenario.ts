@@ -1,0 +1,399 @@
+/**
+ * Runs one scenario and reports what happened against what it expects.
+ *
+ * - embedded (default): a stub and the badges in this process on one virtual clock: fast and
+ *   deterministic;
+ * - external: drives a running stub (a container) through its control API and its clock;
+ * - realtime: an embedded stub on the wall clock, for demos and soak runs.
+ *
+ * Every mode talks to the stub over real HTTP and WebSocket; only the clock differs.
+ */
+
+import { ServiceClient } from '../client/service-client.ts';
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import { generateFixtures } from '../fixtures/generate-fixtures.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import { formatTimestamp } from '../protocol/clock.ts';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { parseDuration } from '../protocol/duration.ts';
+import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
+import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import {
+  type Actual,
+  type ActualEvent,
+  type ActualHeard,
+  checkEvents,
+  checkHeard,
+  checkResponse,
+  type Failure,
+} from './expectations.ts';
+import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
+import type { Scenario, Step } from './scenario.schema.ts';
+
+export type RunMode = 'embedded' | 'external' | 'realtime';
+
+export interface RunOptions {
+  mode?: RunMode;
+  /** The stub's base URL, for external mode. */
+  stubUrl?: string;
+  /** Seed when the scenario gives none (default 0). */
+  seed?: number;
+}
+
+/** The outcome of one scenario. Deterministic for a seed: no wall-clock time in it. */
+export interface ScenarioReport {
+  name: string;
+  source: string;
+  proves: string;
+  passed: boolean;
+  seed: number;
+  mode: RunMode;
+  failures: Failure[];
+  /** What happened, for the JSON report: events as the service returned them, and transcripts. */
+  actual: {
+    events: AnalyticEvent[];
+    heard: Record<string, ActualHeard[]>;
+    states: Record<string, string>;
+    tasks: Record<string, string>;
+  };
+  /** The command that runs this scenario again. */
+  rerun: string;
+}
+
+/** The tolerance of `at` when a scenario gives none: exact on the virtual clock. */
+const DEFAULT_TOLERANCE_MS: Record<RunMode, number> = { embedded: 0, external: 0, realtime: 2_000 };
+
+export async function runScenario(
+  loaded: LoadedScenario,
+  options: RunOptions = {},
+): Promise<ScenarioReport> {
+  const { scenario, source } = loaded;
+  const mode = options.mode ?? 'embedded';
+  const seed = scenario.seed ?? options.seed ?? 0;
+  const fixtures = resolveFixtures(scenario);
+  const account = scenario.account
+    ? fixtures.accounts.find((a) => a.subscriber_id === scenario.account)
+    : fixtures.accounts[0];
+  if (!account)
+    throw new ScenarioError(
+      `badge-sim: ${source}: account ${scenario.account} is not in the fixtures`,
+    );
+  const other = fixtures.accounts.find((a) => a !== account);
+  const devices = new Map(account.devices.map((d) => [d.id, d]));
+  const resolve = (ref: string, path: string) => {
+    const device = devices.get(ref) ?? account.devices.find((d) => d.user === ref);
+    if (!device)
+      throw new ScenarioError(
+        `badge-sim: ${source}: ${path}: no device '${ref}' in account ${account.subscriber_id}`,
+      );
+    return device;
+  };
+
+  // The stub.
+  let stub: StubHandle | undefined;
+  let stubUrl: string;
+  if (mode === 'external') {
+    if (!options.stubUrl)
+      throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
+    stubUrl = options.stubUrl.replace(/\/+$/, '');
+    await control(stubUrl, 'PUT', '/clock', { mode: 'virtual' });
+    await control(stubUrl, 'PUT', '/fixtures', fixtures);
+  } else {
+    stub = await startStub({ fixtures, seed, clock: mode === 'realtime' ? 'real' : 'virtual' });
+    stubUrl = stub.url;
+  }
+
+  let fleet: FleetHandle | undefined;
+  try {
+    const start = stub
+      ? stub.core.clock.now()
+      : ((await control(stubUrl, 'GET', '/clock')) as { now_ms: number }).now_ms;
+    // The badges: a group, a list, or every device of the account.
+    const selection = scenario.badges;
+    const badgeIds =
+      selection === 'none'
+        ? []
+        : selection?.devices
+          ? selection.devices.map((ref, i) => resolve(ref, `badges.devices[${i}]`).id)
+          : selection?.group
+            ? (account.groups.find((g) => g.name === selection.group)?.members ??
+              missingGroup(source, selection.group))
+            : account.devices.map((d) => d.id);
+    const behaviours: Record<string, NonNullable<Scenario['behaviours']>[string]> = {};
+    for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
+      if (ref === '*') continue;
+      behaviours[resolve(ref, `behaviours.${ref}`).id] = behaviour;
+    }
+    if (badgeIds.length > 0) {
+      fleet = await startFleet({
+        stub: stub ?? stubUrl,
+        devices: badgeIds,
+        behaviours,
+        behaviour: scenario.behaviours?.['*'],
+        seed,
+      });
+      await fleet.waitUntilConnected();
+    }
+
+    const client = new ServiceClient({
+      baseUrl: stubUrl,
+      subscriberId: account.subscriber_id,
+      apiKey: account.api_keys[0]!,
+    });
+    const authHeader = (auth: string | undefined) =>
+      auth === 'none'
+        ? null
+        : auth === 'wrong'
+          ? 'ServiceApiKey not-a-key-of-this-stub'
+          : auth === 'other-account'
+            ? `ServiceApiKey ${other?.api_keys[0] ?? 'no-other-account'}`
+            : undefined;
+    const now = async () =>
+      stub
+        ? stub.core.clock.now()
+        : ((await control(stubUrl, 'GET', '/clock')) as { now_ms: number }).now_ms;
+    const advanceTo = async (time: number) => {
+      const by = time - (await now());
+      if (by <= 0) return;
+      if (mode === 'realtime') await new Promise((resolve) => setTimeout(resolve, by));
+      else if (fleet) await fleet.advanceBy(by);
+      else if (stub) await stub.core.clock.advanceBy(by);
+      else await control(stubUrl, 'POST', '/clock/advance', { by });
+    };
+    const settle = async () => {
+      if (fleet) await fleet.settled();
+    };
+
+    const taskIds = new Map<string, string>();
+    const failures: Failure[] = [];
+    const expanded = scenario.timeline.flatMap((step, index) =>
+      Array.from({ length: step.repeat?.times ?? 1 }, (_, n) => ({
+        step,
+        index,
+        at: parseDuration(step.at)! + n * (step.repeat ? parseDuration(step.repeat.every)! : 0),
+      })),
+    );
+    expanded.sort((a, b) => a.at - b.at || a.index - b.index);
+    for (const { step, index, at } of expanded) {
+      await advanceTo(start + at);
+      const path = `timeline[${index}]`;
+      const answer = await perform(step, path);
+      await settle();
+      if (answer && step.expect) {
+        const failure = checkResponse(
+          `${path} ${actionOf(step)} answer${step.as ? ` (${step.as})` : ''}`,
+          step.expect,
+          answer.status,
+          answer.body,
+        );
+        if (failure) failures.push(failure);
+      }
+    }
+    if (scenario.duration) await advanceTo(start + parseDuration(scenario.duration)!);
+    await settle();
+
+    async function perform(
+      step: Step,
+      path: string,
+    ): Promise<{ status: number; body: unknown } | undefined> {
+      const auth = 'auth' in step ? authHeader(step.auth) : undefined;
+      if ('alert' in step) {
+        const answer = await client.request('POST', 'alerts', { body: step.alert, auth });
+        const taskId = (answer.body as { task_id?: string } | undefined)?.task_id;
+        if (step.as && taskId) taskIds.set(step.as, taskId);
+        return answer;
+      }
+      if ('broadcast' in step)
+        return client.request('POST', 'broadcasts', { body: step.broadcast, auth });
+      if ('cancel' in step)
+        return client.request(
+          'DELETE',
+          `alerts/${encodeURIComponent(taskIds.get(step.cancel) ?? step.cancel)}`,
+          { auth },
+        );
+      if ('events' in step) {
+        const query = new URLSearchParams();
+        if (step.events.oldest !== undefined) {
+          const ms = parseDuration(step.events.oldest);
+          query.set('oldest', ms === undefined ? step.events.oldest : formatTimestamp(start + ms));
+        }
+        if (step.events.limit !== undefined) query.set('limit', String(step.events.limit));
+        const text = query.toString();
+        return client.request('GET', `events${text ? `?${text}` : ''}`, { auth });
+      }
+      if ('request' in step) {
+        const { method, path: apiPath, body, raw_body, content_type } = step.request;
+        return client.request(method, apiPath.replace(/^\/+/, ''), {
+          body,
+          rawBody: raw_body,
+          contentType: content_type,
+          auth,
+        });
+      }
+      if ('jump' in step) {
+        await advanceTo((await now()) + parseDuration(step.jump)!);
+        return undefined;
+      }
+      const ref = 'tap' in step ? step.tap : 'offline' in step ? step.offline : step.online;
+      const device = resolve(ref, path);
+      const badge = fleet?.badges.find((b) => b.deviceId === device.id);
+      if ('tap' in step) {
+        // A device without a badge taps through the control API, like pressing it by hand.
+        if (badge) badge.tap();
+        else await control(stubUrl, 'POST', `/devices/${device.id}/tap`);
+        return undefined;
+      }
+      if (!badge)
+        throw new ScenarioError(
+          `badge-sim: ${source}: ${path}: device '${ref}' runs no badge (see badges:)`,
+        );
+      if ('offline' in step) badge.goOffline();
+      else badge.comeBack();
+      return undefined;
+    }
+
+    // What happened.
+    const nameOf = new Map([...taskIds].map(([name, id]) => [id, name]));
+    const rawEvents = await client.allEvents(formatTimestamp(start));
+    const events: ActualEvent[] = rawEvents.map((e) => ({
+      type: e.content.type,
+      device: e.content.device,
+      status: e.content.status,
+      task: nameOf.get(e.task.id),
+      taskId: e.task.id,
+      name: e.task.name,
+      at: Date.parse(e.timestamp) - start,
+    }));
+    const heard = new Map<string, ActualHeard[]>();
+    const states = new Map<string, string>();
+    for (const badge of fleet?.badges ?? []) {
+      heard.set(
+        badge.deviceId,
+        badge.transcript.map((h) => ({
+          kind: h.kind,
+          text: h.text,
+          cause: h.cause,
+          task: nameOf.get(h.task_id),
+          at: Date.parse(h.at) - start,
+          cut: h.cut,
+        })),
+      );
+      states.set(badge.deviceId, badge.status);
+    }
+    const tasks = new Map<
+      string,
+      { state: string; outcome: string | null; acknowledgements: number }
+    >();
+    for (const [name, id] of taskIds)
+      tasks.set(name, (await control(stubUrl, 'GET', `/tasks/${id}`)) as never);
+    const actual: Actual = { events, heard, states, tasks };
+
+    // Against what was expected.
+    const tolerance = DEFAULT_TOLERANCE_MS[mode];
+    const expect = scenario.expect;
+    if (expect.events) {
+      const failure = checkEvents(expect.events, actual.events, tolerance);
+      if (failure) failures.push(failure);
+    }
+    for (const [ref, expectation] of Object.entries(expect.heard ?? {})) {
+      const device = resolve(ref, `expect.heard.${ref}`);
+      const who = `${device.user} (${device.id})`;
+      const clips = actual.heard.get(device.id);
+      if (!clips)
+        throw new ScenarioError(
+          `badge-sim: ${source}: expect.heard.${ref}: device runs no badge (see badges:)`,
+        );
+      failures.push(...checkHeard(who, expectation, clips, tolerance));
+    }
+    for (const [ref, state] of Object.entries(expect.states ?? {})) {
+      const device = resolve(ref, `expect.states.${ref}`);
+      const actualState = actual.states.get(device.id) ?? 'no badge';
+      if (actualState !== state) {
+        failures.push({
+          what: `state of ${device.user} (${device.id})`,
+          message: `is ${actualState}, expected ${state}`,
+          expected: [state],
+          actual: [actualState],
+        });
+      }
+    }
+    for (const [name, expected] of Object.entries(expect.tasks ?? {})) {
+      const task = actual.tasks.get(name);
+      const wrong = Object.entries(expected).filter(
+        ([key, value]) => task?.[key as keyof typeof task] !== value,
+      );
+      if (!task || wrong.length > 0) {
+        failures.push({
+          what: `task ${name}`,
+          message: task
+            ? wrong
+                .map(
+                  ([key, value]) =>
+                    `${key} is ${JSON.stringify(task[key as keyof typeof task])}, expected ${JSON.stringify(value)}`,
+                )
+                .join('; ')
+            : 'was never created',
+          expected: Object.entries(expected).map(([k, v]) => `${k} ${JSON.stringify(v)}`),
+          actual: task
+            ? [
+                `state ${task.state}`,
+                `outcome ${task.outcome}`,
+                `acknowledgements ${task.acknowledgements}`,
+              ]
+            : ['(none)'],
+        });
+      }
+    }
+
+    return {
+      name: scenario.name,
+      source,
+      proves: scenario.proves,
+      passed: failures.length === 0,
+      seed,
+      mode,
+      failures,
+      actual: {
+        events: rawEvents,
+        heard: Object.fromEntries(actual.heard),
+        states: Object.fromEntries(actual.states),
+        tasks: Object.fromEntries(taskIds),
+      },
+      rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${stubUrl}` : ''}`,
+    };
+  } finally {
+    await fleet?.close();
+    await stub?.close();
+  }
+}
+
+function resolveFixtures(scenario: Scenario): Fixtures {
+  const given = scenario.fixtures ?? 'default';
+  if (given === 'default') return loadFixturesFile(DEFAULT_FIXTURES_FILE);
+  if ('generate' in given) return generateFixtures(given.generate);
+  return given;
+}
+
+function missingGroup(source: string, group: string): never {
+  throw new ScenarioError(`badge-sim: ${source}: badges.group: no group '${group}' in the account`);
+}
+
+async function control(
+  stubUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok)
+    throw new ScenarioError(
+      `badge-sim: the stub at ${stubUrl} refused ${method} ${CONTROL_PREFIX}${path}: ${response.status} ${text}`,
+    );
+  return text ? JSON.parse(text) : undefined;
+}

@@ -1,0 +1,331 @@
+/**
+ * The scenario model, declared once: it validates `*.scenario.yaml` files, types
+ * `defineScenario(...)`, and is published as JSON Schema (`scenarios/scenario.schema.json`)
+ * so editors complete and check scenario files.
+ */
+import Type, { type Static } from 'typebox';
+import { DURATION_PATTERN, FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
+
+const Duration = (description: string) => Type.String({ pattern: DURATION_PATTERN, description });
+/** A device by id (`350000000000002`) or by its user's name (`Ben Okafor`). */
+const DeviceRef = Type.String({ minLength: 1, description: "A device id or its user's name." });
+
+const AlertFields = Type.Object(
+  {
+    notification: Type.Optional(Type.String()),
+    groups: Type.Optional(Type.Array(Type.String())),
+    on_ack: Type.Optional(Type.String()),
+    quorum: Type.Optional(Type.Integer()),
+    on_quorum: Type.Optional(Type.String()),
+    timeout: Type.Optional(Type.Integer()),
+    on_timeout: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+  },
+  {
+    additionalProperties: true,
+    description: 'The body of POST alerts, sent as written (so a scenario can send bad ones too).',
+  },
+);
+
+/** What an API step's answer must be. */
+export const ResponseExpectation = Type.Object(
+  {
+    status: Type.Optional(Type.Integer({ description: 'HTTP status.' })),
+    body: Type.Optional(Type.Unknown({ description: 'Matched partially: listed fields only.' })),
+    count: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'For a JSON array: its length.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ResponseExpectation = Static<typeof ResponseExpectation>;
+
+const Auth = Type.Union(
+  [
+    Type.Literal('valid'),
+    Type.Literal('none'),
+    Type.Literal('wrong'),
+    Type.Literal('other-account'),
+  ],
+  {
+    description:
+      'The Authorization header: the account key (default), none, an unknown key, or another account’s key.',
+  },
+);
+
+const stepBase = {
+  at: Duration('When, from the start of the scenario.'),
+  as: Type.Optional(
+    Type.String({ minLength: 1, description: 'A name for this step’s task or answer.' }),
+  ),
+  expect: Type.Optional(ResponseExpectation),
+  repeat: Type.Optional(
+    Type.Object(
+      { times: Type.Integer({ minimum: 1, maximum: 1000 }), every: Duration('Between repeats.') },
+      { additionalProperties: false, description: 'Do the step again, `times` in all.' },
+    ),
+  ),
+  note: Type.Optional(Type.String({ description: 'For people; ignored.' })),
+};
+
+export const Step = Type.Union([
+  Type.Object(
+    { ...stepBase, alert: AlertFields, auth: Type.Optional(Auth) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      broadcast: Type.Object(
+        {},
+        { additionalProperties: true, description: 'The body of POST broadcasts.' },
+      ),
+      auth: Type.Optional(Auth),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      cancel: Type.String({ description: 'The `as` of an alert step, or a task id.' }),
+      auth: Type.Optional(Auth),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      events: Type.Object(
+        {
+          oldest: Type.Optional(
+            Type.String({ description: 'ISO 8601, or a duration from the start: 10s.' }),
+          ),
+          limit: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+        },
+        { additionalProperties: false, description: 'GET events with these query parameters.' },
+      ),
+      auth: Type.Optional(Auth),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      request: Type.Object(
+        {
+          method: Type.Union([
+            Type.Literal('GET'),
+            Type.Literal('POST'),
+            Type.Literal('DELETE'),
+            Type.Literal('PUT'),
+          ]),
+          path: Type.String({ description: 'After /subscribers/{id}/api/v1/, e.g. alerts.' }),
+          body: Type.Optional(Type.Unknown()),
+          raw_body: Type.Optional(Type.String({ description: 'Sent as is, with content_type.' })),
+          content_type: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false, description: 'Any request to the service API.' },
+      ),
+      auth: Type.Optional(Auth),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ ...stepBase, tap: DeviceRef }, { additionalProperties: false }),
+  Type.Object({ ...stepBase, offline: DeviceRef }, { additionalProperties: false }),
+  Type.Object({ ...stepBase, online: DeviceRef }, { additionalProperties: false }),
+  Type.Object(
+    { ...stepBase, jump: Duration('Move the clock on by this much (timers fire on the way).') },
+    { additionalProperties: false },
+  ),
+]);
+export type Step = Static<typeof Step>;
+
+export const EventMatcher = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Union([
+        Type.Literal('start'),
+        Type.Literal('acknowledged'),
+        Type.Literal('timed_out'),
+        Type.Literal('end'),
+      ]),
+    ),
+    device: Type.Optional(Type.String({ description: 'content.device: the user’s name.' })),
+    status: Type.Optional(Type.String({ description: 'content.status.' })),
+    task: Type.Optional(
+      Type.String({ description: 'The `as` of an alert step: the event belongs to it.' }),
+    ),
+    name: Type.Optional(Type.String({ description: 'task.name.' })),
+    at: Type.Optional(Duration('When, from the start.')),
+    within: Type.Optional(
+      Duration('Tolerance of `at` (default 0 on the virtual clock, 2s in real time).'),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EventMatcher = Static<typeof EventMatcher>;
+
+export const EventsExpectation = Type.Union([
+  Type.Array(EventMatcher, {
+    description: 'These events, in this order (others may come between).',
+  }),
+  Type.Object(
+    {
+      order: Type.Optional(
+        Type.Union([Type.Literal('strict'), Type.Literal('any')], {
+          description: 'Default strict.',
+        }),
+      ),
+      only: Type.Optional(Type.Boolean({ description: 'And no other events.' })),
+      items: Type.Array(EventMatcher),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+export const HeardMatcher = Type.Object(
+  {
+    kind: Type.Optional(
+      Type.Union([Type.Literal('alert'), Type.Literal('broadcast'), Type.Literal('speech')]),
+    ),
+    text: Type.Optional(Type.String()),
+    cause: Type.Optional(Type.String()),
+    task: Type.Optional(Type.String()),
+    at: Type.Optional(Duration('When it started, from the start.')),
+    within: Type.Optional(Duration('Tolerance of `at`.')),
+  },
+  { additionalProperties: false },
+);
+export type HeardMatcher = Static<typeof HeardMatcher>;
+
+export const HeardExpectation = Type.Object(
+  {
+    count: Type.Optional(
+      Type.Object(
+        {
+          alert: Type.Optional(Type.Integer({ minimum: 0 })),
+          broadcast: Type.Optional(Type.Integer({ minimum: 0 })),
+          speech: Type.Optional(Type.Integer({ minimum: 0 })),
+          total: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    texts: Type.Optional(
+      Type.Array(Type.String(), { description: 'Exactly these texts, in order.' }),
+    ),
+    includes: Type.Optional(
+      Type.Array(HeardMatcher, { description: 'These, in order (others may come between).' }),
+    ),
+    exactly: Type.Optional(
+      Type.Array(HeardMatcher, { description: 'These and nothing else, in order.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type HeardExpectation = Static<typeof HeardExpectation>;
+
+export const BadgeState = Type.Union([
+  Type.Literal('offline'),
+  Type.Literal('connecting'),
+  Type.Literal('idle'),
+  Type.Literal('playing'),
+  Type.Literal('awaiting-ack'),
+  Type.Literal('speaking'),
+  Type.Literal('broadcasting'),
+]);
+
+export const Expectations = Type.Object(
+  {
+    events: Type.Optional(EventsExpectation),
+    heard: Type.Optional(
+      Type.Record(Type.String(), HeardExpectation, { description: 'By device id or user name.' }),
+    ),
+    states: Type.Optional(
+      Type.Record(Type.String(), BadgeState, { description: 'Final state of each badge.' }),
+    ),
+    tasks: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object(
+          {
+            state: Type.Optional(Type.Union([Type.Literal('alerting'), Type.Literal('ended')])),
+            outcome: Type.Optional(
+              Type.Union([
+                Type.Literal('quorum'),
+                Type.Literal('timed_out'),
+                Type.Literal('cancelled'),
+                Type.Null(),
+              ]),
+            ),
+            acknowledgements: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'By the `as` of an alert step.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Expectations = Static<typeof Expectations>;
+
+export const Scenario = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    name: Type.String({ minLength: 1 }),
+    proves: Type.String({ minLength: 1, description: 'One line: what this scenario proves.' }),
+    tags: Type.Optional(Type.Array(Type.String())),
+    seed: Type.Optional(Type.Integer({ description: 'Default: the runner’s --seed (0).' })),
+    fixtures: Type.Optional(
+      Type.Union([
+        Type.Literal('default'),
+        Fixtures,
+        Type.Object(
+          {
+            generate: Type.Object(
+              {
+                seed: Type.Integer(),
+                accounts: Type.Optional(Type.Integer({ minimum: 1 })),
+                groupsPerAccount: Type.Optional(Type.Integer({ minimum: 1 })),
+                devicesPerAccount: Type.Optional(Type.Integer({ minimum: 0 })),
+              },
+              { additionalProperties: false },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ]),
+    ),
+    account: Type.Optional(
+      Type.String({ description: 'Subscriber id the API steps use (default: the first account).' }),
+    ),
+    badges: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('none'),
+          Type.Object(
+            {
+              group: Type.Optional(Type.String()),
+              devices: Type.Optional(Type.Array(DeviceRef)),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        {
+          description: 'Which devices run a virtual badge (default: every device of the account).',
+        },
+      ),
+    ),
+    behaviours: Type.Optional(
+      Type.Record(Type.String(), FixtureBehaviour, {
+        description: 'Behaviour by device id, user name, or `*` for every badge without one.',
+      }),
+    ),
+    timeline: Type.Array(Step),
+    duration: Type.Optional(Duration('Run the clock to this point (default: the last step).')),
+    expect: Expectations,
+  },
+  { additionalProperties: false },
+);
+export type Scenario = Static<typeof Scenario>;
