@@ -478,3 +478,25 @@ describe('IdSource', () => {
     expect(draw(ids)).toEqual(first);
   });
 });
+
+describe('catchUpTo', () => {
+  it('moves forward when the time is ahead, and does nothing (no error) when it is not', async () => {
+    const clock = new VirtualClock();
+    const start = clock.now();
+    const fired: number[] = [];
+    clock.setTimer(1_000, () => fired.push(clock.now() - start));
+    expect(await clock.catchUpTo(start + 1_500)).toBe(1);
+    expect(fired).toEqual([1_000]);
+    expect(await clock.catchUpTo(start + 500)).toBe(0);
+    expect(clock.now()).toBe(start + 1_500);
+  });
+
+  it('checks when its turn comes, so a queued advance that overtakes it causes no error', async () => {
+    const clock = new VirtualClock();
+    const start = clock.now();
+    const later = clock.advanceTo(start + 2_000);
+    const earlier = clock.catchUpTo(start + 1_000);
+    await expect(Promise.all([later, earlier])).resolves.toEqual([0, 0]);
+    expect(clock.now()).toBe(start + 2_000);
+  });
+});

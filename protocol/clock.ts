@@ -182,6 +182,16 @@ export class VirtualClock implements Clock {
     });
   }
 
+  /**
+   * Moves forward to `time` if it is still ahead when this advance's turn comes, else does
+   * nothing: for a clock that follows another, where the check must not race queued advances.
+   */
+  catchUpTo(time: number): Promise<number> {
+    return this.#serialise(async () =>
+      Number.isFinite(time) && time > this.now() ? this.#advanceTo(time) : 0,
+    );
+  }
+
   /** Fires every timer that is due now; used by the running modes and after a mode switch. */
   runDue(): Promise<number> {
     return this.#serialise(() => this.#advanceTo(this.now()));

@@ -69,7 +69,8 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       });
     });
   }
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  // A deep accept queue: a fleet of thousands connects at once (Node's default is 511).
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 8192 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const host =

@@ -151,7 +151,9 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
   devices.forEach((device, i) => {
     const given = options.behaviours?.[device.id] ?? device.behaviour;
-    const behaviour = given ? checkBehaviour(given, `behaviour of device ${device.id}`) : defaultBehaviour;
+    const behaviour = given
+      ? checkBehaviour(given, `behaviour of device ${device.id}`)
+      : defaultBehaviour;
     if (behaviour) {
       cleanups.push(
         runBehaviour(badges[i]!, behaviour, clock, seededRandom(options.seed ?? 0, device.id)),
@@ -274,7 +276,7 @@ class FollowerClock extends VirtualClock {
 
   /** Moves to `time` if it is ahead (the stub is already there). */
   async catchUp(time: number): Promise<void> {
-    if (time > this.now()) await this.advanceTo(time);
+    await this.catchUpTo(time);
     this.#queueWake();
   }
 
@@ -282,10 +284,10 @@ class FollowerClock extends VirtualClock {
   async follow(frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>): Promise<void> {
     if (frame.mode !== this.mode || (frame.mode === 'scaled' && frame.scale !== this.state.scale)) {
       this.setMode('virtual');
-      if (frame.now > this.now()) await this.advanceTo(frame.now);
+      await this.catchUpTo(frame.now);
       if (frame.mode !== 'virtual') this.setMode(frame.mode as ClockMode, frame.scale);
-    } else if (frame.now > this.now()) {
-      await this.advanceTo(frame.now);
+    } else {
+      await this.catchUpTo(frame.now);
     }
     this.#queueWake();
   }

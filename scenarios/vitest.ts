@@ -1,0 +1,129 @@
+/**
+ * badge-sim inside vitest (`import … from 'badge-sim/vitest'`):
+ *
+ * - `scenarioTests(paths)` turns scenario files into tests, one a scenario, failing with the
+ *   same expected-vs-actual timelines as the CLI;
+ * - `badgeTest` is vitest's `test` with fixtures: `stub` (an embedded stub on the virtual
+ *   clock) and `fleet` (a badge for every device, connected), torn down after each test;
+ * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do.
+ */
+import { describe, expect, test } from 'vitest';
+import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
+import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
+import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { type ActualEvent, checkEvents } from './expectations.ts';
+import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
+import { formatFailure, formatReport } from './reporters/console.reporter.ts';
+import { type RunOptions, runScenario } from './run-scenario.ts';
+import { findScenarioFiles } from './run-suite.ts';
+import type { EventMatcher } from './scenario.schema.ts';
+
+/** One vitest test a scenario file; a file that cannot be loaded is a failing test. */
+export function scenarioTests(
+  paths: string | string[],
+  options: RunOptions & { timeout?: number } = {},
+): void {
+  const files = findScenarioFiles(Array.isArray(paths) ? paths : [paths]);
+  describe('badge-sim scenarios', () => {
+    for (const file of files) {
+      let loaded: ReturnType<typeof loadScenarioFile> | undefined;
+      let problem: string | undefined;
+      try {
+        loaded = loadScenarioFile(file);
+      } catch (error) {
+        if (!(error instanceof ScenarioError)) throw error;
+        problem = error.message;
+      }
+      const name = loaded ? `${loaded.scenario.name} (${file})` : file;
+      test(
+        name,
+        async () => {
+          if (!loaded) throw new Error(problem);
+          const report = await runScenario(loaded, options);
+          if (!report.passed) throw new Error(`\n${formatReport(report)}`);
+        },
+        options.timeout ?? 30_000,
+      );
+    }
+  });
+}
+
+export interface BadgeFixtures {
+  /** An embedded stub on the virtual clock with the default fixtures. */
+  stub: StubHandle;
+  /** A connected badge for every device of the stub's fixtures. */
+  fleet: FleetHandle;
+}
+
+/** vitest's `test`, with an embedded stub and a fleet that are closed after each test. */
+export const badgeTest = test.extend<BadgeFixtures>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixture's dependencies from this pattern.
+  stub: async ({}, use) => {
+    const stub = await startStub();
+    await use(stub);
+    await stub.close();
+  },
+  fleet: async ({ stub }, use) => {
+    const fleet = await startFleet({ stub });
+    await fleet.waitUntilConnected();
+    await use(fleet);
+    await fleet.close();
+  },
+});
+
+export interface EventSequenceOptions {
+  /** Where `at:` counts from: ms or ISO (default: the start of virtual time, 2026-01-01). */
+  start?: number | string;
+  order?: 'strict' | 'any';
+  only?: boolean;
+  /** Task names for `task:` matchers: name → task id. */
+  tasks?: Record<string, string>;
+}
+
+interface EventMatchers<R = unknown> {
+  /** The analytic events match these, as in a scenario's `expect.events`. */
+  toMatchEventSequence(items: EventMatcher[], options?: EventSequenceOptions): R;
+}
+
+declare module 'vitest' {
+  interface Assertion<T = any> extends EventMatchers<T> {}
+  interface AsymmetricMatchersContaining extends EventMatchers {}
+}
+
+expect.extend({
+  toMatchEventSequence(
+    received: AnalyticEvent[],
+    items: EventMatcher[],
+    options: EventSequenceOptions = {},
+  ) {
+    const start =
+      options.start === undefined
+        ? DEFAULT_VIRTUAL_START
+        : typeof options.start === 'number'
+          ? options.start
+          : Date.parse(options.start);
+    const names = new Map(Object.entries(options.tasks ?? {}).map(([name, id]) => [id, name]));
+    const actual: ActualEvent[] = received.map((e) => ({
+      type: e.content.type,
+      device: e.content.device,
+      status: e.content.status,
+      task: names.get(e.task.id),
+      taskId: e.task.id,
+      name: e.task.name,
+      at: Date.parse(e.timestamp) - start,
+    }));
+    const failure = checkEvents(
+      { items, order: options.order ?? 'strict', only: options.only ?? false },
+      actual,
+      0,
+    );
+    return {
+      pass: failure === undefined,
+      message: () =>
+        failure
+          ? `events do not match:\n${formatFailure(failure)}`
+          : 'expected the events not to match, but they do',
+    };
+  },
+});
