@@ -229,7 +229,7 @@ describe('VirtualClock', () => {
       expect(clock.now()).toBe(T0);
     });
 
-    it('awaits every settle hook after each fired timer, before firing the next', async () => {
+    it('awaits every settle hook before the jump and after each fired timer, before firing the next', async () => {
       const clock = new VirtualClock();
       const { log } = labelledTimers(clock, [
         ['fire@10', 10],
@@ -239,7 +239,7 @@ describe('VirtualClock', () => {
 
       await clock.advanceBy(100);
 
-      expect(log).toEqual(['fire@10', 'settled', 'fire@20', 'settled']);
+      expect(log).toEqual(['settled', 'fire@10', 'settled', 'fire@20', 'settled']);
     });
 
     it('stops calling a settle hook once it is removed', async () => {
@@ -249,9 +249,11 @@ describe('VirtualClock', () => {
       clock.setTimer(10, () => {});
       clock.setTimer(20, () => {});
       await clock.advanceBy(10);
+      // Once before the jump, once after the timer at 10.
+      expect(hook).toHaveBeenCalledTimes(2);
       remove();
       await clock.advanceBy(10);
-      expect(hook).toHaveBeenCalledOnce();
+      expect(hook).toHaveBeenCalledTimes(2);
     });
 
     it('runs two concurrent advanceBy calls one after the other, the second from where the first ended', async () => {
@@ -269,11 +271,13 @@ describe('VirtualClock', () => {
       await Promise.all([first, second]);
 
       expect(log).toEqual([
+        'settled',
         'fire@10',
         'settled',
         'fire@20',
         'settled',
         'first done (2)',
+        'settled',
         'fire@40',
         'settled',
         'fire@50',

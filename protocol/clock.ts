@@ -81,9 +81,10 @@ export const DEFAULT_VIRTUAL_START = Date.UTC(2026, 0, 1);
 
 /**
  * A deterministic clock. Timers sit in a binary heap ordered by due time, then by the order
- * they were set. Advancing fires them in that order, one at a time, and awaits every settle
- * hook after each, so a 30 s repeating timer fires ten times across a 300 s jump and each
- * firing sees the consequences of the one before.
+ * they were set. Advancing awaits every settle hook first (what was sent at this instant is
+ * handled at this instant), then fires the timers in that order, one at a time, awaiting the
+ * settle hooks after each, so a 30 s repeating timer fires ten times across a 300 s jump and
+ * each firing sees the consequences of the one before.
  *
  * The same clock can also run on its own (`real` or `scaled` mode): a single wall-clock timer
  * is armed for the earliest due timer, and firing goes through the same ordered path.
@@ -232,6 +233,8 @@ export class VirtualClock implements Clock {
   }
 
   async #advanceTo(target: number): Promise<number> {
+    // What was sent at this instant (a POST between two jumps) is handled at this instant.
+    await this.#settle();
     let fired = 0;
     for (;;) {
       this.#dropCancelledTop();

@@ -106,7 +106,9 @@ export function checkScenario(input: unknown): Scenario {
     throw new ScenarioError(message, path);
   }
   const scenario = input as Scenario;
-  scenario.timeline.forEach((step, i) => checkStep(step, `timeline[${i}]`));
+  scenario.timeline.forEach((step, i) => {
+    checkStep(step, `timeline[${i}]`);
+  });
   if (typeof scenario.fixtures === 'object' && 'accounts' in scenario.fixtures) {
     try {
       checkFixtures(scenario.fixtures);

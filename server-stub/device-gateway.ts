@@ -13,6 +13,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Static } from 'typebox';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { TimerId } from '../protocol/clock.ts';
+import { sendCorked } from '../protocol/corked-send.ts';
 import {
   type BadgeFrame,
   type BadgeStateName,
@@ -85,12 +86,12 @@ class Connection {
   send(frame: Outgoing, track: boolean): void {
     const seq = this.#seq++;
     if (track) this.pending.add(seq);
-    this.ws.send(JSON.stringify({ ...frame, seq }));
+    sendCorked(this.ws, JSON.stringify({ ...frame, seq }));
   }
 
   /** Answers a badge's frame: processed, and everything it caused has been sent. */
   handled(seq: number): void {
-    this.ws.send(`{"type":"handled","seq":${seq}}`);
+    sendCorked(this.ws, `{"type":"handled","seq":${seq}}`);
   }
 }
 

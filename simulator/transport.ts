@@ -6,6 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import WebSocket from 'ws';
+import { sendCorked } from '../protocol/corked-send.ts';
 import {
   BroadcastFrame,
   ClockFrame,
@@ -161,7 +162,7 @@ export class BadgeLink {
     const seq = this.#seq++;
     this.#pending.add(seq);
     this.outstanding.add();
-    this.#ws!.send(JSON.stringify({ ...frame, seq }));
+    sendCorked(this.#ws!, JSON.stringify({ ...frame, seq }));
     return true;
   }
 
@@ -194,7 +195,7 @@ export class BadgeLink {
       .then(() => {
         // Answer even errors: the stub's clock waits for every frame it sent.
         if (ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
-          ws.send(`{"type":"handled","seq":${frame.seq}}`);
+          sendCorked(ws, `{"type":"handled","seq":${frame.seq}}`);
         }
       });
   }

@@ -1,14 +1,20 @@
 import { formatFailure } from './console.reporter.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
 
-const escape = (text: string) =>
+const escapeXml = (text: string) =>
   text.replace(
     /[<>&"']/g,
     (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
   );
 // XML 1.0 forbids most control characters; colour codes never belong in a report.
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const clean = (text: string) =>
-  text.replace(/\x1b\[[0-9;]*m/g, '').replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '');
+  [...text.replace(ANSI_COLOUR, '')]
+    .filter((c) => {
+      const code = c.charCodeAt(0);
+      return code >= 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+    })
+    .join('');
 
 /** JUnit XML, what CI systems read: one testcase a scenario, the timelines in the failure. */
 export function createJunitReporter(): Reporter {
@@ -20,17 +26,17 @@ export function createJunitReporter(): Reporter {
     onEnd(summary: RunSummary) {
       const cases = summary.reports.map((report) => {
         const time = ((times.get(`${report.source}#${report.name}`) ?? 0) / 1000).toFixed(3);
-        const head = `    <testcase classname="${escape(report.source)}" name="${escape(report.name)}" time="${time}">`;
+        const head = `    <testcase classname="${escapeXml(report.source)}" name="${escapeXml(report.name)}" time="${time}">`;
         if (report.passed) return `${head}</testcase>`;
         const text = clean(
           `${report.failures.map(formatFailure).join('\n')}\nseed ${report.seed}; run it again: ${report.rerun}`,
         );
-        const message = escape(clean(report.failures[0]?.message ?? 'failed'));
-        return `${head}\n      <failure message="${message}">${escape(text)}</failure>\n    </testcase>`;
+        const message = escapeXml(clean(report.failures[0]?.message ?? 'failed'));
+        return `${head}\n      <failure message="${message}">${escapeXml(text)}</failure>\n    </testcase>`;
       });
       for (const error of summary.loadErrors) {
         cases.push(
-          `    <testcase classname="${escape(error.source)}" name="${escape(error.source)}" time="0">\n      <error message="${escape(clean(error.message))}"/>\n    </testcase>`,
+          `    <testcase classname="${escapeXml(error.source)}" name="${escapeXml(error.source)}" time="0">\n      <error message="${escapeXml(clean(error.message))}"/>\n    </testcase>`,
         );
       }
       const total = summary.reports.length + summary.loadErrors.length;
