@@ -27,10 +27,13 @@ export function findScenarioFiles(patterns: string[], cwd = process.cwd()): stri
       } catch {
         throw new ScenarioError(`badge-sim: no file or folder ${pattern}`);
       }
-      if (stat.isDirectory())
-        for (const file of walk(path))
+      if (stat.isDirectory()) {
+        for (const file of walk(path)) {
           if (file.endsWith('.scenario.yaml')) found.add(file);
-          else found.add(path);
+        }
+      } else {
+        found.add(path);
+      }
       continue;
     }
     const absolute = resolve(cwd, pattern);

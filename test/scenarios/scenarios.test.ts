@@ -1,0 +1,228 @@
+/**
+ * Scenarios as QA and developers use them: YAML errors that say where, readable failures,
+ * byte-identical reports for a seed, external mode against a stub process, and `badge-sim run`.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { defineScenario, loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
+import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
+import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
+import { runScenario } from '../../scenarios/run-scenario.ts';
+import { runSuite } from '../../scenarios/run-suite.ts';
+import { runCli, startStubProcess } from '../support/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'badge-sim-scenarios-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const GOOD = `name: Quorum of one
+proves: The first tap ends the alert and the others hear on_quorum.
+badges: { group: Nurses }
+behaviours:
+  Ben Okafor: { ack: { after: 5s } }
+timeline:
+  - at: 0s
+    alert: { notification: One runner, groups: [Nurses], quorum: 1, on_quorum: Covered }
+    as: runner
+duration: 1m
+expect:
+  events:
+    only: true
+    items:
+      - { type: start, task: runner, at: 0s }
+      - { type: acknowledged, device: Ben Okafor, at: 5s }
+      - { type: end, status: normal, at: 5s }
+  heard:
+    Ada Mensah: { texts: [One runner, Covered] }
+  tasks:
+    runner: { outcome: quorum, acknowledgements: 1 }
+`;
+
+describe('loading', () => {
+  test.each([
+    [
+      'a step with no action',
+      GOOD.replace('    alert: {', '    alrt: {'),
+      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, tap, offline, online, jump',
+    ],
+    [
+      'a bad duration',
+      GOOD.replace('at: 0s', 'at: soon'),
+      ':7: timeline[0].at must be a duration such as 30s, 5m, 2h or 1500ms',
+    ],
+    [
+      'an unknown field in a step',
+      GOOD.replace('as: runner', 'as: runner\n    colour: red'),
+      ':10: timeline[0].colour is not a field here',
+    ],
+    [
+      'a wrong type deep in an alert',
+      GOOD.replace('quorum: 1,', 'quorum: one,'),
+      'timeline[0].alert.quorum must be integer',
+    ],
+    [
+      'a task name no step has',
+      GOOD.replace('runner: { outcome', 'runnr: { outcome'),
+      "expect.tasks.runnr: no step is named 'runnr'",
+    ],
+    ['a missing proves line', GOOD.replace(/^proves:.*\n/m, ''), ':1: proves is required'],
+    [
+      'an unknown badge state',
+      `${GOOD}  states:\n    Ada Mensah: sleeping\n`,
+      'expect.states.Ada Mensah must be one of',
+    ],
+    [
+      'YAML that does not parse',
+      GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
+      ':4:',
+    ],
+  ])('%s: the error names the file, the line and the field', (_name, text, message) => {
+    const path = file(`bad-${Math.random().toString(36).slice(2)}.scenario.yaml`, text);
+    let error: unknown;
+    try {
+      loadScenarioFile(path);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ScenarioError);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toContain(message);
+  });
+
+  test('steps out of time order are refused', () => {
+    expect(() =>
+      defineScenario({
+        name: 'x',
+        proves: 'x',
+        timeline: [
+          { at: '10s', tap: 'Ada Mensah' },
+          { at: '5s', tap: 'Ben Okafor' },
+        ],
+        expect: {},
+      }),
+    ).toThrow('timeline[1].at 5s is before the step above it');
+  });
+});
+
+describe('running', () => {
+  test('a passing scenario written in YAML, and the same in TypeScript', async () => {
+    const fromYaml = await runScenario(loadScenarioFile(file('good.scenario.yaml', GOOD)));
+    expect(fromYaml.failures).toEqual([]);
+    expect(fromYaml.passed).toBe(true);
+    const fromCode = await runScenario(
+      defineScenario({
+        name: 'Broadcast from code',
+        proves: 'defineScenario runs like a file.',
+        badges: { devices: ['Rosa Lindqvist'] },
+        timeline: [
+          {
+            at: '0s',
+            broadcast: { notification: 'Canteen open', groups: ['Security'] },
+            expect: { status: 200 },
+          },
+        ],
+        duration: '1m',
+        expect: {
+          events: { only: true, items: [] },
+          heard: { 'Rosa Lindqvist': { exactly: [{ kind: 'broadcast', at: '0s' }] } },
+        },
+      }),
+    );
+    expect(fromCode.failures).toEqual([]);
+  });
+
+  test('a failing scenario shows expected and actual as timelines, the first difference marked, and how to run it again', async () => {
+    const wrong = GOOD.replace(
+      '{ type: end, status: normal, at: 5s }',
+      '{ type: end, status: normal, at: 6s }',
+    ).replace('[One runner, Covered]', '[One runner]');
+    const report = await runScenario(loadScenarioFile(file('wrong.scenario.yaml', wrong)), {
+      seed: 3,
+    });
+    expect(report.passed).toBe(false);
+    const [events, heard] = report.failures;
+    expect(events).toMatchObject({
+      what: 'events (in this order, and no others)',
+      firstDifference: 2,
+    });
+    expect(events!.expected[2]).toContain('at 6s');
+    expect(events!.actual[2]).toContain('+5s');
+    expect(heard).toMatchObject({
+      what: 'heard by Ada Mensah (350000000000001) (texts)',
+      firstDifference: 1,
+    });
+    const text = formatReport(report);
+    expect(text).toContain('proves: The first tap ends the alert');
+    expect(text).toMatch(/> at 6s\s+end status=normal\s+\+5s\s+end status=normal/);
+    expect(text).toContain(`npx badge-sim run ${report.source} --seed 3`);
+  });
+
+  test('the same scenarios and seed give byte-identical JSON reports; another seed other ids', async () => {
+    const path = file('determinism.scenario.yaml', GOOD);
+    const json = async (seed: number) =>
+      (await runSuite([path], { reporters: [createJsonReporter()], seed })).outputs[0]!;
+    const [first, second, other] = [await json(7), await json(7), await json(8)];
+    expect(first).toBe(second);
+    expect(first).toContain('"event_id"');
+    expect(first).toContain('"heard"');
+    expect(other).not.toBe(first);
+  });
+
+  test('external mode drives a stub in another process through its control clock', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    const report = await runScenario(loadScenarioFile(file('external.scenario.yaml', GOOD)), {
+      mode: 'external',
+      stubUrl: stub.url,
+    });
+    expect(report.failures).toEqual([]);
+    expect(report.rerun).toContain(`--stub ${stub.url}`);
+  });
+});
+
+describe('badge-sim run', () => {
+  test('exit 0 when all pass, 1 when one fails; --grep, --bail, JUnit and JSON reports', () => {
+    const good = file('cli-good.scenario.yaml', GOOD);
+    const bad = file(
+      'cli-bad.scenario.yaml',
+      GOOD.replace('name: Quorum of one', 'name: Wrong on purpose').replace(
+        'at: 5s }\n      - { type: end',
+        'at: 9s }\n      - { type: end',
+      ),
+    );
+    const pass = runCli(['run', good]);
+    expect(pass.status).toBe(0);
+    expect(pass.stdout).toContain('✓ Quorum of one');
+    const fail = runCli(['run', good, bad]);
+    expect(fail.status).toBe(1);
+    expect(fail.stdout).toContain('✗ Wrong on purpose');
+    expect(fail.stdout).toContain('1 of 2 scenarios failed');
+    expect(runCli(['run', good, bad, '--grep', 'quorum of']).status).toBe(0);
+    const bail = runCli(['run', bad, good, '--bail']);
+    expect(bail.stdout).not.toContain('Quorum of one');
+    const junit = join(dir, 'junit.xml');
+    expect(runCli(['run', good, bad, '--reporter', 'junit', '--output', junit]).status).toBe(1);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain(
+      '<testsuite name="badge-sim scenarios" tests="2" failures="1" errors="0">',
+    );
+    expect(xml).toContain('<failure message=');
+    expect(xml).not.toContain('\x1b[');
+    const json = runCli(['run', good, '--reporter', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ passed: 1, failed: 0 });
+  });
+
+  test('a file that does not load fails the run and says why; no files is an error', () => {
+    const broken = file('broken.scenario.yaml', 'name: x\n');
+    const run = runCli(['run', broken]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('proves is required');
+    const none = runCli(['run', join(dir, 'nothing-here')]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('no file or folder');
+  });
+});
