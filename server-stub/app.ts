@@ -4,8 +4,9 @@
  * `start-stub.ts` is the process around it.
  */
 import swagger from '@fastify/swagger';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import fastJson from 'fast-json-stringify';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
@@ -38,20 +39,14 @@ async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<
 
   // fastify's default Ajv coerces "5" to 5 and drops unknown fields in silence. Bodies are
   // JSON and keep their types; only the query string and path, which are text, are coerced.
-  const ajvOptions = { allErrors: false, strict: false, useDefaults: true } as const;
-  const bodyAjv = addFormats.default(
-    new Ajv({
-      ...ajvOptions,
-      coerceTypes: false,
-      removeAdditional: core.settings.unknownFields === 'ignore',
-    }),
-  );
-  const textAjv = addFormats.default(
-    new Ajv({ ...ajvOptions, coerceTypes: true, removeAdditional: false }),
-  );
+  // Compiled once per process and shared by every stub (tests start hundreds).
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+    compiledValidator(
+      schema,
+      httpPart === 'body' ? bodyAjv(core.settings.unknownFields) : textAjv(),
+    ),
   );
+  app.setSerializerCompiler(({ schema }) => compiledSerializer(schema));
 
   // Bodies are JSON only: any other media type gets 415. Clients commonly send `Content-Type: application/json` on a DELETE with no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -100,3 +95,45 @@ async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<
 }
 
 export default fp(stubApp, { name: 'badge-sim-stub', fastify: '5.x' });
+
+const AJV_OPTIONS = { allErrors: false, strict: false, useDefaults: true } as const;
+const ajvs = new Map<string, Ajv>();
+function ajv(key: string, options: ConstructorParameters<typeof Ajv>[0]): Ajv {
+  let instance = ajvs.get(key);
+  if (!instance) {
+    instance = addFormats.default(new Ajv({ ...AJV_OPTIONS, ...options }));
+    ajvs.set(key, instance);
+  }
+  return instance;
+}
+const bodyAjv = (unknownFields: 'reject' | 'ignore') =>
+  ajv(`body:${unknownFields}`, {
+    coerceTypes: false,
+    removeAdditional: unknownFields === 'ignore',
+  });
+const textAjv = () => ajv('text', { coerceTypes: true, removeAdditional: false });
+
+const validators = new WeakMap<Ajv, WeakMap<object, ValidateFunction>>();
+function compiledValidator(schema: object, instance: Ajv): ValidateFunction {
+  let cache = validators.get(instance);
+  if (!cache) {
+    cache = new WeakMap();
+    validators.set(instance, cache);
+  }
+  let validate = cache.get(schema);
+  if (!validate) {
+    validate = instance.compile(schema);
+    cache.set(schema, validate);
+  }
+  return validate;
+}
+
+const serializers = new WeakMap<object, (data: unknown) => string>();
+function compiledSerializer(schema: object): (data: unknown) => string {
+  let serialize = serializers.get(schema);
+  if (!serialize) {
+    serialize = fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
+    serializers.set(schema, serialize);
+  }
+  return serialize;
+}

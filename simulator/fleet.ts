@@ -204,16 +204,34 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     connectedCount,
     async waitUntilConnected(count = badges.length, timeoutMs = 30_000) {
       // Connecting is real network I/O: this waits in real time, bounded.
-      const deadline = performance.now() + timeoutMs;
-      while (connectedCount() < count) {
-        if (performance.now() > deadline) {
-          const refused = badges.find((b) => b.errors.length > 0);
-          throw new FleetError(
-            `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
-              (refused ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})` : ''),
+      // Woken by every change of a badge's state, not by polling.
+      if (connectedCount() < count) {
+        await new Promise<void>((resolve, reject) => {
+          const subscriptions = badges.map((b) =>
+            b.actor.on('stateChanged', () => {
+              if (connectedCount() >= count) {
+                stopWaiting();
+                resolve();
+              }
+            }),
           );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
+          const guard = setTimeout(() => {
+            stopWaiting();
+            const refused = badges.find((b) => b.errors.length > 0);
+            reject(
+              new FleetError(
+                `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
+                  (refused
+                    ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})`
+                    : ''),
+              ),
+            );
+          }, timeoutMs);
+          function stopWaiting() {
+            clearTimeout(guard);
+            for (const subscription of subscriptions) subscription.unsubscribe();
+          }
+        });
       }
       await settled();
     },
