@@ -1,5 +1,6 @@
 /** badge-sim's public entry point: what a test suite imports. */
 
+export { ServiceClient, type ServiceClientOptions, ServiceError } from './client/service-client.ts';
 export type { Fixtures } from './fixtures/fixtures.schema.ts';
 export { generateFixtures } from './fixtures/generate-fixtures.ts';
 export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
@@ -10,6 +11,20 @@ export type {
   BroadcastRequest,
   ErrorBody,
 } from './protocol/service-api.schema.ts';
+export {
+  defineScenario,
+  type LoadedScenario,
+  loadScenarioFile,
+  ScenarioError,
+} from './scenarios/load-scenario.ts';
+export {
+  type RunMode,
+  type RunOptions,
+  runScenario,
+  type ScenarioReport,
+} from './scenarios/run-scenario.ts';
+export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
+export type { Scenario } from './scenarios/scenario.schema.ts';
 export type { StubSettings } from './server-stub/settings.ts';
 export { type StartStubOptions, type StubHandle, startStub } from './server-stub/start-stub.ts';
 export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { defineScenario, loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
+import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/publish-schema.ts';
 import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
@@ -92,6 +93,10 @@ describe('loading', () => {
     expect(error).toBeInstanceOf(ScenarioError);
     expect((error as Error).message).toContain(path);
     expect((error as Error).message).toContain(message);
+  });
+
+  test('the published JSON Schema is the model (npm run schema writes it)', () => {
+    expect(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')).toBe(scenarioJsonSchema());
   });
 
   test('steps out of time order are refused', () => {
