@@ -10,16 +10,19 @@ const Duration = (description: string) => Type.String({ pattern: DURATION_PATTER
 /** A device by id (`350000000000002`) or by its user's name (`Ben Okafor`). */
 const DeviceRef = Type.String({ minLength: 1, description: "A device id or its user's name." });
 
+/** A field of a request body as written: any JSON, so a scenario can send wrong ones too. */
+const AsWritten = (description: string) => Type.Optional(Type.Unknown({ description }));
+
 const AlertFields = Type.Object(
   {
-    notification: Type.Optional(Type.String()),
-    groups: Type.Optional(Type.Array(Type.String())),
-    on_ack: Type.Optional(Type.String()),
-    quorum: Type.Optional(Type.Integer()),
-    on_quorum: Type.Optional(Type.String()),
-    timeout: Type.Optional(Type.Integer()),
-    on_timeout: Type.Optional(Type.String()),
-    name: Type.Optional(Type.String()),
+    notification: AsWritten('Text spoken on the devices.'),
+    groups: AsWritten('Group names or URNs.'),
+    on_ack: AsWritten('Spoken on the device that acknowledged.'),
+    quorum: AsWritten('Acknowledgements that end the alert.'),
+    on_quorum: AsWritten('Spoken on the others at quorum.'),
+    timeout: AsWritten('Seconds before the alert times out.'),
+    on_timeout: AsWritten('Spoken on those who did not acknowledge.'),
+    name: AsWritten('Correlation name.'),
   },
   {
     additionalProperties: true,

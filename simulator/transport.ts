@@ -149,9 +149,16 @@ export class BadgeLink {
     ws.on('error', () => undefined);
   }
 
+  /**
+   * Closes on purpose. The socket is let go at once, so a badge told to come back before the
+   * close handshake ends opens a new one; nothing it had in flight is waited for.
+   */
   close(): void {
     const ws = this.#ws;
     if (!ws) return;
+    this.#ws = undefined;
+    this.outstanding.done(this.#pending.size);
+    this.#pending.clear();
     if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
     else ws.close(1000, 'badge went offline');
   }

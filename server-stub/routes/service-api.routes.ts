@@ -172,7 +172,9 @@ export function parseOldest(text: string): number {
   let iso = text.trim().replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
   iso = iso.replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
   if (/T[\d:.]+$/.test(iso)) iso += 'Z';
-  const time = Date.parse(iso);
+  // Timestamps carry microseconds; Date.parse keeps milliseconds: add back the rest.
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
+  const time = Date.parse(iso) + (fraction.length > 3 ? Number(`0.${fraction.slice(3)}`) : 0);
   // Date.parse rolls 2026-02-31 over into March; a date that does not exist is refused.
   const [year, month, day] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
   const calendar = new Date(Date.UTC(year, month - 1, day));

@@ -62,9 +62,9 @@ describe('loading', () => {
       ':10: timeline[0].colour is not a field here',
     ],
     [
-      'a wrong type deep in an alert',
-      GOOD.replace('quorum: 1,', 'quorum: one,'),
-      'timeline[0].alert.quorum must be integer',
+      'a wrong type deep in an expectation',
+      GOOD.replace('acknowledgements: 1 }', 'acknowledgements: one }'),
+      'expect.tasks.runner.acknowledgements must be integer',
     ],
     [
       'a task name no step has',
@@ -97,6 +97,25 @@ describe('loading', () => {
 
   test('the published JSON Schema is the model (npm run schema writes it)', () => {
     expect(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')).toBe(scenarioJsonSchema());
+  });
+
+  test('an alert step sends its body as written, so a scenario can send wrong ones', async () => {
+    const report = await runScenario(
+      defineScenario({
+        name: 'Quorum as text',
+        proves: 'A quorum given as text is refused, not coerced.',
+        badges: 'none',
+        timeline: [
+          {
+            at: '0s',
+            alert: { notification: 'x', groups: ['Nurses'], quorum: '2' },
+            expect: { status: 400, body: { field: 'quorum' } },
+          },
+        ],
+        expect: { events: { only: true, items: [] } },
+      }),
+    );
+    expect(report.failures).toEqual([]);
   });
 
   test('steps out of time order are refused', () => {
