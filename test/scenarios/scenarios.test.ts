@@ -197,6 +197,36 @@ describe('running', () => {
     expect(other).not.toBe(first);
   });
 
+  test('real-time mode runs on the wall clock, with a tolerance on times', async () => {
+    const started = performance.now();
+    const report = await runScenario(
+      defineScenario({
+        name: 'A one-second timeout in real time',
+        proves:
+          'Real-time mode waits for real: the alert times out about a second after it starts.',
+        badges: { devices: ['Rosa Lindqvist'] },
+        timeline: [
+          { at: '0s', alert: { notification: 'Hi', groups: ['Security'], timeout: 1 }, as: 'hi' },
+        ],
+        duration: '1500ms',
+        expect: {
+          events: {
+            only: true,
+            items: [
+              { type: 'start' },
+              { type: 'timed_out', at: '1s', within: '400ms' },
+              { type: 'end' },
+            ],
+          },
+          tasks: { hi: { outcome: 'timed_out' } },
+        },
+      }),
+      { mode: 'realtime' },
+    );
+    expect(report.failures).toEqual([]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_400);
+  });
+
   test('external mode drives a stub in another process through its control clock', async () => {
     await using stub = await startStubProcess(['--clock', 'virtual']);
     const report = await runScenario(loadScenarioFile(file('external.scenario.yaml', GOOD)), {
