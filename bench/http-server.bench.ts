@@ -100,6 +100,11 @@ async function bareApp(): Promise<FastifyInstance> {
   app.get('/bare', async () => ({ task_id: 'x' }));
   const canned = cannedEvents(100);
   app.get('/bare-events', { schema: { response: { 200: EventList } } }, async () => canned);
+  // The floor for a response of this size: the same payload, serialised once.
+  const prebuilt = JSON.stringify(canned);
+  app.get('/bare-events-prebuilt', async (_request, reply) =>
+    reply.type('application/json').send(prebuilt),
+  );
   return app;
 }
 

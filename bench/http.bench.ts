@@ -149,6 +149,14 @@ const TARGETS: Target[] = [
     path: () => '/bare-events',
     check: expectEvents(),
   },
+  {
+    id: 'bare-get-100-prebuilt',
+    label: 'bare GET /bare-events-prebuilt (same payload serialised once: the floor, info)',
+    kind: 'bare',
+    method: 'GET',
+    path: () => '/bare-events-prebuilt',
+    check: expectEvents(),
+  },
 ];
 
 /** Stub route against bare route; each must reach RATIO_GOAL. */
@@ -264,6 +272,14 @@ async function main(): Promise<void> {
     print(
       `- for reference, stub GET events vs the bare route sending the same 100-event payload: ` +
         `${median(ratios).toFixed(2)}× (median; no goal)`,
+    );
+  }
+  const floor = rows.find((r) => r.target.id === 'bare-get-100-prebuilt');
+  if (floor && events) {
+    const ratios = events.perRound.map((rps, i) => rps / floor.perRound[i]!);
+    print(
+      `- for reference, stub GET events vs a bare route sending the same payload serialised once: ` +
+        `${median(ratios).toFixed(2)}× (median; no goal: what a response of this size costs here)`,
     );
   }
   print();

@@ -11,6 +11,11 @@ interface AccountLog {
   events: StoredEvent[];
   /** Index of the oldest retained event: pruning moves it instead of shifting the array. */
   head: number;
+  /**
+   * The last answer as JSON, by window: clients poll the same window again and again, and
+   * the log only grows at its end, so an answer stays right until the log changes.
+   */
+  answer: { from: number; to: number; json: string } | undefined;
 }
 
 /**
@@ -26,10 +31,11 @@ export class EventStore {
   append(subscriberId: string, at: number, event: AnalyticEvent): void {
     let log = this.#logs.get(subscriberId);
     if (!log) {
-      log = { events: [], head: 0 };
+      log = { events: [], head: 0, answer: undefined };
       this.#logs.set(subscriberId, log);
     }
     log.events.push({ at, event, json: JSON.stringify(event) });
+    log.answer = undefined;
   }
 
   /** Events at or after `oldest`, oldest first, at most `limit`, none older than retention. */
@@ -39,17 +45,31 @@ export class EventStore {
 
   /** The same window as a JSON array, joined from each event's stored JSON. */
   queryJson(subscriberId: string, oldest: number, limit: number, now: number): string {
-    return `[${this.#window(subscriberId, oldest, limit, now)
-      .map((stored) => stored.json)
-      .join(',')}]`;
+    const log = this.#logs.get(subscriberId);
+    if (!log) return '[]';
+    const [from, to] = this.#bounds(log, oldest, limit, now);
+    const cached = log.answer;
+    if (cached && cached.from === from && cached.to === to) return cached.json;
+    let json = '[';
+    for (let i = from; i < to; i++)
+      json += i === from ? log.events[i]!.json : `,${log.events[i]!.json}`;
+    json += ']';
+    log.answer = { from, to, json };
+    return json;
   }
 
   #window(subscriberId: string, oldest: number, limit: number, now: number): StoredEvent[] {
     const log = this.#logs.get(subscriberId);
     if (!log) return [];
+    const [from, to] = this.#bounds(log, oldest, limit, now);
+    return log.events.slice(from, to);
+  }
+
+  /** The index range of a window: retained, at or after `oldest`, at most `limit`. */
+  #bounds(log: AccountLog, oldest: number, limit: number, now: number): [number, number] {
     this.#prune(log, now);
     const from = Math.max(log.head, firstAtOrAfter(log.events, oldest, log.head));
-    return log.events.slice(from, Math.min(log.events.length, from + Math.max(0, limit)));
+    return [from, Math.min(log.events.length, from + Math.max(0, limit))];
   }
 
   /** Every retained event of an account, for the control API. */
@@ -69,6 +89,7 @@ export class EventStore {
     if (log.head > 1024 && log.head * 2 > log.events.length) {
       log.events.splice(0, log.head);
       log.head = 0;
+      log.answer = undefined; // Its indices name other events now.
     }
   }
 }

@@ -5,6 +5,15 @@ import { expect } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/badge-sim.js', import.meta.url));
 
+/**
+ * Every child still running when the test worker exits is killed: a test that times out is
+ * abandoned by vitest, so its `await using` never disposes.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export interface RunningCli {
   child: ChildProcess;
   output(): string;
@@ -15,6 +24,8 @@ export interface RunningCli {
 /** Starts a long-running command and waits until its output contains `ready`. */
 export async function startCli(args: string[], ready: string | RegExp): Promise<RunningCli> {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk) => {
