@@ -368,9 +368,15 @@ export async function runScenario(
   }
 }
 
+let defaultFixtures: Fixtures | undefined;
+
 function resolveFixtures(scenario: Scenario): Fixtures {
   const given = scenario.fixtures ?? 'default';
-  if (given === 'default') return loadFixturesFile(DEFAULT_FIXTURES_FILE);
+  if (given === 'default') {
+    // Read once a process: a suite runs many scenarios on them. The stub copies what it gets.
+    defaultFixtures ??= loadFixturesFile(DEFAULT_FIXTURES_FILE);
+    return defaultFixtures;
+  }
   if ('generate' in given) return generateFixtures(given.generate);
   return given;
 }

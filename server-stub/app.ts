@@ -113,27 +113,30 @@ const bodyAjv = (unknownFields: 'reject' | 'ignore') =>
   });
 const textAjv = () => ajv('text', { coerceTypes: true, removeAdditional: false });
 
-const validators = new WeakMap<Ajv, WeakMap<object, ValidateFunction>>();
+// Keyed by the schema's text: fastify hands the compilers copies, never the same object.
+const validators = new WeakMap<Ajv, Map<string, ValidateFunction>>();
 function compiledValidator(schema: object, instance: Ajv): ValidateFunction {
   let cache = validators.get(instance);
   if (!cache) {
-    cache = new WeakMap();
+    cache = new Map();
     validators.set(instance, cache);
   }
-  let validate = cache.get(schema);
+  const key = JSON.stringify(schema);
+  let validate = cache.get(key);
   if (!validate) {
     validate = instance.compile(schema);
-    cache.set(schema, validate);
+    cache.set(key, validate);
   }
   return validate;
 }
 
-const serializers = new WeakMap<object, (data: unknown) => string>();
+const serializers = new Map<string, (data: unknown) => string>();
 function compiledSerializer(schema: object): (data: unknown) => string {
-  let serialize = serializers.get(schema);
+  const key = JSON.stringify(schema);
+  let serialize = serializers.get(key);
   if (!serialize) {
     serialize = fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
-    serializers.set(schema, serialize);
+    serializers.set(key, serialize);
   }
   return serialize;
 }

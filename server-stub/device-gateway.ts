@@ -241,7 +241,8 @@ export class DeviceGateway {
     } else if (valid.type === 'button') this.#button(connection, connection.deviceId, valid);
     else if (valid.type === 'state') this.#state(connection.deviceId, valid);
     else if (valid.type === 'wake') this.#wake(connection, valid.at);
-    if (connection.open) connection.handled(valid.seq);
+    // A state report is telemetry: nothing waits for it, so it is not answered.
+    if (connection.open && valid.type !== 'state') connection.handled(valid.seq);
   }
 
   #hello(connection: Connection, hello: Static<typeof HelloFrame>): void {

@@ -163,12 +163,17 @@ export class BadgeLink {
     else ws.close(1000, 'badge went offline');
   }
 
-  /** Sends a frame; the stub's `handled` for it is awaited by the fleet's settle. */
+  /**
+   * Sends a frame; the stub's `handled` for it is awaited by the fleet's settle. A `state`
+   * report is telemetry: the stub does not answer it and nothing waits for it.
+   */
   send(frame: OutgoingBadgeFrame): boolean {
     if (!this.isOpen) return false;
     const seq = this.#seq++;
-    this.#pending.add(seq);
-    this.outstanding.add();
+    if (frame.type !== 'state') {
+      this.#pending.add(seq);
+      this.outstanding.add();
+    }
     sendCorked(this.#ws!, JSON.stringify({ ...frame, seq }));
     return true;
   }

@@ -225,6 +225,8 @@ describe('connections', () => {
     await fleet.waitUntilConnected();
     await serviceClient(stub).alert({ notification: 'x', groups: ['Nurses'] });
     await fleet.settled();
+    // State reports are telemetry, not waited for: they arrive a moment later.
+    await expect.poll(() => stub.app.gateway.liveState(ADA).state).toBe('playing');
     const devices = (await controlClient(stub).devices()).body;
     expect(devices.find((d: any) => d.device_id === ADA)).toMatchObject({
       online: true,
@@ -244,7 +246,7 @@ describe('connections', () => {
     await fleet.waitUntilConnected();
     fleet.badge(ADA).setBattery(37, 'discharging');
     fleet.badge(ADA).moveTo({ lat: 51.5, long: -0.12, accuracy: 5, address: 'Ward 3' });
-    await fleet.settled();
+    await expect.poll(() => stub.app.gateway.liveState(ADA).location?.address).toBe('Ward 3');
     expect(stub.app.gateway.liveState(ADA)).toMatchObject({
       online: true,
       state: 'idle',
