@@ -105,6 +105,22 @@ function tapTarget(context: BadgeContext, wanted?: string): string | undefined {
   return context.heard.findLast((taskId) => open.has(taskId));
 }
 
+/** Entry actions that tell the stub and the listeners which state the badge is in now. */
+function announce<S extends BadgeStateName>(state: S) {
+  return [
+    { type: 'reportState', params: { state } },
+    { type: 'emitState', params: { state } },
+  ] as const;
+}
+
+/** A state that plays the next clip for its duration, then routes on. */
+function clipState<S extends 'playing' | 'speaking' | 'broadcasting'>(state: S) {
+  return {
+    entry: ['takeClip', 'emitClipStarted', 'speakAloud', ...announce(state)],
+    after: { clipDuration: { target: 'route', actions: 'finishClip' } },
+  } as const;
+}
+
 export const badgeMachine = setup({
   types: {
     context: {} as BadgeContext,
@@ -296,10 +312,7 @@ export const badgeMachine = setup({
           ],
         },
         idle: {
-          entry: [
-            { type: 'reportState', params: { state: 'idle' } },
-            { type: 'emitState', params: { state: 'idle' } },
-          ],
+          entry: [...announce('idle')],
           on: {
             PLAY: { target: 'route', actions: 'enqueue' },
             BROADCAST: { target: 'route', actions: 'enqueue' },
@@ -307,10 +320,7 @@ export const badgeMachine = setup({
           },
         },
         'awaiting-ack': {
-          entry: [
-            { type: 'reportState', params: { state: 'awaiting-ack' } },
-            { type: 'emitState', params: { state: 'awaiting-ack' } },
-          ],
+          entry: [...announce('awaiting-ack')],
           on: {
             PLAY: { target: 'route', actions: 'enqueue' },
             BROADCAST: { target: 'route', actions: 'enqueue' },
@@ -318,36 +328,9 @@ export const badgeMachine = setup({
             STOP: { target: 'route', actions: 'forget' },
           },
         },
-        playing: {
-          entry: [
-            'takeClip',
-            'emitClipStarted',
-            'speakAloud',
-            { type: 'reportState', params: { state: 'playing' } },
-            { type: 'emitState', params: { state: 'playing' } },
-          ],
-          after: { clipDuration: { target: 'route', actions: 'finishClip' } },
-        },
-        speaking: {
-          entry: [
-            'takeClip',
-            'emitClipStarted',
-            'speakAloud',
-            { type: 'reportState', params: { state: 'speaking' } },
-            { type: 'emitState', params: { state: 'speaking' } },
-          ],
-          after: { clipDuration: { target: 'route', actions: 'finishClip' } },
-        },
-        broadcasting: {
-          entry: [
-            'takeClip',
-            'emitClipStarted',
-            'speakAloud',
-            { type: 'reportState', params: { state: 'broadcasting' } },
-            { type: 'emitState', params: { state: 'broadcasting' } },
-          ],
-          after: { clipDuration: { target: 'route', actions: 'finishClip' } },
-        },
+        playing: clipState('playing'),
+        speaking: clipState('speaking'),
+        broadcasting: clipState('broadcasting'),
       },
     },
   },
