@@ -28,8 +28,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -37,6 +35,7 @@ import { runInNewContext } from 'node:vm';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { environmentLines, loadavg, percentile, readNumber } from './bench-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -68,7 +67,11 @@ async function main(): Promise<void> {
 
   print('## bench:fleet');
   print();
-  print(environment());
+  print(environmentLines(['ws', 'xstate', 'fastify'], true));
+  print(
+    `- badges: ${BADGES.toLocaleString('en')} (BENCH_BADGES), all in this process; the stub in a child process`,
+  );
+  print(`- tree: ${treeState()}`);
   const loadBefore = loadavg();
 
   // ---- The stub, in a child process -------------------------------------------------------
@@ -577,13 +580,6 @@ async function getJson<T>(url: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Formatting
 
@@ -643,31 +639,6 @@ function progressEnd(): void {
   lineOpen = false;
 }
 
-function environment(): string {
-  const require = createRequire(import.meta.url);
-  const version = (name: string) => {
-    try {
-      return (require(`${name}/package.json`) as { version: string }).version;
-    } catch {
-      return '?';
-    }
-  };
-  const cpus = os.cpus();
-  return [
-    `- date: ${new Date().toISOString()}`,
-    `- node ${process.version}, ws ${version('ws')}, xstate ${version('xstate')}, fastify ${version('fastify')}`,
-    `- ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, ` +
-      `${mb(os.totalmem())} RAM`,
-    `- badges: ${BADGES.toLocaleString('en-US')} (BENCH_BADGES), all in this process; ` +
-      `the stub in a child process`,
-    `- tree: ${treeState()}`,
-  ].join('\n');
-}
-
-function loadavg(): string {
-  return os.loadavg()[0]!.toFixed(2);
-}
-
 /** The commit, and how many files differ from it (the bench measures the working tree). */
 function treeState(): string {
   try {
@@ -678,16 +649,6 @@ function treeState(): string {
   } catch {
     return 'not a git checkout';
   }
-}
-
-function readNumber(name: string, fallback: number, max: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || value > max) {
-    throw new Error(`${name} must be a number in (0, ${max}], got '${text}'`);
-  }
-  return value;
 }
 
 // ---------------------------------------------------------------------------------------------

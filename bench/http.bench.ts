@@ -25,13 +25,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { StubCore } from '../server-stub/stub-core.ts';
+import { environmentLines, loadavg, percentile, readNumber } from './bench-support.ts';
 import type { FillInfo, ServerKind } from './http-server.bench.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -173,7 +172,7 @@ async function main(): Promise<void> {
 
   print('## bench:http');
   print();
-  print(environment());
+  print(environmentLines(['fastify', 'autocannon']));
   print();
 
   const loadBefore = loadavg();
@@ -476,13 +475,6 @@ function median(values: number[]): number {
   return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
 }
 
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
-
 function table(rows: Row[]): string[] {
   const header = [
     'target',
@@ -571,37 +563,6 @@ async function alertWallTime(): Promise<string[]> {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function environment(): string {
-  const require = createRequire(import.meta.url);
-  const version = (name: string) => {
-    try {
-      return (require(`${name}/package.json`) as { version: string }).version;
-    } catch {
-      return '?';
-    }
-  };
-  const cpus = os.cpus();
-  return [
-    `- date: ${new Date().toISOString()}`,
-    `- node ${process.version}, fastify ${version('fastify')}, autocannon ${version('autocannon')}`,
-    `- ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}`,
-  ].join('\n');
-}
-
-function loadavg(): string {
-  return os.loadavg()[0]!.toFixed(2);
-}
-
-function readNumber(name: string, fallback: number, max: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || value > max) {
-    throw new Error(`${name} must be a number in (0, ${max}], got '${text}'`);
-  }
-  return value;
-}
 
 function describe(body: unknown): string {
   return Array.isArray(body) ? `an array of ${body.length}` : JSON.stringify(body);
