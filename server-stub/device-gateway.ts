@@ -356,8 +356,10 @@ export class DeviceGateway {
 
   /** Sends a frame the clock waits on until the badge has handled it. */
   #send(connection: Connection, frame: Outgoing): void {
-    this.#outstanding++;
-    connection.send(frame, true);
+    // Only a virtual clock waits for badges; in real or scaled time they do not answer.
+    const track = this.#core.clock.mode === 'virtual';
+    if (track) this.#outstanding++;
+    connection.send(frame, track);
   }
 
   #handled(connection: Connection, seq: number): void {

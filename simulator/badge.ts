@@ -210,46 +210,49 @@ export class Badge {
     });
   }
 
-  async #frame(frame: StubFrame): Promise<void> {
-    const tts = this.#options.tts;
+  /** Deals with a frame; synchronously when it can (the common case), else as a promise. */
+  #frame(frame: StubFrame): void | Promise<void> {
     // A command happened at the stub's `at`: a clock of our own catches up before acting on it.
-    if ('at' in frame) await this.#options.onStubTime?.(frame.at);
+    const caughtUp = 'at' in frame ? this.#options.onStubTime?.(frame.at) : undefined;
+    if (caughtUp) return caughtUp.then(() => this.#act(frame));
+    return this.#act(frame);
+  }
+
+  #act(frame: StubFrame): void | Promise<void> {
     switch (frame.type) {
       case 'welcome':
-        this.#user = frame.user;
-        await this.#options.onStubClock?.(frame);
-        this.actor.send({ type: 'CONNECTED', user: frame.user });
-        return;
       case 'clock':
-        await this.#options.onStubClock?.(frame);
-        return;
+        return this.#stubClock(frame);
       case 'play':
-        this.actor.send({
-          type: 'PLAY',
-          taskId: frame.task_id,
-          name: frame.name,
-          text: frame.text,
-          repeat: frame.repeat,
-          durationMs: await tts.duration(frame.text),
-        });
-        return;
+        return this.#withDuration(frame.text, (durationMs) =>
+          this.actor.send({
+            type: 'PLAY',
+            taskId: frame.task_id,
+            name: frame.name,
+            text: frame.text,
+            repeat: frame.repeat,
+            durationMs,
+          }),
+        );
       case 'broadcast':
-        this.actor.send({
-          type: 'BROADCAST',
-          taskId: frame.task_id,
-          text: frame.text,
-          durationMs: await tts.duration(frame.text),
-        });
-        return;
+        return this.#withDuration(frame.text, (durationMs) =>
+          this.actor.send({
+            type: 'BROADCAST',
+            taskId: frame.task_id,
+            text: frame.text,
+            durationMs,
+          }),
+        );
       case 'speak':
-        this.actor.send({
-          type: 'SPEAK',
-          taskId: frame.task_id,
-          text: frame.text,
-          cause: frame.cause,
-          durationMs: await tts.duration(frame.text),
-        });
-        return;
+        return this.#withDuration(frame.text, (durationMs) =>
+          this.actor.send({
+            type: 'SPEAK',
+            taskId: frame.task_id,
+            text: frame.text,
+            cause: frame.cause,
+            durationMs,
+          }),
+        );
       case 'stop':
         this.actor.send({ type: 'STOP', taskId: frame.task_id, cause: frame.cause });
         return;
@@ -257,6 +260,21 @@ export class Badge {
         this.errors.push({ code: frame.code, message: frame.message });
         return;
     }
+  }
+
+  /** Acts once the engine knows how long the text takes: at once for a synchronous engine. */
+  #withDuration(text: string, act: (durationMs: number) => void): void | Promise<void> {
+    const duration = this.#options.tts.duration(text);
+    if (typeof duration === 'number') act(duration);
+    else return duration.then(act);
+  }
+
+  /** The stub's clock: answer frames only while it is virtual; the fleet's clock follows it. */
+  async #stubClock(frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>): Promise<void> {
+    this.#link.answerFrames = frame.mode === 'virtual';
+    if (frame.type === 'welcome') this.#user = frame.user;
+    await this.#options.onStubClock?.(frame);
+    if (frame.type === 'welcome') this.actor.send({ type: 'CONNECTED', user: frame.user });
   }
 
   #closed(code: number): void {

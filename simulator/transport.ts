@@ -107,8 +107,13 @@ export class BadgeLink {
   #ws: WebSocket | undefined;
   #seq = 0;
   readonly #pending = new Set<number>();
-  /** Frames from the stub are dealt with one at a time, in order. */
-  #inbox: Promise<void> = Promise.resolve();
+  /** Frames from the stub are dealt with one at a time, in order; this is the one in hand. */
+  #inbox: Promise<void> | undefined;
+  /**
+   * Whether to answer the stub's frames with `handled`. Only a virtual clock waits for them;
+   * in real or scaled time the answer (a write each) would cost a fleet and help nobody.
+   */
+  answerFrames = true;
 
   constructor(
     readonly url: string,
@@ -201,14 +206,34 @@ export class BadgeLink {
       return;
     }
     const ws = this.#ws;
-    this.#inbox = this.#inbox
-      .then(() => this.handlers.frame(frame))
-      .catch((error) => this.handlers.invalid?.(text, String(error)))
-      .then(() => {
-        // Answer even errors: the stub's clock waits for every frame it sent.
-        if (ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
-          sendCorked(ws, `{"type":"handled","seq":${frame.seq}}`);
-        }
+    const answer = () => {
+      // Answer even errors: the stub's clock waits for every frame it sent.
+      if (this.answerFrames && ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
+        sendCorked(ws, `{"type":"handled","seq":${frame.seq}}`);
+      }
+    };
+    const handle = (): void | Promise<void> => {
+      try {
+        return this.handlers.frame(frame);
+      } catch (error) {
+        this.handlers.invalid?.(text, String(error));
+      }
+    };
+    const track = (work: Promise<void>) => {
+      const next = work.catch((error) => this.handlers.invalid?.(text, String(error))).then(answer);
+      this.#inbox = next;
+      void next.then(() => {
+        if (this.#inbox === next) this.#inbox = undefined;
       });
+    };
+    // Something is still being dealt with: this frame waits its turn.
+    if (this.#inbox) {
+      track(this.#inbox.then(handle));
+      return;
+    }
+    // The common case costs no promise: a frame the badge deals with at once.
+    const result = handle();
+    if (result) track(result);
+    else answer();
   }
 }
