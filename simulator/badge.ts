@@ -10,7 +10,16 @@ import {
   DEVICE_PROTOCOL_VERSION,
   type StubFrame,
 } from '../protocol/device-frames.schema.ts';
-import { type BadgeIo, type BadgeMachine, badgeMachine } from './badge.machine.ts';
+import {
+  type BadgeIo,
+  type BadgeMachine,
+  badgeMachine,
+  type StateReport,
+} from './badge.machine.ts';
+
+/** In real or scaled time, state reports go at most this often (real ms). */
+const TELEMETRY_COALESCE_MS = 250;
+
 import { type BadgeLink, type LinkHandlers, Outstanding } from './transport.ts';
 import type { TextToSpeech } from './tts/text-to-speech.ts';
 
@@ -74,6 +83,8 @@ export class Badge {
   #wantOnline = false;
   #reconnectTimer: number | undefined;
   #user: string | null = null;
+  #telemetry: StateReport | undefined;
+  #telemetryTimer: NodeJS.Timeout | undefined;
 
   constructor(options: BadgeOptions) {
     this.deviceId = options.deviceId;
@@ -91,7 +102,7 @@ export class Badge {
         if (frame.type === 'button') {
           this.#link.send({ type: 'button', taps: 'single', task_id: frame.task_id });
         } else {
-          this.#link.send(frame);
+          this.#report(frame);
         }
       },
       speakAloud: (text) => options.tts.speak?.(text),
@@ -191,6 +202,7 @@ export class Badge {
 
   /** Stops for good: closes the link, stops the actor. */
   dispose(): void {
+    clearTimeout(this.#telemetryTimer);
     this.#wantOnline = false;
     this.#options.clock.clearTimer(this.#reconnectTimer);
     this.#link.close();
@@ -208,6 +220,26 @@ export class Badge {
       ...(context.location ? { location: context.location } : {}),
       app_version: 'badge-sim',
     });
+  }
+
+  /**
+   * State reports are telemetry. On a virtual clock they go at once (tests read them); in real
+   * or scaled time they are coalesced, the latest at most every 250 ms, as devices batch
+   * telemetry: a fan-out to thousands of badges is not slowed by thousands of reports.
+   */
+  #report(frame: StateReport): void {
+    if (this.#link.answerFrames) {
+      this.#link.send(frame);
+      return;
+    }
+    this.#telemetry = frame;
+    // Real time, by design: coalescing is about the wire, not the simulated world.
+    this.#telemetryTimer ??= setTimeout(() => {
+      this.#telemetryTimer = undefined;
+      const latest = this.#telemetry;
+      this.#telemetry = undefined;
+      if (latest) this.#link.send(latest);
+    }, TELEMETRY_COALESCE_MS);
   }
 
   /** Deals with a frame; synchronously when it can (the common case), else as a promise. */
