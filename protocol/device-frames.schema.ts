@@ -171,6 +171,7 @@ export const SpeakFrame = Type.Object({
     Type.Literal('on_ack'),
     Type.Literal('on_quorum'),
     Type.Literal('on_timeout'),
+    Type.Literal('workflow'),
   ]),
 });
 

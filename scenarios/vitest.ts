@@ -87,6 +87,7 @@ interface EventMatchers<R = unknown> {
 }
 
 declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: a merged declaration must repeat vitest's own default.
   interface Assertion<T = any> extends EventMatchers<T> {}
   interface AsymmetricMatchersContaining extends EventMatchers {}
 }

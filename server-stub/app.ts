@@ -11,9 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { DeviceGateway } from './device-gateway.ts';
+import type { EnvironmentName } from './engine/tokens.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
+import { triggerApiRoutes } from './routes/trigger-api.routes.ts';
 import type { StubCore } from './stub-core.ts';
 
 declare module 'fastify' {
@@ -90,6 +92,14 @@ async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<
   });
 
   await app.register(serviceApiRoutes, { core });
+  for (const [environment, settings] of Object.entries(core.settings.environments)) {
+    await app.register(triggerApiRoutes, {
+      core,
+      gateway,
+      environment: environment as EnvironmentName,
+      prefix: settings.prefix,
+    });
+  }
   await app.register(controlRoutes, { core, gateway, prefix: CONTROL_PREFIX });
   app.get(`${CONTROL_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,4 +1,13 @@
 import type { CancelEvents } from './engine/alert-engine.ts';
+import type { EnvironmentName } from './engine/tokens.ts';
+
+/** What the command-line tool's environment listing shows of one environment. */
+export interface EnvironmentSettings {
+  /** Path prefix on the stub's port: `{api_host}` and `{auth_url}` are the stub URL plus it. */
+  prefix: string;
+  cliClientId: string;
+  sdkClientId: string;
+}
 
 /**
  * Choices a team can change to match what they observe of the original service. The defaults
@@ -15,6 +24,8 @@ export interface StubSettings {
   cancelEvents: CancelEvents;
   /** Largest request body accepted, in bytes; larger gets 413. */
   bodyLimit: number;
+  /** The environments of the token, trigger and device interface. */
+  environments: Record<EnvironmentName, EnvironmentSettings>;
 }
 
 export const DEFAULT_SETTINGS: StubSettings = {
@@ -23,4 +34,8 @@ export const DEFAULT_SETTINGS: StubSettings = {
   unknownFields: 'reject',
   cancelEvents: 'end-cancelled',
   bodyLimit: 1024 * 1024,
+  environments: {
+    pro: { prefix: '', cliClientId: 'badge-sim-pro-cli', sdkClientId: 'badge-sim-pro-sdk' },
+    qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'badge-sim-qa-sdk' },
+  },
 };

@@ -4,7 +4,21 @@ import { type ClockMode, VirtualClock } from '../protocol/clock.ts';
 import { IdSource } from '../protocol/ids.ts';
 import { AlertEngine } from './engine/alert-engine.ts';
 import { Directory } from './engine/directory.ts';
+import { TokenStore } from './engine/tokens.ts';
 import { DEFAULT_SETTINGS, type StubSettings } from './settings.ts';
+
+/** One invocation of an HTTP workflow, as the control API shows it. */
+export interface WorkflowInvocation {
+  invocation_id: string;
+  environment: 'pro' | 'qa';
+  workflow_id: string;
+  subscriber_id: string;
+  user_id: string;
+  action: string;
+  action_args?: unknown;
+  target_device_ids?: string[];
+  at: string;
+}
 
 export interface StubCoreOptions {
   fixtures: Fixtures;
@@ -26,6 +40,9 @@ export class StubCore {
   readonly clock: VirtualClock;
   readonly ids: IdSource;
   readonly engine: AlertEngine;
+  readonly tokens: TokenStore;
+  /** Workflow invocations, oldest first (control API). */
+  readonly invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
   readonly #clockListeners = new Set<() => void>();
@@ -46,6 +63,8 @@ export class StubCore {
       directory: new Directory(this.#fixtures, this.settings.brandWord),
       cancelEvents: this.settings.cancelEvents,
     });
+    this.tokens = new TokenStore(this.clock, this.ids);
+    this.#loadTokens();
   }
 
   get fixtures(): Fixtures {
@@ -90,6 +109,8 @@ export class StubCore {
   reset(): void {
     this.engine.reset();
     this.clock.reset();
+    this.#loadTokens();
+    this.invocations.length = 0;
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -100,8 +121,20 @@ export class StubCore {
     this.#indexDevices();
     this.engine.reset(new Directory(checked, this.settings.brandWord));
     this.clock.reset();
+    this.#loadTokens();
+    this.invocations.length = 0;
     for (const listener of this.#resetListeners) listener();
     return checked;
+  }
+
+  /** Refresh tokens come from the fixtures; issued access tokens do not survive a reset. */
+  #loadTokens(): void {
+    this.tokens.clear();
+    for (const account of this.#fixtures.accounts) {
+      for (const token of account.refresh_tokens ?? []) {
+        this.tokens.addRefreshToken(token.token, account.subscriber_id, token.environment ?? 'pro');
+      }
+    }
   }
 
   #indexDevices(): void {

@@ -30,7 +30,7 @@ export const DEFAULT_ALERT_NAME = 'alerts';
 export type CancelEvents = 'end-cancelled' | 'end-normal' | 'none';
 
 export type StopCause = 'acknowledged' | 'quorum' | 'timed_out' | 'cancelled';
-export type SpeechCause = 'on_ack' | 'on_quorum' | 'on_timeout';
+export type SpeechCause = 'on_ack' | 'on_quorum' | 'on_timeout' | 'workflow';
 
 /** What the engine asks a device to do. */
 export type DeviceCommand =
@@ -270,6 +270,11 @@ export class AlertEngine {
       this.#clock.clearTimer(td.timer);
       this.#play(task, td);
     }
+  }
+
+  /** An invoked workflow speaks on a device: once, no acknowledgement, no events. */
+  say(deviceId: string, text: string, taskId: string): void {
+    this.#deliver(deviceId, { type: 'speak', taskId, text, cause: 'workflow' });
   }
 
   /** GET events: oldest first from `oldest` (default 7 days back), at most 100. */

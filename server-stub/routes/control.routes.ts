@@ -198,6 +198,63 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
+  app.get(
+    '/workflows/invocations',
+    { schema: { tags, summary: 'Every HTTP workflow invoked, oldest first.' } },
+    async () => core.invocations,
+  );
+
+  app.post(
+    '/tokens/refresh',
+    {
+      schema: {
+        tags,
+        summary: 'Issue a refresh token for an account in an environment (pro by default).',
+        body: Type.Object(
+          {
+            subscriber_id: Type.String({ minLength: 1 }),
+            environment: Type.Optional(Type.Union([Type.Literal('pro'), Type.Literal('qa')])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ refresh_token: Type.String() }), ...errors },
+      },
+    },
+    async (request) => {
+      const { subscriber_id: subscriberId, environment } = request.body;
+      if (!core.directory.hasSubscriber(subscriberId)) {
+        throw new HttpError(
+          404,
+          'unknown_subscriber',
+          `no account ${subscriberId}`,
+          'subscriber_id',
+        );
+      }
+      return { refresh_token: core.tokens.issueRefreshToken(subscriberId, environment ?? 'pro') };
+    },
+  );
+
+  app.post(
+    '/tokens/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a refresh token (in the body: a secret does not go in a URL).',
+        body: Type.Object(
+          { refresh_token: Type.String({ minLength: 1 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ revoked: Type.Boolean() }), ...errors },
+      },
+    },
+    async (request) => {
+      if (!core.tokens.revokeRefreshToken(request.body.refresh_token)) {
+        throw new HttpError(404, 'unknown_refresh_token', 'no such refresh token', 'refresh_token');
+      }
+      return { revoked: true };
+    },
+  );
+
   app.post(
     '/settle',
     {

@@ -1,0 +1,118 @@
+/**
+ * Tokens of the trigger and device interface: refresh tokens (never expire; issued through
+ * fixtures or the control API, revocable) and the access and id tokens exchanged for them
+ * (2 hours on the stub's clock). Each belongs to one environment and one account. Pure: no
+ * HTTP here, time from the injected clock.
+ */
+import type { Clock } from '../../protocol/clock.ts';
+import type { IdSource } from '../../protocol/ids.ts';
+
+export type EnvironmentName = 'pro' | 'qa';
+export const ENVIRONMENTS: readonly EnvironmentName[] = ['pro', 'qa'];
+
+/** The spec's access-token lifetime. */
+export const ACCESS_TOKEN_LIFETIME_MS = 2 * 3600 * 1000;
+
+interface RefreshToken {
+  subscriberId: string;
+  environment: EnvironmentName;
+  revoked: boolean;
+}
+
+interface AccessToken {
+  subscriberId: string;
+  environment: EnvironmentName;
+  expiresAt: number;
+  kind: 'access' | 'id';
+}
+
+/** Why a token exchange or a bearer credential is refused; the HTTP layer maps these. */
+export type TokenRefusal =
+  | 'unknown_refresh_token'
+  | 'revoked_refresh_token'
+  | 'other_environment'
+  | 'missing'
+  | 'unknown'
+  | 'expired'
+  | 'id_token';
+
+export interface IssuedTokens {
+  access_token: string;
+  id_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+export class TokenStore {
+  readonly #refresh = new Map<string, RefreshToken>();
+  readonly #access = new Map<string, AccessToken>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
+  ) {}
+
+  /** Registers a refresh token (from fixtures or the control API). */
+  addRefreshToken(token: string, subscriberId: string, environment: EnvironmentName): void {
+    this.#refresh.set(token, { subscriberId, environment, revoked: false });
+  }
+
+  /** Makes a new refresh token for an account in an environment. */
+  issueRefreshToken(subscriberId: string, environment: EnvironmentName): string {
+    const token = `rt_${this.ids.taskId()}${this.ids.taskId()}`;
+    this.addRefreshToken(token, subscriberId, environment);
+    return token;
+  }
+
+  /** Revokes a refresh token; false if it is not known. */
+  revokeRefreshToken(token: string): boolean {
+    const known = this.#refresh.get(token);
+    if (!known) return false;
+    known.revoked = true;
+    return true;
+  }
+
+  /** POST oauth2/token with grant_type refresh_token. */
+  exchange(refreshToken: string, environment: EnvironmentName): IssuedTokens | TokenRefusal {
+    const known = this.#refresh.get(refreshToken);
+    if (!known) return 'unknown_refresh_token';
+    if (known.revoked) return 'revoked_refresh_token';
+    if (known.environment !== environment) return 'other_environment';
+    const expiresAt = this.clock.now() + ACCESS_TOKEN_LIFETIME_MS;
+    const access = `at_${this.ids.taskId()}${this.ids.taskId()}`;
+    const id = `eyJhbGciOiJub25lIn0.${this.ids.eventId()}.`;
+    this.#access.set(access, {
+      subscriberId: known.subscriberId,
+      environment,
+      expiresAt,
+      kind: 'access',
+    });
+    this.#access.set(id, { subscriberId: known.subscriberId, environment, expiresAt, kind: 'id' });
+    return {
+      access_token: access,
+      id_token: id,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+    };
+  }
+
+  /** The account a bearer credential grants in an environment, or why it does not. */
+  authorise(
+    bearer: string | undefined,
+    environment: EnvironmentName,
+  ): { subscriberId: string } | TokenRefusal {
+    if (!bearer) return 'missing';
+    const token = this.#access.get(bearer);
+    if (!token) return 'unknown';
+    if (token.kind === 'id') return 'id_token';
+    if (token.environment !== environment) return 'other_environment';
+    if (this.clock.now() >= token.expiresAt) return 'expired';
+    return { subscriberId: token.subscriberId };
+  }
+
+  /** Forgets issued access tokens and revocations; refresh tokens come again from fixtures. */
+  clear(): void {
+    this.#refresh.clear();
+    this.#access.clear();
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * The token, workflow-trigger and device-info interface of one environment, as the spec
+ * writes it: `{auth_url}/oauth2/token`, `{api_host}/ibot/workflow/{workflow_id}` and
+ * `{api_host}/service/api/v1/device/{device_id}`. The stub serves every environment on its
+ * own port, each under its prefix (pro at the root, qa under /qa by default).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formatTimestamp } from '../../protocol/clock.ts';
+import type { DeviceGateway } from '../device-gateway.ts';
+import type { EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
+import { HttpError } from '../http-errors.ts';
+import type { StubCore } from '../stub-core.ts';
+
+export interface TriggerApiOptions {
+  core: StubCore;
+  gateway: DeviceGateway;
+  environment: EnvironmentName;
+}
+
+/** OAuth 2.0 error answers (RFC 6749 §5.2), the shape token clients expect. */
+function oauthError(reply: FastifyReply, status: number, error: string, description: string) {
+  return reply.code(status).send({ error, error_description: description });
+}
+
+const BEARER_REFUSALS: Record<TokenRefusal, string> = {
+  missing: "send 'Authorization: Bearer <ACCESS_TOKEN>' (get one at oauth2/token)",
+  unknown: 'the access token is not known: get a new one at oauth2/token',
+  expired: 'the access token has expired (2 hours): get a new one at oauth2/token',
+  id_token: 'that is an id_token: send the access_token as the bearer credential',
+  other_environment: 'the token belongs to another environment',
+  unknown_refresh_token: 'unknown refresh token',
+  revoked_refresh_token: 'revoked refresh token',
+};
+
+export async function triggerApiRoutes(
+  app: FastifyInstance,
+  { core, gateway, environment }: TriggerApiOptions,
+) {
+  const clientIds = () => {
+    const env = core.settings.environments[environment];
+    return new Set([env.cliClientId, env.sdkClientId]);
+  };
+
+  // The token endpoint takes a form (as the spec says) and, as some SDKs send, JSON.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
+
+  app.post(
+    '/oauth2/token',
+    {
+      schema: {
+        tags: ['service'],
+        summary: `Exchange a refresh token for an access token (${environment}).`,
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const grantType = body.grant_type;
+      const clientId = body.client_id;
+      const refreshToken = body.refresh_token;
+      if (typeof grantType !== 'string' || grantType === '')
+        return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+      if (grantType !== 'refresh_token')
+        return oauthError(
+          reply,
+          400,
+          'unsupported_grant_type',
+          `grant_type '${grantType}' is not supported: use refresh_token`,
+        );
+      if (typeof clientId !== 'string' || clientId === '')
+        return oauthError(reply, 400, 'invalid_request', 'client_id is required');
+      if (typeof refreshToken !== 'string' || refreshToken === '')
+        return oauthError(reply, 400, 'invalid_request', 'refresh_token is required');
+      if (!clientIds().has(clientId))
+        return oauthError(
+          reply,
+          401,
+          'invalid_client',
+          `client_id is not a client of the ${environment} environment`,
+        );
+      const issued = core.tokens.exchange(refreshToken, environment);
+      if (typeof issued === 'string') {
+        return oauthError(
+          reply,
+          400,
+          'invalid_grant',
+          `the refresh token is not valid here (${BEARER_REFUSALS[issued]})`,
+        );
+      }
+      reply.header('cache-control', 'no-store');
+      return issued;
+    },
+  );
+
+  // The API host: behind a firewall that wants a User-Agent, then a bearer token.
+  await app.register(async (api) => {
+    api.addHook('onRequest', (request, _reply, done) => {
+      try {
+        firewall(request);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    });
+
+    const account = (request: FastifyRequest, subscriberId: unknown): string => {
+      const header = request.headers.authorization;
+      const bearer = header?.toLowerCase().startsWith('bearer ')
+        ? header.slice(7).trim()
+        : undefined;
+      const granted = core.tokens.authorise(header ? bearer : undefined, environment);
+      if (typeof granted === 'string') {
+        throw new HttpError(401, 'invalid_token', BEARER_REFUSALS[granted], 'authorization', {
+          'www-authenticate': `Bearer error="invalid_token"`,
+        });
+      }
+      if (typeof subscriberId !== 'string' || subscriberId === '') {
+        throw new HttpError(
+          400,
+          'invalid_field',
+          'subscriber_id is required in the query string',
+          'subscriber_id',
+        );
+      }
+      if (subscriberId !== granted.subscriberId) {
+        throw new HttpError(
+          403,
+          'forbidden',
+          `this access token does not grant subscriber ${subscriberId}`,
+          'subscriber_id',
+        );
+      }
+      return subscriberId;
+    };
+    const deviceOf = (subscriberId: string, deviceId: string, field: string) => {
+      const device = core.directory.device(deviceId);
+      if (!device || device.subscriberId !== subscriberId) {
+        throw new HttpError(
+          404,
+          'unknown_device',
+          `no device '${deviceId}' in account ${subscriberId}`,
+          field,
+        );
+      }
+      return device;
+    };
+
+    api.post(
+      '/ibot/workflow/:workflow_id',
+      { schema: { tags: ['service'], summary: `Invoke an HTTP workflow (${environment}).` } },
+      async (request) => {
+        const { workflow_id: workflowId } = request.params as { workflow_id: string };
+        const query = request.query as Record<string, unknown>;
+        const subscriberId = account(request, query.subscriber_id);
+        if (typeof query.user_id !== 'string' || query.user_id === '') {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            'user_id is required in the query string',
+            'user_id',
+          );
+        }
+        const body = request.body as Record<string, unknown> | undefined;
+        if (!body || typeof body !== 'object' || Array.isArray(body)) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            'the body must be a JSON object such as {"action":"invoke"}',
+            'body',
+          );
+        }
+        if (body.action !== 'invoke')
+          throw new HttpError(400, 'invalid_field', "action must be 'invoke'", 'action');
+        if (
+          body.action_args !== undefined &&
+          (typeof body.action_args !== 'object' ||
+            body.action_args === null ||
+            Array.isArray(body.action_args))
+        ) {
+          throw new HttpError(400, 'invalid_field', 'action_args must be an object', 'action_args');
+        }
+        const targets = body.target_device_ids;
+        if (
+          targets !== undefined &&
+          (!Array.isArray(targets) || targets.some((t) => typeof t !== 'string'))
+        ) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            'target_device_ids must be an array of device ids',
+            'target_device_ids',
+          );
+        }
+        const workflow = core.fixtures.accounts
+          .find((a) => a.subscriber_id === subscriberId)
+          ?.workflows?.find((w) => w.id === workflowId);
+        if (!workflow)
+          throw new HttpError(
+            404,
+            'unknown_workflow',
+            `no workflow '${workflowId}' installed in account ${subscriberId}`,
+            'workflow_id',
+          );
+        if (!workflow.id.startsWith('wf_http_')) {
+          throw new HttpError(
+            404,
+            'not_an_http_workflow',
+            `workflow '${workflowId}' is not an HTTP workflow (its id does not begin wf_http_)`,
+            'workflow_id',
+          );
+        }
+        if ((workflow.trigger_method ?? 'POST') !== 'POST') {
+          throw new HttpError(
+            405,
+            'wrong_trigger_method',
+            `workflow '${workflowId}' is triggered with ${workflow.trigger_method}, not POST`,
+            'workflow_id',
+          );
+        }
+        const user = deviceOf(subscriberId, query.user_id, 'user_id');
+        const targetDevices = ((targets as string[] | undefined) ?? []).map((id, i) =>
+          deviceOf(subscriberId, id, `target_device_ids[${i}]`),
+        );
+        const invocationId = `inv_${core.ids.taskId()}`;
+        core.invocations.push({
+          invocation_id: invocationId,
+          environment,
+          workflow_id: workflowId,
+          subscriber_id: subscriberId,
+          user_id: user.id,
+          action: 'invoke',
+          ...(body.action_args === undefined ? {} : { action_args: body.action_args }),
+          ...(targets === undefined ? {} : { target_device_ids: targets as string[] }),
+          at: formatTimestamp(core.clock.now()),
+        });
+        // The effect a badge can observe: the workflow's text, spoken on the user's badge and
+        // on every target, once each.
+        if (workflow.speak) {
+          for (const id of new Set([user.id, ...targetDevices.map((d) => d.id)]))
+            core.engine.say(id, workflow.speak, invocationId);
+        }
+        return { status: 'invoked', invocation_id: invocationId };
+      },
+    );
+
+    api.get(
+      `/${core.settings.brandWord}/api/v1/device/:device_id`,
+      { schema: { tags: ['service'], summary: `Device information (${environment}).` } },
+      async (request) => {
+        const { device_id: deviceId } = request.params as { device_id: string };
+        const subscriberId = account(
+          request,
+          (request.query as Record<string, unknown>).subscriber_id,
+        );
+        const device = deviceOf(subscriberId, deviceId, 'device_id');
+        const fixture = core.deviceFixture(device.id);
+        const live = gateway.liveState(device.id);
+        const location =
+          live.location ?? (fixture?.location ? { ...fixture.location, timestamp: null } : null);
+        return {
+          device_id: device.id,
+          device_name: fixture?.name ?? device.user,
+          device_label: device.user,
+          device_status: live.online ? 'online' : 'offline',
+          last_connect_timestamp:
+            live.lastConnect === null ? null : formatTimestamp(live.lastConnect),
+          device_details: {
+            location: location && {
+              lat: location.lat,
+              long: location.long,
+              address: location.address ?? null,
+              accuracy: location.accuracy ?? null,
+              timestamp:
+                typeof location.timestamp === 'number' ? formatTimestamp(location.timestamp) : null,
+            },
+            device_info: {
+              battery_level: live.batteryLevel ?? fixture?.battery_level ?? null,
+              battery_status: live.batteryStatus,
+              app_version: live.appVersion,
+              state: live.state,
+            },
+          },
+          groups: core.directory
+            .groups(subscriberId)
+            .filter((g) => g.members.includes(device.id))
+            .map((g) => ({ group_id: g.id, name: g.name })),
+        };
+      },
+    );
+  });
+}
+
+/** The firewall in front of the API host refuses a request without a User-Agent first. */
+function firewall(request: FastifyRequest): void {
+  const agent = request.headers['user-agent'];
+  if (typeof agent !== 'string' || agent.trim() === '') {
+    throw new HttpError(
+      403,
+      'firewall',
+      'requests to the API host need a User-Agent header (any value)',
+      'user-agent',
+    );
+  }
+}
