@@ -1,6 +1,12 @@
 /** badge-sim's public entry point: what a test suite imports. */
 
 export { ServiceClient, type ServiceClientOptions, ServiceError } from './client/service-client.ts';
+export {
+  type DeviceInfo,
+  TokenError,
+  TriggerClient,
+  type TriggerClientOptions,
+} from './client/trigger-client.ts';
 export type { Fixtures } from './fixtures/fixtures.schema.ts';
 export { generateFixtures } from './fixtures/generate-fixtures.ts';
 export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
