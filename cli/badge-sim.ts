@@ -3,7 +3,9 @@
  * registers itself here.
  */
 import { Command } from 'commander';
+import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
+import { envCommand } from './env.command.ts';
 import { runCommand } from './run.command.ts';
 import { stubCommand } from './stub.command.ts';
 
@@ -13,6 +15,8 @@ const program = new Command('badge-sim')
   .showHelpAfterError('(run with --help for usage)')
   .addCommand(stubCommand())
   .addCommand(devicesCommand())
-  .addCommand(runCommand());
+  .addCommand(runCommand())
+  .addCommand(envCommand())
+  .addCommand(analyticsCommand());
 
 await program.parseAsync(process.argv);

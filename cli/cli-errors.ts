@@ -44,6 +44,6 @@ export function durationOption(name: string) {
 
 /** Prints a one-line error that says what to do, and exits with status 2. */
 export function fail(message: string): never {
-  process.stderr.write(`badge-sim: ${message.replace(/^badge-sim: /, '')}\n`);
+  process.stderr.write(`badge-sim: ${message.replace(/^badge-sim( client)?: /, '')}\n`);
   process.exit(2);
 }

@@ -199,6 +199,17 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   );
 
   app.get(
+    '/environments',
+    {
+      schema: {
+        tags,
+        summary: 'The environments: path prefix and client ids of each (pro is the default).',
+      },
+    },
+    async () => core.settings.environments,
+  );
+
+  app.get(
     '/workflows/invocations',
     { schema: { tags, summary: 'Every HTTP workflow invoked, oldest first.' } },
     async () => core.invocations,

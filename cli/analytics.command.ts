@@ -1,0 +1,88 @@
+import { Command } from 'commander';
+import { ServiceClient, ServiceError } from '../client/service-client.ts';
+import { fail, integerOption } from './cli-errors.ts';
+import { table } from './env.command.ts';
+
+interface AnalyticsOptions {
+  baseUrl: string;
+  subscriberId: string;
+  apiKey?: string;
+  limit: number;
+  json?: boolean;
+}
+
+/**
+ * `badge-sim analytics`: the analytics listing of the original command-line tool: by default
+ * the 20 most recent events of the last 7 days, against a stub or any base URL with its key.
+ */
+export function analyticsCommand(): Command {
+  return new Command('analytics')
+    .description('List analytic events: by default the 20 most recent of the last 7 days.')
+    .option(
+      '--base-url <url>',
+      '{base_url} of the service (a stub, or the real one)',
+      'http://127.0.0.1:8080',
+    )
+    .requiredOption('-s, --subscriber-id <id>', 'the account (subscriber id)')
+    .option(
+      '--api-key <key>',
+      'API key; better in the environment as BADGE_SIM_API_KEY (not in your shell history)',
+    )
+    .option(
+      '-l, --limit <n>',
+      'how many of the most recent events',
+      integerOption('--limit', 1, 100_000),
+      20,
+    )
+    .option('--json', 'print the events as JSON, as the service returns them')
+    .addHelpText(
+      'after',
+      '\nExample:\n  BADGE_SIM_API_KEY=demo-api-key-riverside-0001 badge-sim analytics -s 100001 --limit 50\n',
+    )
+    .action(async (options: AnalyticsOptions) => {
+      const apiKey = options.apiKey ?? process.env.BADGE_SIM_API_KEY;
+      if (!apiKey) fail('give the API key with --api-key or in BADGE_SIM_API_KEY.');
+      const client = new ServiceClient({
+        baseUrl: options.baseUrl,
+        subscriberId: options.subscriberId,
+        apiKey,
+      });
+      let events: Awaited<ReturnType<ServiceClient['allEvents']>>;
+      try {
+        // The service's own default window (7 days on its clock), paged past 100; newest last.
+        events = await client.allEvents();
+      } catch (error) {
+        if (error instanceof ServiceError) fail(error.message);
+        fail(`cannot reach ${options.baseUrl} (${(error as Error).message}).`);
+      }
+      const recent = events.slice(-options.limit);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(recent, null, 2)}\n`);
+        return;
+      }
+      const header = [
+        'WORKFLOW ID',
+        'TYPE',
+        'CATEGORY',
+        'INSTANCE ID',
+        'TIMESTAMP',
+        'USER ID',
+        'CONTENT',
+      ];
+      const rows = recent.map((e) => [
+        e.task.name,
+        e.content.type,
+        e.category,
+        e.task.id,
+        e.timestamp,
+        e.content.device ?? '',
+        JSON.stringify({
+          ...(e.content.device ? { device: e.content.device } : {}),
+          task: e.task,
+          type: e.content.type,
+        }),
+      ]);
+      process.stdout.write(table(header, rows));
+      process.stderr.write(`${recent.length} of ${events.length} events of the last 7 days\n`);
+    });
+}

@@ -1,0 +1,56 @@
+import { Command } from 'commander';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import type { EnvironmentSettings } from '../server-stub/settings.ts';
+import { fail } from './cli-errors.ts';
+
+/** `badge-sim env`: the environment listing, as the original command-line tool prints it. */
+export function envCommand(): Command {
+  return new Command('env')
+    .description(
+      'List the environments of a stub: API host, auth host, client ids (pro is the default).',
+    )
+    .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
+    .option('--json', 'print JSON instead of a table')
+    .action(async (options: { stub: string; json?: boolean }) => {
+      const base = options.stub.replace(/\/+$/, '');
+      let environments: Record<string, EnvironmentSettings>;
+      try {
+        const response = await fetch(`${base}${CONTROL_PREFIX}/environments`);
+        if (!response.ok) fail(`${base} answered ${response.status}: is it a badge-sim stub?`);
+        environments = (await response.json()) as Record<string, EnvironmentSettings>;
+      } catch (error) {
+        fail(
+          `cannot reach the stub at ${base} (${(error as Error).message}): start one with 'badge-sim stub'.`,
+        );
+      }
+      const rows = Object.entries(environments).map(([name, env]) => ({
+        environment: name,
+        default: name === 'pro',
+        api_host: `${base}${env.prefix}`,
+        auth_host: `${base}${env.prefix}`,
+        cli_client_id: env.cliClientId,
+        sdk_client_id: env.sdkClientId,
+      }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      const header = ['ENVIRONMENT', 'API HOST', 'AUTH HOST', 'CLI CLIENT ID', 'SDK CLIENT ID'];
+      const cells = rows.map((r) => [
+        `${r.environment}${r.default ? ' (default)' : ''}`,
+        r.api_host,
+        r.auth_host,
+        r.cli_client_id,
+        r.sdk_client_id,
+      ]);
+      process.stdout.write(table(header, cells));
+    });
+}
+
+/** Columns padded to their widest cell, two spaces apart. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
