@@ -3,11 +3,12 @@
  * one reserved prefix `/_stub` (DESIGN.md decision 4).
  */
 import Type, { type Static } from 'typebox';
+import { ClockModeSchema } from './clock.schema.ts';
 
 export const CONTROL_PREFIX = '/_stub';
 
 export const ClockView = Type.Object({
-  mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+  mode: ClockModeSchema,
   scale: Type.Number(),
   now: Type.String({ description: 'ISO 8601 with microseconds.' }),
   now_ms: Type.Number(),
@@ -42,7 +43,7 @@ export const ClockAdvanced = Type.Object({ fired: Type.Integer(), clock: ClockVi
 
 export const ClockModeChange = Type.Object(
   {
-    mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+    mode: ClockModeSchema,
     scale: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'For scaled mode.' })),
   },
   { additionalProperties: false },

@@ -9,6 +9,7 @@
  * the virtual clock knows the wire is quiet before it fires the next timer.
  */
 import Type, { type Static } from 'typebox';
+import { ClockModeSchema } from './clock.schema.ts';
 
 /** The version of this protocol; a badge states it in `hello`. */
 export const DEVICE_PROTOCOL_VERSION = 1;
@@ -126,7 +127,7 @@ export const WelcomeFrame = Type.Object({
   device_id: Type.String(),
   user: Type.String(),
   now: Type.Number({ description: "The stub's clock, ms since the epoch." }),
-  mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+  mode: ClockModeSchema,
   scale: Type.Number(),
 });
 
@@ -180,7 +181,7 @@ export const ClockFrame = Type.Object({
   type: Type.Literal('clock'),
   seq: Seq,
   now: Type.Number(),
-  mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+  mode: ClockModeSchema,
   scale: Type.Number(),
 });
 
