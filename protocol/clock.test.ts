@@ -409,18 +409,31 @@ describe('parseDuration', () => {
     ['250', 250],
     ['1.5s', 1_500],
     [' 30 s ', 30_000],
+    ['2h3m', 7_380_000],
+    ['1m30s', 90_000],
+    ['1d2h3m4s5ms', 93_784_005],
+    ['5m 30s', 330_000],
     [42, 42],
     [0, 0],
   ] as const)('parses %j as %d ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['abc', '-5s', '', '5x', '1e3', 's'])('rejects %j', (text) => {
-    expect(parseDuration(text)).toBeUndefined();
-  });
+  it.each(['abc', '-5s', '', '5x', '1e3', 's', '3m2h', '1s1s', '5m5', '2h 3'])(
+    'rejects %j',
+    (text) => {
+      expect(parseDuration(text)).toBeUndefined();
+    },
+  );
 
   it.each([-5, Number.NaN, Number.POSITIVE_INFINITY])('rejects the number %s', (ms) => {
     expect(parseDuration(ms)).toBeUndefined();
+  });
+});
+
+describe('parseDuration and formatDuration', () => {
+  it.each([999, 1_000, 90_000, 7_380_000, 93_784_000])('read back what %d ms formats as', (ms) => {
+    expect(parseDuration(formatDuration(ms))).toBe(ms);
   });
 });
 

@@ -1,15 +1,24 @@
 /** Durations as people write them: `1500ms`, `30s`, `5m`, `2h`, `7d`, or a bare number of ms. */
 
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
+const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const;
+const NUMBER = String.raw`\d+(?:\.\d+)?`;
+/**
+ * One duration: a bare number of ms, or parts with units from largest to smallest, each at
+ * most once (`2h3m`, `1m30s`, as `formatDuration` writes them). Shared with the schemas.
+ */
+export const DURATION_SOURCE = String.raw`(?:${NUMBER}|(?=\d)(?:${NUMBER}\s*d\s*)?(?:${NUMBER}\s*h\s*)?(?:${NUMBER}\s*m(?!s)\s*)?(?:${NUMBER}\s*s\s*)?(?:${NUMBER}\s*ms)?)`;
+const DURATION = new RegExp(`^${DURATION_SOURCE}$`);
+const PART = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?/g;
 
 /** Parses a duration; returns undefined when the text is not one. */
 export function parseDuration(text: string | number): number | undefined {
   if (typeof text === 'number') return Number.isFinite(text) && text >= 0 ? text : undefined;
-  const match = DURATION.exec(text.trim());
-  if (!match) return undefined;
-  const unit = (match[2] ?? 'ms') as keyof typeof UNIT_MS;
-  return Number(match[1]) * UNIT_MS[unit];
+  const trimmed = text.trim();
+  if (!DURATION.test(trimmed)) return undefined;
+  let ms = 0;
+  for (const [, amount, unit] of trimmed.matchAll(PART))
+    ms += Number(amount) * UNIT_MS[(unit ?? 'ms') as keyof typeof UNIT_MS];
+  return ms;
 }
 
 /** Formats milliseconds the short way (`90s` → `1m30s`), for progress lines and reports. */

@@ -4,6 +4,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
+import { DURATION_SOURCE } from './duration.ts';
 
 export interface YamlSource {
   value: unknown;
@@ -58,8 +59,8 @@ export function describeError(error: ErrorObject, prefix = ''): { path: string; 
   let detail = error.message ?? 'is invalid';
   if (error.keyword === 'required') detail = 'is required';
   if (error.keyword === 'additionalProperties') detail = 'is not a field here';
-  if (error.keyword === 'pattern' && /\(ms\|s\|m\|h\|d\)/.test(String(error.params.pattern))) {
-    detail = 'must be a duration such as 30s, 5m, 2h or 1500ms';
+  if (error.keyword === 'pattern' && String(error.params.pattern).includes(DURATION_SOURCE)) {
+    detail = 'must be a duration such as 30s, 5m, 2h, 1m30s or 1500ms';
   }
   if (error.keyword === 'enum' || error.keyword === 'const') {
     const allowed = error.params.allowedValues ?? [error.params.allowedValue];
