@@ -199,6 +199,18 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   );
 
   app.get(
+    '/settings',
+    {
+      schema: {
+        tags,
+        summary:
+          'The settings this stub runs with: auth scheme, brand word, unknown fields, cancel events, body limit, environments.',
+      },
+    },
+    async () => core.settings,
+  );
+
+  app.get(
     '/environments',
     {
       schema: {

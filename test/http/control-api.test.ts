@@ -39,6 +39,24 @@ describe('health and reset', () => {
   });
 });
 
+describe('settings', () => {
+  test('GET /_stub/settings answers the settings the stub runs with, and no secret', async () => {
+    await using stub = await startStub({
+      settings: { authScheme: 'Token', brandWord: 'acme', cancelEvents: 'none' },
+    });
+    const res = await request(`${stub.controlUrl}/settings`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      authScheme: 'Token',
+      brandWord: 'acme',
+      unknownFields: 'reject',
+      cancelEvents: 'none',
+      environments: { pro: { prefix: '' }, qa: { prefix: '/qa', sdkClientId: 'badge-sim-qa-sdk' } },
+    });
+    expect(JSON.stringify(res.body)).not.toMatch(/demo-api-key|refresh-token/);
+  });
+});
+
 describe('fixtures', () => {
   const fixtures = {
     accounts: [
