@@ -360,3 +360,49 @@ function truncate(text: string | undefined, max = 200): string {
   if (text === undefined) return '(no body)';
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/** An invocation as the stub records it: the fields a scenario can expect. */
+export interface ActualInvocation {
+  workflow_id: string;
+  user_id: string;
+  environment: string;
+  at: string;
+}
+
+/** Exactly these invocations, in order; each lists only the fields it cares about. */
+export function checkInvocations(
+  expected: { workflow?: string; user?: string; environment?: string }[],
+  actual: ActualInvocation[],
+  userName: (deviceId: string) => string,
+): Failure | undefined {
+  const describe = (i: ActualInvocation) =>
+    `${i.workflow_id} user=${userName(i.user_id)} environment=${i.environment}`;
+  const describeExpected = (m: (typeof expected)[number]) =>
+    [
+      m.workflow ?? 'any workflow',
+      ...(m.user ? [`user=${userName(m.user)}`] : []),
+      ...(m.environment ? [`environment=${m.environment}`] : []),
+    ].join(' ');
+  const matches = (m: (typeof expected)[number], i: ActualInvocation) =>
+    (m.workflow === undefined || m.workflow === i.workflow_id) &&
+    (m.user === undefined || m.user === i.user_id) &&
+    (m.environment === undefined || m.environment === i.environment);
+  const length = Math.max(expected.length, actual.length);
+  for (let n = 0; n < length; n++) {
+    const m = expected[n];
+    const i = actual[n];
+    if (!m || !i || !matches(m, i)) {
+      return {
+        what: 'workflow invocations',
+        message:
+          expected.length !== actual.length
+            ? `${actual.length} invocations, expected ${expected.length}`
+            : `invocation ${n + 1} differs`,
+        expected: expected.map(describeExpected),
+        actual: actual.map(describe),
+        firstDifference: n,
+      };
+    }
+  }
+  return undefined;
+}

@@ -17,7 +17,10 @@ import { formatTimestamp } from '../protocol/clock.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
+import type { StubSettings } from '../server-stub/settings.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
+import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import {
   type Actual,
@@ -25,11 +28,13 @@ import {
   type ActualHeard,
   checkEvents,
   checkHeard,
+  checkInvocations,
   checkResponse,
   type Failure,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import type { Scenario, Step } from './scenario.schema.ts';
+import { TriggerSteps } from './trigger-steps.ts';
 
 export type RunMode = 'embedded' | 'external' | 'realtime';
 
@@ -56,6 +61,8 @@ export interface ScenarioReport {
     heard: Record<string, ActualHeard[]>;
     states: Record<string, string>;
     tasks: Record<string, string>;
+    invocations: WorkflowInvocation[];
+    token_requests: number;
   };
   /** The command that runs this scenario again. */
   rerun: string;
@@ -89,6 +96,13 @@ export async function runScenario(
       );
     return device;
   };
+
+  // Trigger steps may name another account's device, to see it refused.
+  const resolveAny = (ref: string, path: string) =>
+    devices.get(ref) ??
+    account.devices.find((d) => d.user === ref) ??
+    fixtures.accounts.flatMap((a) => a.devices).find((d) => d.id === ref || d.user === ref) ??
+    resolve(ref, path);
 
   // The stub.
   let stub: StubHandle | undefined;
@@ -136,18 +150,21 @@ export async function runScenario(
       await fleet.waitUntilConnected();
     }
 
+    const settings = (await control(stubUrl, 'GET', '/settings')) as StubSettings;
     const client = new ServiceClient({
       baseUrl: stubUrl,
       subscriberId: account.subscriber_id,
       apiKey: account.api_keys[0]!,
+      authScheme: settings.authScheme,
     });
+    const trigger = new TriggerSteps(stubUrl, account, source);
     const authHeader = (auth: string | undefined) =>
       auth === 'none'
         ? null
         : auth === 'wrong'
-          ? 'ServiceApiKey not-a-key-of-this-stub'
+          ? `${settings.authScheme} not-a-key-of-this-stub`
           : auth === 'other-account'
-            ? `ServiceApiKey ${other?.api_keys[0] ?? 'no-other-account'}`
+            ? `${settings.authScheme} ${other?.api_keys[0] ?? 'no-other-account'}`
             : undefined;
     const now = async () =>
       stub
@@ -166,6 +183,7 @@ export async function runScenario(
     };
 
     const taskIds = new Map<string, string>();
+    const invocationIds = new Map<string, string>();
     const failures: Failure[] = [];
     const expanded = scenario.timeline.flatMap((step, index) =>
       Array.from({ length: step.repeat?.times ?? 1 }, (_, n) => ({
@@ -231,10 +249,34 @@ export async function runScenario(
           auth,
         });
       }
-      if ('jump' in step) {
-        await advanceTo((await now()) + parseDuration(step.jump)!);
+      if ('jump' in step || 'expire_tokens' in step) {
+        const by = 'jump' in step ? parseDuration(step.jump)! : ACCESS_TOKEN_LIFETIME_MS;
+        await advanceTo((await now()) + by);
         return undefined;
       }
+      if ('workflow' in step) {
+        const { id, user, targets, action_args } = step.workflow;
+        const answer = await trigger.invokeWorkflow(
+          step.environment ?? 'pro',
+          step.auth ?? 'valid',
+          {
+            id,
+            userId: resolveAny(user, `${path}.workflow.user`).id,
+            targets: targets?.map((ref, i) => resolveAny(ref, `${path}.workflow.targets[${i}]`).id),
+            actionArgs: action_args,
+          },
+        );
+        const invocationId = (answer.body as { invocation_id?: string } | undefined)?.invocation_id;
+        if (step.as && invocationId) invocationIds.set(step.as, invocationId);
+        return answer;
+      }
+      if ('device_info' in step)
+        return trigger.deviceInfo(
+          step.environment ?? 'pro',
+          step.auth ?? 'valid',
+          resolveAny(step.device_info, `${path}.device_info`).id,
+          settings.brandWord,
+        );
       const ref = 'tap' in step ? step.tap : 'offline' in step ? step.offline : step.online;
       const device = resolve(ref, path);
       const badge = fleet?.badges.find((b) => b.deviceId === device.id);
@@ -248,13 +290,20 @@ export async function runScenario(
         throw new ScenarioError(
           `badge-sim: ${source}: ${path}: device '${ref}' runs no badge (see badges:)`,
         );
-      if ('offline' in step) badge.goOffline();
-      else badge.comeBack();
+      if ('offline' in step) {
+        badge.goOffline();
+        // The stub learns of a close only when it arrives: wait for that, so that what the
+        // next step reads of the device (device info, the control API) is already offline.
+        await waitUntil(
+          async () => !(await onlineDevices(stubUrl)).has(device.id),
+          `${path}: the stub still sees ${ref} online`,
+        );
+      } else badge.comeBack();
       return undefined;
     }
 
     // What happened.
-    const nameOf = new Map([...taskIds].map(([name, id]) => [id, name]));
+    const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
     const rawEvents = await client.allEvents(formatTimestamp(start));
     const events: ActualEvent[] = rawEvents.map((e) => ({
       type: e.content.type,
@@ -287,6 +336,9 @@ export async function runScenario(
     >();
     for (const [name, id] of taskIds)
       tasks.set(name, (await control(stubUrl, 'GET', `/tasks/${id}`)) as never);
+    const invocations = (
+      (await control(stubUrl, 'GET', '/workflows/invocations')) as WorkflowInvocation[]
+    ).filter((i) => i.subscriber_id === account.subscriber_id);
     const actual: Actual = { events, heard, states, tasks };
 
     // Against what was expected.
@@ -346,6 +398,26 @@ export async function runScenario(
       }
     }
 
+    if (expect.invocations) {
+      const failure = checkInvocations(
+        expect.invocations.map((m, i) => ({
+          ...m,
+          user: m.user && resolve(m.user, `expect.invocations[${i}].user`).id,
+        })),
+        invocations,
+        (id) => devices.get(id)?.user ?? id,
+      );
+      if (failure) failures.push(failure);
+    }
+    if (expect.token_requests !== undefined && trigger.tokenRequests !== expect.token_requests) {
+      failures.push({
+        what: 'token requests',
+        message: `the scenario went to oauth2/token ${trigger.tokenRequests} times, expected ${expect.token_requests}`,
+        expected: [String(expect.token_requests)],
+        actual: [String(trigger.tokenRequests)],
+      });
+    }
+
     return {
       name: scenario.name,
       source,
@@ -359,6 +431,8 @@ export async function runScenario(
         heard: Object.fromEntries(actual.heard),
         states: Object.fromEntries(actual.states),
         tasks: Object.fromEntries(taskIds),
+        invocations,
+        token_requests: trigger.tokenRequests,
       },
       rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${stubUrl}` : ''}`,
     };
@@ -402,4 +476,21 @@ async function control(
       `badge-sim: the stub at ${stubUrl} refused ${method} ${CONTROL_PREFIX}${path}: ${response.status} ${text}`,
     );
   return text ? JSON.parse(text) : undefined;
+}
+
+async function onlineDevices(stubUrl: string): Promise<Set<string>> {
+  const devices = (await control(stubUrl, 'GET', '/devices')) as {
+    device_id: string;
+    online: boolean;
+  }[];
+  return new Set(devices.filter((d) => d.online).map((d) => d.device_id));
+}
+
+/** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
+async function waitUntil(condition: () => Promise<boolean>, failure: string): Promise<void> {
+  const deadline = performance.now() + 2_000;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new ScenarioError(`badge-sim: ${failure}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

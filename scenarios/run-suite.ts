@@ -101,7 +101,14 @@ export async function runSuite(
         seed: scenario.scenario.seed ?? options.seed ?? 0,
         mode: options.mode ?? 'embedded',
         failures: [{ what: 'scenario', message: error.message, expected: [], actual: [] }],
-        actual: { events: [], heard: {}, states: {}, tasks: {} },
+        actual: {
+          events: [],
+          heard: {},
+          states: {},
+          tasks: {},
+          invocations: [],
+          token_requests: 0,
+        },
         rerun: `npx badge-sim run ${scenario.source}`,
       };
     }

@@ -56,6 +56,23 @@ const Auth = Type.Union(
   },
 );
 
+/** The credential of a workflow or device-info step. */
+const Bearer = Type.Union(
+  [
+    Type.Literal('valid'),
+    Type.Literal('none'),
+    Type.Literal('id_token'),
+    Type.Literal('other-environment'),
+  ],
+  {
+    description:
+      'valid (default): the client with its token handling (cache, refresh on 401, retry once); none: no Authorization; id_token: the id_token as bearer; other-environment: an access token of the other environment.',
+  },
+);
+const Environment = Type.Union([Type.Literal('pro'), Type.Literal('qa')], {
+  description: 'The environment whose hosts and client ids the step uses (default pro).',
+});
+
 const stepBase = {
   at: Duration('When, from the start of the scenario.'),
   as: Type.Optional(
@@ -130,6 +147,48 @@ export const Step = Type.Union([
         { additionalProperties: false, description: 'Any request to the service API.' },
       ),
       auth: Type.Optional(Auth),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      workflow: Type.Object(
+        {
+          id: Type.String({ minLength: 1, description: 'The workflow id, e.g. wf_http_page.' }),
+          user: DeviceRef,
+          targets: Type.Optional(
+            Type.Array(DeviceRef, { description: 'Sent as target_device_ids.' }),
+          ),
+          action_args: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'POST ibot/workflow/{id}?subscriber_id&user_id with {"action":"invoke"}; `as` names the invocation (heard `task:`).',
+        },
+      ),
+      environment: Type.Optional(Environment),
+      auth: Type.Optional(Bearer),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      device_info: DeviceRef,
+      environment: Type.Optional(Environment),
+      auth: Type.Optional(Bearer),
+    },
+    { additionalProperties: false, description: 'GET service/api/v1/device/{id}.' },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      expire_tokens: Type.Literal(true, {
+        description:
+          'Move the clock on by the access-token lifetime (2 hours, timers fire on the way): every access token issued so far expires.',
+      }),
     },
     { additionalProperties: false },
   ),
@@ -246,6 +305,29 @@ export const Expectations = Type.Object(
     ),
     states: Type.Optional(
       Type.Record(Type.String(), BadgeState, { description: 'Final state of each badge.' }),
+    ),
+    invocations: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            workflow: Type.Optional(Type.String()),
+            user: Type.Optional(Type.String({ description: 'A device id or its user’s name.' })),
+            environment: Type.Optional(Environment),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            'The workflow invocations the stub recorded during the scenario: exactly these, in order.',
+        },
+      ),
+    ),
+    token_requests: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'How many times the scenario’s clients went to oauth2/token (the first token and each refresh).',
+      }),
     ),
     tasks: Type.Optional(
       Type.Record(

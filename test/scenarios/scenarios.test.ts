@@ -49,12 +49,12 @@ describe('loading', () => {
     [
       'a step with no action',
       GOOD.replace('    alert: {', '    alrt: {'),
-      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, tap, offline, online, jump',
+      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, online, jump',
     ],
     [
       'a bad duration',
       GOOD.replace('at: 0s', 'at: soon'),
-      ':7: timeline[0].at must be a duration such as 30s, 5m, 2h or 1500ms',
+      ':7: timeline[0].at must be a duration such as 30s, 5m, 2h, 1m30s or 1500ms',
     ],
     [
       'an unknown field in a step',
@@ -227,6 +227,91 @@ describe('running', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(1_400);
   });
 
+  test('trigger steps: a token expiry makes the client refresh once, and wrong expectations of tokens and invocations fail readably', async () => {
+    const scenario = (tokenRequests: number, workflow: string) =>
+      defineScenario({
+        name: 'Trigger, expire, trigger',
+        proves: 'The client refreshes once after the access token expires.',
+        badges: { devices: ['Front Desk'] },
+        timeline: [
+          {
+            at: '0s',
+            workflow: { id: 'wf_http_page_security', user: 'Front Desk' },
+            expect: { status: 200 },
+          },
+          { at: '1m', expire_tokens: true },
+          {
+            at: '2h2m',
+            workflow: { id: 'wf_http_page_security', user: 'Front Desk' },
+            as: 'late',
+            expect: { status: 200, body: { status: 'invoked' } },
+          },
+          {
+            at: '2h3m',
+            device_info: 'Front Desk',
+            expect: { status: 200, body: { device_status: 'online' } },
+          },
+        ],
+        expect: {
+          token_requests: tokenRequests,
+          invocations: [{ workflow }, { workflow, user: 'Front Desk' }],
+          heard: {
+            'Front Desk': {
+              exactly: [
+                { kind: 'speech', cause: 'workflow', at: '0s' },
+                { kind: 'speech', cause: 'workflow', task: 'late', at: '2h2m' },
+              ],
+            },
+          },
+        },
+      });
+    const right = await runScenario(scenario(2, 'wf_http_page_security'));
+    expect(right.failures).toEqual([]);
+    expect(right.actual.token_requests).toBe(2);
+    expect(right.actual.invocations.map((i) => i.at)).toEqual([
+      '2026-01-01T00:00:00.000000Z',
+      '2026-01-01T02:02:00.000000Z',
+    ]);
+
+    const wrong = await runScenario(scenario(1, 'wf_http_dock_call'));
+    expect(wrong.failures.map((f) => f.what)).toEqual(['workflow invocations', 'token requests']);
+    expect(wrong.failures[0]).toMatchObject({
+      message: 'invocation 1 differs',
+      expected: ['wf_http_dock_call', 'wf_http_dock_call user=Front Desk'],
+      actual: [
+        'wf_http_page_security user=Front Desk environment=pro',
+        'wf_http_page_security user=Front Desk environment=pro',
+      ],
+      firstDifference: 0,
+    });
+    expect(wrong.failures[1]!.message).toBe(
+      'the scenario went to oauth2/token 2 times, expected 1',
+    );
+  });
+
+  test('a trigger step of an account without a refresh token says what to add', async () => {
+    const withoutTokens = defineScenario({
+      name: 'No refresh token',
+      proves: 'The runner names what is missing.',
+      fixtures: {
+        accounts: [
+          {
+            subscriber_id: '700001',
+            api_keys: ['key-of-700001'],
+            groups: [],
+            devices: [{ id: '700000000000001', user: 'Solo', key: 'badge-key-solo' }],
+          },
+        ],
+      },
+      badges: 'none',
+      timeline: [{ at: '0s', device_info: 'Solo' }],
+      expect: {},
+    });
+    await expect(runScenario(withoutTokens)).rejects.toThrow(
+      /account 700001 has no refresh token for pro: add one under refresh_tokens/,
+    );
+  });
+
   test('external mode drives a stub in another process through its control clock', async () => {
     await using stub = await startStubProcess(['--clock', 'virtual']);
     const report = await runScenario(loadScenarioFile(file('external.scenario.yaml', GOOD)), {
@@ -235,6 +320,12 @@ describe('running', () => {
     });
     expect(report.failures).toEqual([]);
     expect(report.rerun).toContain(`--stub ${stub.url}`);
+    const trigger = await runScenario(
+      loadScenarioFile('scenarios/catalogue/token-refreshed-after-two-hours.scenario.yaml'),
+      { mode: 'external', stubUrl: stub.url },
+    );
+    expect(trigger.failures).toEqual([]);
+    expect(trigger.actual.token_requests).toBe(2);
   });
 });
 
