@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
@@ -20,70 +20,95 @@ interface StubOptions {
   quiet?: boolean;
 }
 
+/** An option that the environment variable BADGE_SIM_<name> can also give (the flag wins). */
+function fromEnv(flags: string, description: string, name: string): Option {
+  return new Option(flags, description).env(`BADGE_SIM_${name}`);
+}
+
 export function stubCommand(): Command {
   return new Command('stub')
     .description(
       'Run the stub of the service: the notification interface, the alert engine and the control API.',
     )
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option(
-      '-p, --port <port>',
-      'port to listen on (0 picks a free one)',
-      integerOption('--port', 0, 65535),
-      8080,
+    .addOption(fromEnv('--host <address>', 'address to listen on', 'HOST').default('127.0.0.1'))
+    .addOption(
+      fromEnv('-p, --port <port>', 'port to listen on (0 picks a free one)', 'PORT')
+        .argParser(integerOption('--port', 0, 65535))
+        .default(8080),
     )
-    .option(
-      '-f, --fixtures <file>',
-      'fixtures file (YAML or JSON) with accounts, groups and devices',
+    .addOption(
+      fromEnv(
+        '-f, --fixtures <file>',
+        'fixtures file (YAML or JSON) with accounts, groups and devices',
+        'FIXTURES',
+      ),
     )
-    .option(
-      '--generate <devices>',
-      'generate fixtures with faker instead: one account with this many devices',
-      integerOption('--generate', 0, 100_000),
+    .addOption(
+      fromEnv(
+        '--generate <devices>',
+        'generate fixtures with faker instead: one account with this many devices',
+        'GENERATE',
+      ).argParser(integerOption('--generate', 0, 100_000)),
     )
-    .option(
-      '--seed <n>',
-      'seed of generated fixtures and of task and event ids',
-      integerOption('--seed'),
-      0,
+    .addOption(
+      fromEnv('--seed <n>', 'seed of generated fixtures and of task and event ids', 'SEED')
+        .argParser(integerOption('--seed'))
+        .default(0),
     )
-    .option(
-      '--clock <mode>',
-      'virtual (moves only through the control API), real, or scaled',
-      choiceOption('--clock', ['virtual', 'real', 'scaled'] as const),
-      'real',
+    .addOption(
+      fromEnv(
+        '--clock <mode>',
+        'virtual (moves only through the control API), real, or scaled',
+        'CLOCK',
+      )
+        .argParser(choiceOption('--clock', ['virtual', 'real', 'scaled'] as const))
+        .default('real'),
     )
-    .option(
-      '--scale <factor>',
-      'speed of scaled time, e.g. 60 for a minute a second',
-      positiveNumberOption('--scale'),
+    .addOption(
+      fromEnv(
+        '--scale <factor>',
+        'speed of scaled time, e.g. 60 for a minute a second',
+        'SCALE',
+      ).argParser(positiveNumberOption('--scale')),
     )
-    .option(
-      '--auth-scheme <word>',
-      'scheme word of the Authorization header',
-      DEFAULT_SETTINGS.authScheme,
+    .addOption(
+      fromEnv(
+        '--auth-scheme <word>',
+        'scheme word of the Authorization header',
+        'AUTH_SCHEME',
+      ).default(DEFAULT_SETTINGS.authScheme),
     )
-    .option(
-      '--brand-word <word>',
-      'brand word of group URNs and the device path',
-      DEFAULT_SETTINGS.brandWord,
+    .addOption(
+      fromEnv(
+        '--brand-word <word>',
+        'brand word of group URNs and the device path',
+        'BRAND_WORD',
+      ).default(DEFAULT_SETTINGS.brandWord),
     )
-    .option(
-      '--unknown-fields <policy>',
-      'fields the spec does not list: reject (400) or ignore',
-      choiceOption('--unknown-fields', ['reject', 'ignore'] as const),
-      DEFAULT_SETTINGS.unknownFields,
+    .addOption(
+      fromEnv(
+        '--unknown-fields <policy>',
+        'fields the spec does not list: reject (400) or ignore',
+        'UNKNOWN_FIELDS',
+      )
+        .argParser(choiceOption('--unknown-fields', ['reject', 'ignore'] as const))
+        .default(DEFAULT_SETTINGS.unknownFields),
     )
-    .option(
-      '--cancel-events <kind>',
-      'events of a DELETE: end-cancelled, end-normal or none',
-      choiceOption('--cancel-events', ['end-cancelled', 'end-normal', 'none'] as const),
-      DEFAULT_SETTINGS.cancelEvents,
+    .addOption(
+      fromEnv(
+        '--cancel-events <kind>',
+        'events of a DELETE: end-cancelled, end-normal or none',
+        'CANCEL_EVENTS',
+      )
+        .argParser(
+          choiceOption('--cancel-events', ['end-cancelled', 'end-normal', 'none'] as const),
+        )
+        .default(DEFAULT_SETTINGS.cancelEvents),
     )
-    .option('-q, --quiet', 'do not print a line per request')
+    .addOption(fromEnv('-q, --quiet', 'do not print a line per request', 'QUIET'))
     .addHelpText(
       'after',
-      '\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n',
+      '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n',
     )
     .action(runStub);
 }
