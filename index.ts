@@ -1,5 +1,6 @@
 /** badge-sim's public entry point: what a test suite imports. */
 
+export { StubControlClient } from './client/control-client.ts';
 export { ServiceClient, type ServiceClientOptions, ServiceError } from './client/service-client.ts';
 export {
   type DeviceInfo,

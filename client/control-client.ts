@@ -1,0 +1,131 @@
+/**
+ * A client of the stub's control API (`/_stub`): what a test suite uses to set a stub up,
+ * move its clock and look inside it. It works the same against an embedded stub, a
+ * `badge-sim stub` process and the container. A refused call throws ServiceError with the
+ * status and the body.
+ */
+import type { Static } from 'typebox';
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import {
+  type ClockAdvance,
+  type ClockAdvanced,
+  type ClockView,
+  CONTROL_PREFIX,
+  type DeviceView,
+  type GenerateRequest,
+  type Health,
+  type TapResult,
+  type TaskView,
+  type TranscriptEntryView,
+} from '../protocol/control-api.schema.ts';
+import type { StubSettings } from '../server-stub/settings.ts';
+import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
+import { ServiceError } from './service-client.ts';
+
+export class StubControlClient {
+  readonly #base: string;
+
+  /** `stubUrl`: the stub's base URL (`http://127.0.0.1:8080`), without `/_stub`. */
+  constructor(stubUrl: string) {
+    this.#base = `${stubUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}`;
+  }
+
+  health(): Promise<Static<typeof Health>> {
+    return this.#call('GET', '/health');
+  }
+
+  /** Back to the loaded fixtures: no tasks, events or transcripts; ids restart from the seed. */
+  reset(): Promise<Static<typeof Health>> {
+    return this.#call('POST', '/reset');
+  }
+
+  settings(): Promise<StubSettings> {
+    return this.#call('GET', '/settings');
+  }
+
+  fixtures(): Promise<Fixtures> {
+    return this.#call('GET', '/fixtures');
+  }
+
+  /** Replaces the fixtures (and resets); a refusal names the field. */
+  loadFixtures(fixtures: Fixtures): Promise<unknown> {
+    return this.#call('PUT', '/fixtures', fixtures);
+  }
+
+  generateFixtures(request: Static<typeof GenerateRequest>): Promise<Fixtures> {
+    return this.#call('POST', '/fixtures/generate', request);
+  }
+
+  clock(): Promise<ClockView> {
+    return this.#call('GET', '/clock');
+  }
+
+  setClock(mode: 'virtual' | 'real' | 'scaled', scale?: number): Promise<ClockView> {
+    return this.#call('PUT', '/clock', scale === undefined ? { mode } : { mode, scale });
+  }
+
+  /** Moves a virtual clock on (`'30s'`, `'2h'`, ms) or to an instant; due timers fire in order. */
+  advance(by: string | number | { to: string }): Promise<Static<typeof ClockAdvanced>> {
+    const body: ClockAdvance = typeof by === 'object' ? by : { by };
+    return this.#call('POST', '/clock/advance', body);
+  }
+
+  /** Waits until every frame sent to a badge has been handled. */
+  settle(): Promise<{ waited: boolean }> {
+    return this.#call('POST', '/settle');
+  }
+
+  devices(): Promise<Static<typeof DeviceView>[]> {
+    return this.#call('GET', '/devices');
+  }
+
+  transcript(deviceId: string): Promise<Static<typeof TranscriptEntryView>[]> {
+    return this.#call('GET', `/devices/${encodeURIComponent(deviceId)}/transcript`);
+  }
+
+  /** Presses a device's talk button, as if by hand. */
+  tap(deviceId: string): Promise<Static<typeof TapResult>> {
+    return this.#call('POST', `/devices/${encodeURIComponent(deviceId)}/tap`);
+  }
+
+  tasks(): Promise<Static<typeof TaskView>[]> {
+    return this.#call('GET', '/tasks');
+  }
+
+  task(taskId: string): Promise<Static<typeof TaskView>> {
+    return this.#call('GET', `/tasks/${encodeURIComponent(taskId)}`);
+  }
+
+  invocations(): Promise<WorkflowInvocation[]> {
+    return this.#call('GET', '/workflows/invocations');
+  }
+
+  /** A new refresh token for an account (it never expires; keep it out of logs). */
+  async issueRefreshToken(subscriberId: string, environment: 'pro' | 'qa' = 'pro') {
+    const answer = await this.#call<{ refresh_token: string }>('POST', '/tokens/refresh', {
+      subscriber_id: subscriberId,
+      environment,
+    });
+    return answer.refresh_token;
+  }
+
+  revokeRefreshToken(refreshToken: string): Promise<{ revoked: boolean }> {
+    return this.#call('POST', '/tokens/revoke', { refresh_token: refreshToken });
+  }
+
+  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.#base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let answer: unknown = text;
+    try {
+      answer = text ? JSON.parse(text) : undefined;
+    } catch {}
+    if (!response.ok)
+      throw new ServiceError(response.status, answer, `${method} ${CONTROL_PREFIX}${path}`);
+    return answer as T;
+  }
+}
