@@ -1,0 +1,39 @@
+# The stub of the service as a container: both interfaces, the device WebSocket and the
+# control API on one port (8080). Configure it with BADGE_SIM_* variables (every option of
+# `badge-sim stub --help`), mount fixtures and point BADGE_SIM_FIXTURES at them:
+#
+#   docker build -t badge-sim .
+#   docker run --rm -p 127.0.0.1:8080:8080 -v "$PWD/team.fixtures.yaml:/fixtures/team.yaml:ro" \
+#     -e BADGE_SIM_FIXTURES=/fixtures/team.yaml -e BADGE_SIM_CLOCK=virtual badge-sim
+#
+# Where no registry is reachable, build the base from local parts first
+# (container/build-local-base.sh) and pass --build-arg NODE_IMAGE=badge-sim/node-base:local.
+ARG NODE_IMAGE=node:20-bookworm-slim
+FROM ${NODE_IMAGE}
+
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier \
+    --loglevel=error \
+  && npm cache clean --force --loglevel=error
+COPY index.ts tsconfig.json ./
+COPY bin ./bin
+COPY cli ./cli
+COPY client ./client
+COPY fixtures ./fixtures
+COPY protocol ./protocol
+COPY scenarios ./scenarios
+COPY server-stub ./server-stub
+COPY simulator ./simulator
+
+# Listen on every interface of the container; the host decides what to publish.
+ENV BADGE_SIM_HOST=0.0.0.0 \
+    BADGE_SIM_PORT=8080
+EXPOSE 8080
+USER node
+HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.BADGE_SIM_PORT}/_stub/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node is PID 1 and stops the stub cleanly on SIGTERM (docker stop).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "bin/badge-sim.js", "stub"]
