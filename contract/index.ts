@@ -1,0 +1,10 @@
+/** `badge-sim/contract`: the contract suite and how it finds its target. */
+export { contractSuite } from './contract-suite.ts';
+export {
+  CONTRACT_VARIABLES,
+  ContractConfigError,
+  type ContractTarget,
+  contractTargetFromEnv,
+  contractTargetGiven,
+  defaultFixturesContractEnv,
+} from './contract-target.ts';
