@@ -1,0 +1,21 @@
+// One badge-sim container for the whole test run; tests read its URL with inject('badgeSimUrl').
+// In vitest.config.ts: test: { globalSetup: ['./global-setup.ts'] }
+import { BadgeSimContainer } from 'badge-sim/testcontainers';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    badgeSimUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const stub = await new BadgeSimContainer(process.env.BADGE_SIM_IMAGE ?? 'badge-sim:latest')
+    .withSeed(1)
+    .withQuietLog()
+    .start();
+  project.provide('badgeSimUrl', stub.url);
+  return async () => {
+    await stub.stop();
+  };
+}

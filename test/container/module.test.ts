@@ -1,0 +1,125 @@
+/**
+ * The testcontainers module and the image: fluent settings reach the stub, the handle's URLs
+ * and control client work, the log says ready and holds no secret, the health check turns
+ * healthy, SIGTERM stops it cleanly, and bad settings are refused before anything starts.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, inject, test } from 'vitest';
+import { BadgeSimContainer } from '../../container/badge-sim-container.ts';
+import { FixtureError } from '../../fixtures/load-fixtures.ts';
+
+const image = inject('badgeSimImage');
+const docker = (...args: string[]) => spawnSync('docker', args, { encoding: 'utf8' }).stdout.trim();
+
+const ONE_ACCOUNT = `accounts:
+  - subscriber_id: "900001"
+    name: Container Test Site
+    api_keys: [container-test-secret-key-0001]
+    groups:
+      - { id: "9001", name: Porters, members: ["390000000000001"] }
+    devices:
+      - { id: "390000000000001", user: Pat Porter, key: badge-key-9001 }
+`;
+
+async function readLogs(container: { logs(): Promise<NodeJS.ReadableStream> }, until: string) {
+  const stream = await container.logs();
+  let text = '';
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 10_000);
+    stream.on('data', (chunk) => {
+      text += chunk.toString();
+      if (text.includes(until)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  (stream as unknown as { destroy?: () => void }).destroy?.();
+  return text;
+}
+
+describe('BadgeSimContainer', () => {
+  test('fluent settings reach the stub; the handle gives URLs and a ready control client', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'badge-sim-container-')), 'site.yaml');
+    writeFileSync(file, ONE_ACCOUNT);
+    const started = performance.now();
+    await using stub = await new BadgeSimContainer(image)
+      .withFixtures(file)
+      .withSeed(7)
+      .withAuthScheme('Token')
+      .withBrandWord('acme')
+      .withCancelEvents('none')
+      .withClock('scaled', 60)
+      .start();
+    console.log(`container start to ready: ${Math.round(performance.now() - started)} ms`);
+
+    expect(stub.url).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(stub.devicesUrl).toBe(`${stub.url.replace('http', 'ws')}/_stub/devices/connect`);
+    expect(await stub.control.settings()).toMatchObject({
+      authScheme: 'Token',
+      brandWord: 'acme',
+      cancelEvents: 'none',
+    });
+    expect((await stub.control.health()).clock).toMatchObject({ mode: 'scaled', scale: 60 });
+    expect((await stub.control.fixtures()).accounts.map((a) => a.subscriber_id)).toEqual([
+      '900001',
+    ]);
+    const alert = await fetch(`${stub.serviceUrl('900001')}/alerts`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Token container-test-secret-key-0001',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        notification: 'Lift 2',
+        groups: ['urn:acme-resource:name:group:Porters'],
+      }),
+    });
+    expect(alert.status).toBe(200);
+    const { task_id } = (await alert.json()) as { task_id: string };
+    expect(task_id).toMatch(/^[A-Za-z0-9]{22}$/);
+    // The published port is on loopback only.
+    const binding = docker('port', stub.getId(), '8080/tcp');
+    expect(binding.split('\n').every((line) => line.startsWith('127.0.0.1:'))).toBe(true);
+  });
+
+  test('the log says ready and shows no API key; the health check turns healthy; SIGTERM stops it cleanly', async () => {
+    const stub = await new BadgeSimContainer(image).start();
+    const logs = await readLogs(stub, 'Press Ctrl+C');
+    expect(logs).toContain('badge-sim stub ready');
+    expect(logs).not.toContain('demo-api-key-riverside-0001');
+    let health = '';
+    for (let i = 0; i < 60 && health !== 'healthy'; i++) {
+      health = docker('inspect', '--format', '{{.State.Health.Status}}', stub.getId());
+      if (health !== 'healthy') await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(health).toBe('healthy');
+    const id = stub.getId();
+    await stub.stop({ remove: false, timeout: 10_000 });
+    try {
+      // 0, not 137: the stub stopped on SIGTERM before Docker had to kill it.
+      expect(docker('inspect', '--format', '{{.State.ExitCode}}', id)).toBe('0');
+      expect(spawnSync('docker', ['logs', id], { encoding: 'utf8' }).stdout).toContain(
+        'SIGTERM: stopping the stub',
+      );
+    } finally {
+      docker('rm', '-f', id);
+    }
+  });
+
+  test('bad settings are refused before a container starts, naming what to fix', () => {
+    expect(() => new BadgeSimContainer(image).withFixtures({ accounts: [] })).toThrow(FixtureError);
+    expect(() => new BadgeSimContainer(image).withSeed(1.5)).toThrow(
+      'withSeed: give a whole number from 0',
+    );
+    expect(() => new BadgeSimContainer(image).withClock('scaled')).toThrow(
+      "withClock('scaled', factor): give a positive factor, e.g. 60",
+    );
+    expect(() => new BadgeSimContainer(image).withFixtures('/no/such/fixtures.yaml')).toThrow(
+      /cannot read fixtures/,
+    );
+  });
+});
