@@ -33,6 +33,30 @@ describe('badge-sim stub', () => {
     expect(output()).not.toContain(RIVERSIDE.key);
   });
 
+  test('takes its options from BADGE_SIM_* variables (how the container is configured); a flag wins', async () => {
+    await using cli = await start(['stub', '--brand-word', 'flagword'], 'Press Ctrl+C to stop.', {
+      BADGE_SIM_PORT: '0',
+      BADGE_SIM_CLOCK: 'virtual',
+      BADGE_SIM_SEED: '9',
+      BADGE_SIM_AUTH_SCHEME: 'Token',
+      BADGE_SIM_BRAND_WORD: 'envword',
+      BADGE_SIM_QUIET: '1',
+    });
+    const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
+    expect(cli.output()).toContain('clock        virtual');
+    const settings = await request(`${url}/_stub/settings`);
+    expect(settings.body).toMatchObject({ authScheme: 'Token', brandWord: 'flagword' });
+    await request(`${url}/_stub/health`);
+    expect(cli.output()).not.toContain('GET /_stub/health');
+  });
+
+  test('a bad BADGE_SIM_* value is refused naming the variable', () => {
+    const result = runCli(['stub'], { BADGE_SIM_CLOCK: 'sometimes' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("from env 'BADGE_SIM_CLOCK' is invalid");
+    expect(result.stderr).toContain('--clock must be one of: virtual, real, scaled.');
+  });
+
   test('stops on SIGINT too', async () => {
     await using cli = await startCli(['--port', '0', '--quiet']);
     const { child } = cli;

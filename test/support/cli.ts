@@ -22,8 +22,15 @@ export interface RunningCli {
 }
 
 /** Starts a long-running command and waits until its output contains `ready`. */
-export async function startCli(args: string[], ready: string | RegExp): Promise<RunningCli> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startCli(
+  args: string[],
+  ready: string | RegExp,
+  env: Record<string, string> = {},
+): Promise<RunningCli> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let out = '';
@@ -69,6 +76,10 @@ export async function startStubProcess(args: string[] = []) {
 }
 
 /** Runs a command to its end. */
-export function runCli(args: string[]) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 20_000 });
+export function runCli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, ...env },
+  });
 }
