@@ -11,7 +11,8 @@ if (noDocker) console.warn(`badge-sim: container tests skipped: ${noDocker}`);
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 20_000,
+    // Generous: CLI tests start several processes, and CI machines are shared (two cores).
+    testTimeout: 60_000,
     projects: [
       {
         extends: true,

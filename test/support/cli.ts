@@ -54,7 +54,7 @@ export async function startCli(
           (typeof ready === 'string' ? out.includes(ready) : ready.test(out)) ||
           child.exitCode !== null,
         {
-          timeout: 20_000,
+          timeout: 45_000,
           interval: 50,
         },
       )
@@ -79,7 +79,7 @@ export async function startStubProcess(args: string[] = []) {
 export function runCli(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: 45_000,
     env: { ...process.env, ...env },
   });
 }
