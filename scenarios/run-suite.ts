@@ -10,7 +10,8 @@ import type { Reporter, RunSummary } from './reporters/index.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
 
 /** The built-in catalogue. */
-export const CATALOGUE_DIR = fileURLToPath(new URL('./catalogue', import.meta.url));
+// From the package root, so the bundled CLI (dist/) finds it too.
+export const CATALOGUE_DIR = fileURLToPath(new URL('../scenarios/catalogue', import.meta.url));
 
 /**
  * Scenario files from paths: a file, a directory (every `*.scenario.yaml` below it), or a
