@@ -6,7 +6,11 @@ const CONTAINER_TESTS = ['test/container/**/*.test.ts', 'examples/vitest-contain
 // The container tests run where a Docker engine answers, and always under CI=true (where a
 // missing engine must fail the run, not skip it).
 const noDocker = process.env.CI === 'true' ? undefined : dockerUnavailable();
-if (noDocker) console.warn(`badge-sim: container tests skipped: ${noDocker}`);
+// (vitest reads this file more than once: say it once.)
+if (noDocker && !process.env.BADGE_SIM_SAID_NO_DOCKER) {
+  console.warn(`badge-sim: container tests skipped: ${noDocker}`);
+  process.env.BADGE_SIM_SAID_NO_DOCKER = '1';
+}
 
 export default defineConfig({
   test: {

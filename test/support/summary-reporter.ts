@@ -8,6 +8,7 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<unknown>,
+    reason: 'passed' | 'failed' | 'interrupted',
   ): void {
     let passed = 0;
     let failed = unhandledErrors.length;
@@ -21,6 +22,8 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
+    // A run that failed outside any test (a global setup that threw) still counts as a failure.
+    if (reason !== 'passed' && failed === 0) failed = 1;
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
