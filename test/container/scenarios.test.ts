@@ -2,7 +2,7 @@
  * The scenario catalogue in external mode against the container: badges in this process
  * connect to it over WebSocket and the runner moves its clock through the control API.
  */
-import { describe, expect, inject, test } from 'vitest';
+import { afterAll, describe, expect, inject, test } from 'vitest';
 import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
 import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
@@ -11,11 +11,20 @@ import { findScenarioFiles } from '../../scenarios/run-suite.ts';
 const files = findScenarioFiles(['scenarios/catalogue']);
 
 describe('the scenario catalogue against the container (external mode)', () => {
+  const passed: string[] = [];
+  // The CI log lists what passed against the container (vitest shows only slow tests by name).
+  afterAll(() => {
+    console.log(
+      `${passed.length} of ${files.length} scenarios passed against the container:\n${passed.map((name) => `  ✓ ${name}`).join('\n')}`,
+    );
+  });
+
   test.each(files)('%s', async (file) => {
     const report = await runScenario(loadScenarioFile(file), {
       mode: 'external',
       stubUrl: inject('badgeSimUrl'),
     });
+    if (report.passed) passed.push(report.name);
     // The console report lays expected and actual side by side when it fails.
     expect(report.passed, formatReport(report)).toBe(true);
   });
