@@ -20,7 +20,7 @@ import {
 } from '../protocol/control-api.schema.ts';
 import type { StubSettings } from '../server-stub/settings.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
-import { ServiceError } from './service-client.ts';
+import { readBody, ServiceError } from './service-client.ts';
 
 export class StubControlClient {
   readonly #base: string;
@@ -119,11 +119,7 @@ export class StubControlClient {
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
-    let answer: unknown = text;
-    try {
-      answer = text ? JSON.parse(text) : undefined;
-    } catch {}
+    const answer = await readBody(response);
     if (!response.ok)
       throw new ServiceError(response.status, answer, `${method} ${CONTROL_PREFIX}${path}`);
     return answer as T;

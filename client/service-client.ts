@@ -119,13 +119,7 @@ export class ServiceClient {
     if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     const response = await fetch(`${this.apiBase}/${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Not JSON: keep the text.
-    }
+    const parsed = await readBody(response);
     return { status: response.status, headers: response.headers, body: parsed as T };
   }
 
@@ -143,4 +137,14 @@ function eventsQuery(query: { oldest?: string | Date; limit?: number }): string 
   if (query.limit !== undefined) params.set('limit', String(query.limit));
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/** A response body as JSON when it is JSON, else its text (undefined when empty). */
+export async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
 }

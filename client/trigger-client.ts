@@ -4,7 +4,7 @@
  * when a call answers 401, retries that call once, and never loops. Every request carries a
  * User-Agent (the firewall wants one). Tokens never appear in its error messages.
  */
-import { ServiceError } from './service-client.ts';
+import { readBody, ServiceError } from './service-client.ts';
 
 export interface TriggerClientOptions {
   /** `{api_host}`: the stub URL for pro, the stub URL + `/qa` for qa. */
@@ -158,14 +158,5 @@ export class TriggerClient {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  }
-}
-
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return text;
   }
 }

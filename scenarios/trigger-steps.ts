@@ -4,7 +4,7 @@
  * integration uses (cache, refresh on 401, retry once); the other credentials are sent as
  * raw requests. Every request to oauth2/token is counted for `expect.token_requests`.
  */
-import { ServiceError } from '../client/service-client.ts';
+import { readBody, ServiceError } from '../client/service-client.ts';
 import { TokenError, TriggerClient } from '../client/trigger-client.ts';
 import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
@@ -201,11 +201,6 @@ export class TriggerSteps {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {}
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: await readBody(response) };
   }
 }
