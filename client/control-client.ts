@@ -113,6 +113,11 @@ export class StubControlClient {
     return this.#call('POST', '/tokens/revoke', { refresh_token: refreshToken });
   }
 
+  /** The error a refused call throws (a subclass can throw its own kind). */
+  protected refusal(status: number, body: unknown, what: string): Error {
+    return new ServiceError(status, body, what);
+  }
+
   async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.#base}${path}`, {
       method,
@@ -121,7 +126,7 @@ export class StubControlClient {
     });
     const answer = await readBody(response);
     if (!response.ok)
-      throw new ServiceError(response.status, answer, `${method} ${CONTROL_PREFIX}${path}`);
+      throw this.refusal(response.status, answer, `${method} ${CONTROL_PREFIX}${path}`);
     return answer as T;
   }
 }

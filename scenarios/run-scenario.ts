@@ -9,16 +9,15 @@
  * Every mode talks to the stub over real HTTP and WebSocket; only the clock differs.
  */
 
+import { StubControlClient } from '../client/control-client.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
-import type { StubSettings } from '../server-stub/settings.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
@@ -107,22 +106,23 @@ export async function runScenario(
   // The stub.
   let stub: StubHandle | undefined;
   let stubUrl: string;
+  let control: StubControlClient;
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
     stubUrl = options.stubUrl.replace(/\/+$/, '');
-    await control(stubUrl, 'PUT', '/clock', { mode: 'virtual' });
-    await control(stubUrl, 'PUT', '/fixtures', fixtures);
+    control = new ScenarioStubControl(stubUrl);
+    await control.setClock('virtual');
+    await control.loadFixtures(fixtures);
   } else {
     stub = await startStub({ fixtures, seed, clock: mode === 'realtime' ? 'real' : 'virtual' });
     stubUrl = stub.url;
+    control = new ScenarioStubControl(stubUrl);
   }
 
   let fleet: FleetHandle | undefined;
   try {
-    const start = stub
-      ? stub.core.clock.now()
-      : ((await control(stubUrl, 'GET', '/clock')) as { now_ms: number }).now_ms;
+    const start = stub ? stub.core.clock.now() : (await control.clock()).now_ms;
     // The badges: a group, a list, or every device of the account.
     const selection = scenario.badges;
     const badgeIds =
@@ -150,7 +150,7 @@ export async function runScenario(
       await fleet.waitUntilConnected();
     }
 
-    const settings = (await control(stubUrl, 'GET', '/settings')) as StubSettings;
+    const settings = await control.settings();
     const client = new ServiceClient({
       baseUrl: stubUrl,
       subscriberId: account.subscriber_id,
@@ -166,17 +166,14 @@ export async function runScenario(
           : auth === 'other-account'
             ? `${settings.authScheme} ${other?.api_keys[0] ?? 'no-other-account'}`
             : undefined;
-    const now = async () =>
-      stub
-        ? stub.core.clock.now()
-        : ((await control(stubUrl, 'GET', '/clock')) as { now_ms: number }).now_ms;
+    const now = async () => (stub ? stub.core.clock.now() : (await control.clock()).now_ms);
     const advanceTo = async (time: number) => {
       const by = time - (await now());
       if (by <= 0) return;
       if (mode === 'realtime') await new Promise((resolve) => setTimeout(resolve, by));
       else if (fleet) await fleet.advanceBy(by);
       else if (stub) await stub.core.clock.advanceBy(by);
-      else await control(stubUrl, 'POST', '/clock/advance', { by });
+      else await control.advance(by);
     };
     const settle = async () => {
       if (fleet) await fleet.settled();
@@ -283,7 +280,7 @@ export async function runScenario(
       if ('tap' in step) {
         // A device without a badge taps through the control API, like pressing it by hand.
         if (badge) badge.tap();
-        else await control(stubUrl, 'POST', `/devices/${device.id}/tap`);
+        else await control.tap(device.id);
         return undefined;
       }
       if (!badge)
@@ -295,7 +292,7 @@ export async function runScenario(
         // The stub learns of a close only when it arrives: wait for that, so that what the
         // next step reads of the device (device info, the control API) is already offline.
         await waitUntil(
-          async () => !(await onlineDevices(stubUrl)).has(device.id),
+          async () => !(await onlineDevices(control)).has(device.id),
           `${path}: the stub still sees ${ref} online`,
         );
       } else badge.comeBack();
@@ -334,11 +331,10 @@ export async function runScenario(
       string,
       { state: string; outcome: string | null; acknowledgements: number }
     >();
-    for (const [name, id] of taskIds)
-      tasks.set(name, (await control(stubUrl, 'GET', `/tasks/${id}`)) as never);
-    const invocations = (
-      (await control(stubUrl, 'GET', '/workflows/invocations')) as WorkflowInvocation[]
-    ).filter((i) => i.subscriber_id === account.subscriber_id);
+    for (const [name, id] of taskIds) tasks.set(name, await control.task(id));
+    const invocations = (await control.invocations()).filter(
+      (i) => i.subscriber_id === account.subscriber_id,
+    );
     const actual: Actual = { events, heard, states, tasks };
 
     // Against what was expected.
@@ -459,30 +455,21 @@ function missingGroup(source: string, group: string): never {
   throw new ScenarioError(`badge-sim: ${source}: badges.group: no group '${group}' in the account`);
 }
 
-async function control(
-  stubUrl: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<unknown> {
-  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok)
-    throw new ScenarioError(
-      `badge-sim: the stub at ${stubUrl} refused ${method} ${CONTROL_PREFIX}${path}: ${response.status} ${text}`,
+/** The stub's control API; a refusal is a ScenarioError, reported with the scenario. */
+class ScenarioStubControl extends StubControlClient {
+  constructor(private readonly stubUrl: string) {
+    super(stubUrl);
+  }
+
+  protected override refusal(status: number, body: unknown, what: string): Error {
+    return new ScenarioError(
+      `badge-sim: the stub at ${this.stubUrl} refused ${what}: ${status} ${JSON.stringify(body)}`,
     );
-  return text ? JSON.parse(text) : undefined;
+  }
 }
 
-async function onlineDevices(stubUrl: string): Promise<Set<string>> {
-  const devices = (await control(stubUrl, 'GET', '/devices')) as {
-    device_id: string;
-    online: boolean;
-  }[];
+async function onlineDevices(control: StubControlClient): Promise<Set<string>> {
+  const devices = await control.devices();
   return new Set(devices.filter((d) => d.online).map((d) => d.device_id));
 }
 
