@@ -157,7 +157,7 @@ export async function runScenario(
       apiKey: account.api_keys[0]!,
       authScheme: settings.authScheme,
     });
-    const trigger = new TriggerSteps(stubUrl, account, source);
+    const trigger = new TriggerSteps(stubUrl, account, source, settings.environments);
     const authHeader = (auth: string | undefined) =>
       auth === 'none'
         ? null

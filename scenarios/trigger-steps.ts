@@ -7,7 +7,6 @@
 import { readBody, ServiceError } from '../client/service-client.ts';
 import { TokenError, TriggerClient } from '../client/trigger-client.ts';
 import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { ScenarioError } from './load-scenario.ts';
 
 type EnvironmentName = 'pro' | 'qa';
@@ -29,12 +28,13 @@ export class TriggerSteps {
   #tokenRequests = 0;
   #lastApiStatus = 0;
   readonly #clients = new Map<EnvironmentName, TriggerClient>();
-  #environments: Record<EnvironmentName, EnvironmentSettings> | undefined;
 
   constructor(
     private readonly stubUrl: string,
     private readonly account: FixtureAccount,
     private readonly source: string,
+    /** The stub's environments (GET /_stub/settings): prefixes and client ids. */
+    private readonly environments: Record<EnvironmentName, EnvironmentSettings>,
   ) {}
 
   /** Requests to oauth2/token so far: the first token of each environment and each refresh. */
@@ -95,16 +95,8 @@ export class TriggerSteps {
     );
   }
 
-  async #settings(environment: EnvironmentName): Promise<EnvironmentSettings> {
-    if (!this.#environments) {
-      const response = await fetch(`${this.stubUrl}${CONTROL_PREFIX}/environments`);
-      if (!response.ok)
-        throw new ScenarioError(
-          `badge-sim: the stub at ${this.stubUrl} did not list its environments (${response.status})`,
-        );
-      this.#environments = (await response.json()) as Record<EnvironmentName, EnvironmentSettings>;
-    }
-    return this.#environments[environment];
+  #settings(environment: EnvironmentName): EnvironmentSettings {
+    return this.environments[environment];
   }
 
   #refreshToken(environment: EnvironmentName): string {
@@ -142,7 +134,7 @@ export class TriggerSteps {
   async #client(environment: EnvironmentName): Promise<TriggerClient> {
     let client = this.#clients.get(environment);
     if (!client) {
-      const settings = await this.#settings(environment);
+      const settings = this.#settings(environment);
       const host = `${this.stubUrl}${settings.prefix}`;
       client = new TriggerClient({
         apiHost: host,
@@ -160,7 +152,7 @@ export class TriggerSteps {
 
   /** Fresh tokens of an environment straight from oauth2/token (for id_token and other-environment). */
   async #tokens(environment: EnvironmentName): Promise<{ access_token: string; id_token: string }> {
-    const settings = await this.#settings(environment);
+    const settings = this.#settings(environment);
     const response = await this.#countingFetch(`${this.stubUrl}${settings.prefix}/oauth2/token`, {
       method: 'POST',
       headers: {
@@ -195,7 +187,7 @@ export class TriggerSteps {
       headers.authorization = `Bearer ${(await this.#tokens(other)).access_token}`;
     }
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const settings = await this.#settings(environment);
+    const settings = this.#settings(environment);
     const response = await fetch(`${this.stubUrl}${settings.prefix}${path}`, {
       method,
       headers,
