@@ -7,15 +7,11 @@
 import { readBody, ServiceError } from '../client/service-client.ts';
 import { TokenError, TriggerClient } from '../client/trigger-client.ts';
 import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
+import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
+import type { EnvironmentSettings } from '../server-stub/settings.ts';
 import { ScenarioError } from './load-scenario.ts';
 
-type EnvironmentName = 'pro' | 'qa';
 type Bearer = 'valid' | 'none' | 'id_token' | 'other-environment';
-
-interface EnvironmentSettings {
-  prefix: string;
-  sdkClientId: string;
-}
 
 export interface StepAnswer {
   status: number;
