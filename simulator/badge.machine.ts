@@ -1,9 +1,11 @@
 /**
  * One virtual badge as an xstate machine. Pure: it imports no ws and reads no clock. What it
  * does to the world goes through the named actions (`openConnection`, `closeConnection`,
- * `sendFrame`, `speakAloud`) onto the `io` of its input, and the only delay, `clipDuration`,
- * comes from the text-to-speech engine through the events. Tests give it a fake `io` and a
- * virtual clock.
+ * `reportState`, `sendButton`, `speakAloud`, `startClipTimer`, `stopClipTimer`) onto the `io`
+ * of its input. Its only delay, a clip's duration, comes from the text-to-speech engine
+ * through the events, and runs on the io's timer (the badge's clock): not on xstate's delayed
+ * events, whose scheduler costs more than the rest of a play at 10,000 badges. Tests give it a
+ * fake `io` on a virtual clock.
  *
  *   offline ──CONNECT──▶ connecting ──CONNECTED──▶ online
  *      ▲                     │                       │
@@ -42,6 +44,13 @@ export interface BadgeIo {
   send(frame: { type: 'button'; task_id?: string } | StateReport): void;
   /** Says a text aloud (the `say` engine); most engines do nothing. */
   speakAloud(text: string): void;
+  /**
+   * Calls `ended` once `durationMs` have passed on the badge's clock, unless `stopClipTimer`
+   * comes first. One clip plays at a time: there is at most one such timer.
+   */
+  startClipTimer(durationMs: number, ended: () => void): void;
+  /** Drops the clip's timer (the clip was cut, or the badge went offline); none is fine. */
+  stopClipTimer(): void;
 }
 
 /** What a badge reports of itself. */
@@ -78,7 +87,9 @@ export type BadgeEvent =
   | { type: 'STOP'; taskId: string; cause: string }
   | { type: 'TAP'; taskId?: string }
   | { type: 'BATTERY'; level: number; status?: 'charging' | 'discharging' | 'full' }
-  | { type: 'LOCATION'; location: Location };
+  | { type: 'LOCATION'; location: Location }
+  /** The clip playing has run its duration (from the io's clip timer). */
+  | { type: 'CLIP_ENDED' };
 
 /** Typed events the badge emits for transcripts and behaviours. */
 export type BadgeEmitted =
@@ -116,10 +127,25 @@ function announce<S extends BadgeStateName>(state: S) {
 /** A state that plays the next clip for its duration, then routes on. */
 function clipState<S extends 'playing' | 'speaking' | 'broadcasting'>(state: S) {
   return {
-    entry: ['takeClip', 'emitClipStarted', 'speakAloud', ...announce(state)],
-    after: { clipDuration: { target: 'route', actions: 'finishClip' } },
+    entry: ['takeClip', 'emitClipStarted', 'speakAloud', ...announce(state), 'startClipTimer'],
+    // Whatever ends the state (a STOP, going offline) ends the clip: its timer goes too.
+    exit: 'stopClipTimer',
+    on: { CLIP_ENDED: { target: 'route', actions: 'finishClip' } },
   } as const;
 }
+
+/** The one event a clip timer sends: one object for every badge, not one per play. */
+const CLIP_ENDED: BadgeEvent = { type: 'CLIP_ENDED' };
+
+/**
+ * PLAY, BROADCAST and SPEAK where nothing is queued (idle, awaiting-ack): what arrives is the
+ * next clip, so they go straight to its state, one step instead of two through `route`.
+ */
+const START_AT_ONCE = {
+  PLAY: { target: 'playing', actions: 'enqueue' },
+  BROADCAST: { target: 'broadcasting', actions: 'enqueue' },
+  SPEAK: { target: 'speaking', actions: 'enqueue' },
+} as const;
 
 export const badgeMachine = setup({
   types: {
@@ -149,6 +175,9 @@ export const badgeMachine = setup({
     speakAloud: ({ context }) => {
       if (context.current) context.io.speakAloud(context.current.text);
     },
+    startClipTimer: ({ context, self }) =>
+      context.io.startClipTimer(context.current?.durationMs ?? 0, () => self.send(CLIP_ENDED)),
+    stopClipTimer: ({ context }) => context.io.stopClipTimer(),
     enqueue: assign({
       queue: ({ context, event }) => {
         if (event.type === 'PLAY') {
@@ -230,10 +259,6 @@ export const badgeMachine = setup({
     canAcknowledge: ({ context, event }) =>
       event.type === 'TAP' && tapTarget(context, event.taskId) !== undefined,
   },
-  delays: {
-    /** How long the clip now playing lasts: the text-to-speech engine's duration. */
-    clipDuration: ({ context }) => context.current?.durationMs ?? 0,
-  },
 }).createMachine({
   id: 'badge',
   context: ({ input }) => ({
@@ -311,22 +336,14 @@ export const badgeMachine = setup({
             { target: 'idle' },
           ],
         },
+        // Only `route` leads here, and only with nothing queued: see START_AT_ONCE.
         idle: {
           entry: [...announce('idle')],
-          on: {
-            PLAY: { target: 'route', actions: 'enqueue' },
-            BROADCAST: { target: 'route', actions: 'enqueue' },
-            SPEAK: { target: 'route', actions: 'enqueue' },
-          },
+          on: START_AT_ONCE,
         },
         'awaiting-ack': {
           entry: [...announce('awaiting-ack')],
-          on: {
-            PLAY: { target: 'route', actions: 'enqueue' },
-            BROADCAST: { target: 'route', actions: 'enqueue' },
-            SPEAK: { target: 'route', actions: 'enqueue' },
-            STOP: { target: 'route', actions: 'forget' },
-          },
+          on: { ...START_AT_ONCE, STOP: { target: 'route', actions: 'forget' } },
         },
         playing: clipState('playing'),
         speaking: clipState('speaking'),
