@@ -124,10 +124,13 @@ function announce<S extends BadgeStateName>(state: S) {
   ] as const;
 }
 
-/** A state that plays the next clip for its duration, then routes on. */
+/**
+ * A state that plays a clip for its duration, then routes on. The transition into it has
+ * made the clip `current` (`takeClip` from the queue, or `takeArrival`).
+ */
 function clipState<S extends 'playing' | 'speaking' | 'broadcasting'>(state: S) {
   return {
-    entry: ['takeClip', 'emitClipStarted', 'speakAloud', ...announce(state), 'startClipTimer'],
+    entry: ['emitClipStarted', 'speakAloud', ...announce(state), 'startClipTimer'],
     // Whatever ends the state (a STOP, going offline) ends the clip: its timer goes too.
     exit: 'stopClipTimer',
     on: { CLIP_ENDED: { target: 'route', actions: 'finishClip' } },
@@ -139,13 +142,50 @@ const CLIP_ENDED: BadgeEvent = { type: 'CLIP_ENDED' };
 
 /**
  * PLAY, BROADCAST and SPEAK where nothing is queued (idle, awaiting-ack): what arrives is the
- * next clip, so they go straight to its state, one step instead of two through `route`.
+ * next clip, so they go straight to its state with it (`takeArrival`, one assign), instead of
+ * queueing it, passing through `route` and taking it from the queue.
  */
 const START_AT_ONCE = {
-  PLAY: { target: 'playing', actions: 'enqueue' },
-  BROADCAST: { target: 'broadcasting', actions: 'enqueue' },
-  SPEAK: { target: 'speaking', actions: 'enqueue' },
+  PLAY: { target: 'playing', actions: 'takeArrival' },
+  BROADCAST: { target: 'broadcasting', actions: 'takeArrival' },
+  SPEAK: { target: 'speaking', actions: 'takeArrival' },
 } as const;
+
+type ClipEvent = Extract<BadgeEvent, { type: 'PLAY' | 'BROADCAST' | 'SPEAK' }>;
+
+/** The clip an arriving PLAY, BROADCAST or SPEAK plays. */
+function clipOf(event: ClipEvent): Clip {
+  switch (event.type) {
+    case 'PLAY': {
+      const { taskId, text, repeat, durationMs } = event;
+      return { kind: 'alert', taskId, text, repeat, durationMs };
+    }
+    case 'BROADCAST': {
+      const { taskId, text, durationMs } = event;
+      return { kind: 'broadcast', taskId, text, durationMs };
+    }
+    case 'SPEAK': {
+      const { taskId, text, cause, durationMs } = event;
+      return { kind: 'speech', taskId, text, cause, durationMs };
+    }
+  }
+}
+
+/** The open alerts once a PLAY has arrived: it is open, once, and newest. */
+function openWith(open: OpenAlert[], play: Extract<BadgeEvent, { type: 'PLAY' }>): OpenAlert[] {
+  const others = open.filter((a) => a.taskId !== play.taskId);
+  return [...others, { taskId: play.taskId, name: play.name, text: play.text }];
+}
+
+/** The alerts heard, once `clip` starts: an alert moves to the end (heard last). */
+function heardWith(heard: string[], clip: Clip): string[] {
+  if (clip.kind !== 'alert') return heard;
+  return [...heard.filter((id) => id !== clip.taskId), clip.taskId];
+}
+
+function isClipEvent(event: BadgeEvent): event is ClipEvent {
+  return event.type === 'PLAY' || event.type === 'BROADCAST' || event.type === 'SPEAK';
+}
 
 export const badgeMachine = setup({
   types: {
@@ -178,27 +218,18 @@ export const badgeMachine = setup({
     startClipTimer: ({ context, self }) =>
       context.io.startClipTimer(context.current?.durationMs ?? 0, () => self.send(CLIP_ENDED)),
     stopClipTimer: ({ context }) => context.io.stopClipTimer(),
-    enqueue: assign({
-      queue: ({ context, event }) => {
-        if (event.type === 'PLAY') {
-          const { taskId, text, repeat, durationMs } = event;
-          return [...context.queue, { kind: 'alert' as const, taskId, text, repeat, durationMs }];
-        }
-        if (event.type === 'BROADCAST') {
-          const { taskId, text, durationMs } = event;
-          return [...context.queue, { kind: 'broadcast' as const, taskId, text, durationMs }];
-        }
-        if (event.type === 'SPEAK') {
-          const { taskId, text, cause, durationMs } = event;
-          return [...context.queue, { kind: 'speech' as const, taskId, text, cause, durationMs }];
-        }
-        return context.queue;
-      },
-      open: ({ context, event }) => {
-        if (event.type !== 'PLAY') return context.open;
-        const others = context.open.filter((a) => a.taskId !== event.taskId);
-        return [...others, { taskId: event.taskId, name: event.name, text: event.text }];
-      },
+    enqueue: assign(({ context, event }) => {
+      if (!isClipEvent(event)) return {};
+      const queue = [...context.queue, clipOf(event)];
+      return event.type === 'PLAY' ? { queue, open: openWith(context.open, event) } : { queue };
+    }),
+    /** With nothing queued, what arrives plays at once: enqueue and takeClip in one. */
+    takeArrival: assign(({ context, event }) => {
+      if (!isClipEvent(event)) return {};
+      const current = clipOf(event);
+      const heard = heardWith(context.heard, current);
+      if (event.type !== 'PLAY') return { current, heard };
+      return { current, heard, open: openWith(context.open, event) };
     }),
     /** The stub stopped an alert: forget it and its queued plays (speech stays). */
     forget: assign({
@@ -213,14 +244,14 @@ export const badgeMachine = setup({
           ? context.queue.filter((c) => !(c.kind === 'alert' && c.taskId === event.taskId))
           : context.queue,
     }),
-    takeClip: assign({
-      current: ({ context }) => context.queue[0] ?? null,
-      queue: ({ context }) => context.queue.slice(1),
-      heard: ({ context }) => {
-        const next = context.queue[0];
-        if (next?.kind !== 'alert') return context.heard;
-        return [...context.heard.filter((id) => id !== next.taskId), next.taskId];
-      },
+    takeClip: assign(({ context }) => {
+      const next = context.queue[0];
+      if (!next) return { current: null };
+      return {
+        current: next,
+        queue: context.queue.slice(1),
+        heard: heardWith(context.heard, next),
+      };
     }),
     emitClipStarted: emit(({ context }) => ({
       type: 'clipStarted' as const,
@@ -329,9 +360,9 @@ export const badgeMachine = setup({
       states: {
         route: {
           always: [
-            { guard: 'nextIsAlert', target: 'playing' },
-            { guard: 'nextIsBroadcast', target: 'broadcasting' },
-            { guard: 'hasAudio', target: 'speaking' },
+            { guard: 'nextIsAlert', target: 'playing', actions: 'takeClip' },
+            { guard: 'nextIsBroadcast', target: 'broadcasting', actions: 'takeClip' },
+            { guard: 'hasAudio', target: 'speaking', actions: 'takeClip' },
             { guard: 'hasOpenAlerts', target: 'awaiting-ack' },
             { target: 'idle' },
           ],
