@@ -1,7 +1,7 @@
 /**
  * One virtual badge as an xstate machine. Pure: it imports no ws and reads no clock. What it
  * does to the world goes through the named actions (`openConnection`, `closeConnection`,
- * `reportState`, `sendButton`, `speakAloud`, `startClipTimer`, `stopClipTimer`) onto the `io`
+ * `reportState`, `sendButton`, `startClip`, `stopClipTimer`) onto the `io`
  * of its input. Its only delay, a clip's duration, comes from the text-to-speech engine
  * through the events, and runs on the io's timer (the badge's clock): not on xstate's delayed
  * events, whose scheduler costs more than the rest of a play at 10,000 badges. Tests give it a
@@ -130,7 +130,7 @@ function announce<S extends BadgeStateName>(state: S) {
  */
 function clipState<S extends 'playing' | 'speaking' | 'broadcasting'>(state: S) {
   return {
-    entry: ['emitClipStarted', 'speakAloud', ...announce(state), 'startClipTimer'],
+    entry: ['emitClipStarted', ...announce(state), 'startClip'],
     // Whatever ends the state (a STOP, going offline) ends the clip: its timer goes too.
     exit: 'stopClipTimer',
     on: { CLIP_ENDED: { target: 'route', actions: 'finishClip' } },
@@ -212,11 +212,13 @@ export const badgeMachine = setup({
     },
     sendButton: ({ context }, params: { taskId: string }) =>
       context.io.send({ type: 'button', task_id: params.taskId }),
-    speakAloud: ({ context }) => {
-      if (context.current) context.io.speakAloud(context.current.text);
+    /** The clip is said (by an engine that speaks) and its timer starts: one action a play. */
+    startClip: ({ context, self }) => {
+      const clip = context.current;
+      if (!clip) return;
+      context.io.speakAloud(clip.text);
+      context.io.startClipTimer(clip.durationMs, () => self.send(CLIP_ENDED));
     },
-    startClipTimer: ({ context, self }) =>
-      context.io.startClipTimer(context.current?.durationMs ?? 0, () => self.send(CLIP_ENDED)),
     stopClipTimer: ({ context }) => context.io.stopClipTimer(),
     enqueue: assign(({ context, event }) => {
       if (!isClipEvent(event)) return {};

@@ -83,8 +83,11 @@ export class Badge {
   /** The timer of the clip playing (the machine's `startClipTimer`), on the domain clock. */
   #clipTimer: TimerId | undefined;
   #user: string | null = null;
+  /** The latest state report not yet sent (real or scaled time); see `#report`. */
   #telemetry: StateReport | undefined;
-  #telemetryTimer: NodeJS.Timeout | undefined;
+  /** Badges of this process with a state report waiting; one timer sends them all. */
+  static readonly #telemetryDue = new Set<Badge>();
+  static #telemetryTimer: NodeJS.Timeout | undefined;
 
   constructor(options: BadgeOptions) {
     this.deviceId = options.deviceId;
@@ -211,7 +214,8 @@ export class Badge {
 
   /** Stops for good: closes the link, stops the actor. */
   dispose(): void {
-    clearTimeout(this.#telemetryTimer);
+    Badge.#telemetryDue.delete(this);
+    this.#telemetry = undefined;
     this.#wantOnline = false;
     this.#options.clock.clearTimer(this.#reconnectTimer);
     // Stopping the actor runs no exit action: the clip's timer is dropped here.
@@ -237,6 +241,9 @@ export class Badge {
    * State reports are telemetry. On a virtual clock they go at once (tests read them); in real
    * or scaled time they are coalesced, the latest at most every 250 ms, as devices batch
    * telemetry: a fan-out to thousands of badges is not slowed by thousands of reports.
+   * One timer for every badge of the process sends what is waiting, every 250 ms while
+   * anything is: a badge sends at most once a round, and a fan-out does not make a timer
+   * per badge.
    */
   #report(frame: StateReport): void {
     if (this.#link.answerFrames) {
@@ -244,13 +251,20 @@ export class Badge {
       return;
     }
     this.#telemetry = frame;
+    Badge.#telemetryDue.add(this);
     // Real time, by design: coalescing is about the wire, not the simulated world.
-    this.#telemetryTimer ??= setTimeout(() => {
-      this.#telemetryTimer = undefined;
-      const latest = this.#telemetry;
-      this.#telemetry = undefined;
-      if (latest) this.#link.send(latest);
-    }, TELEMETRY_COALESCE_MS);
+    Badge.#telemetryTimer ??= setTimeout(Badge.#sendTelemetry, TELEMETRY_COALESCE_MS);
+  }
+
+  static #sendTelemetry(): void {
+    Badge.#telemetryTimer = undefined;
+    const due = [...Badge.#telemetryDue];
+    Badge.#telemetryDue.clear();
+    for (const badge of due) {
+      const latest = badge.#telemetry;
+      badge.#telemetry = undefined;
+      if (latest) badge.#link.send(latest);
+    }
   }
 
   /** Deals with a frame; synchronously when it can (the common case), else as a promise. */
