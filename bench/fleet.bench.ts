@@ -7,7 +7,9 @@
  * The stub runs in a child process, started with the CLI exactly as a user would
  * (`badge-sim stub --port 0 --generate N --seed 1 --clock real --quiet`, listening on
  * 127.0.0.1); the fleet of N badges (BENCH_BADGES, default 10000) runs here, so stub and
- * badges never share an event loop (on a 2-core machine: one core each).
+ * badges never share an event loop (on a 2-core machine: one core each). BENCH_STUB_NODE_ARGS
+ * (space-separated) go to the stub's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * profile it (NODE_OPTIONS refuses --cpu-prof).
  *
  * 1. Fixtures: GET /_stub/fixtures gives the account (subscriber id, API key, devices); the
  *    same document plus one group 'Everyone' holding every device goes back with
@@ -325,7 +327,16 @@ async function main(): Promise<void> {
 
 async function startStubProcess(count: number): Promise<{ url: string; startMs: number }> {
   const t0 = performance.now();
-  const args = ['bin/badge-sim.js', 'stub', '--port', '0', '--generate', String(count)];
+  const nodeArgs = (process.env.BENCH_STUB_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [
+    ...nodeArgs,
+    'bin/badge-sim.js',
+    'stub',
+    '--port',
+    '0',
+    '--generate',
+    String(count),
+  ];
   args.push('--seed', '1', '--clock', 'real', '--quiet');
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   stub = child;

@@ -1,7 +1,16 @@
 import type { Socket } from 'node:net';
 import type WebSocket from 'ws';
 
-const corked = new WeakSet<Socket>();
+/**
+ * At most this many sockets stay corked at once. A fan-out writes to thousands of sockets in
+ * one synchronous loop: uncorking them only at the end of the tick would hold every frame back
+ * until the last one is written, and the receiving process would sit idle meanwhile. Flushing
+ * every 64 sockets lets the receiver start on the first frames while the sender writes the rest.
+ */
+const MAX_CORKED_SOCKETS = 64;
+
+let corked = new Set<Socket>();
+let flushQueued = false;
 
 /**
  * Sends on a WebSocket with its TCP socket corked until the end of the tick, so the frames
@@ -14,11 +23,24 @@ export function sendCorked(ws: WebSocket, data: string): void {
   if (socket && !corked.has(socket)) {
     corked.add(socket);
     socket.cork();
-    // nextTick runs once this tick's promise jobs are done: every frame they sent is in.
-    process.nextTick(() => {
-      corked.delete(socket);
-      socket.uncork();
-    });
+    if (!flushQueued) {
+      flushQueued = true;
+      // nextTick runs once this tick's promise jobs are done: every frame they sent is in.
+      process.nextTick(flushAtTickEnd);
+    }
   }
   ws.send(data);
+  if (corked.size >= MAX_CORKED_SOCKETS) uncorkAll();
+}
+
+function flushAtTickEnd(): void {
+  flushQueued = false;
+  uncorkAll();
+}
+
+function uncorkAll(): void {
+  // A fresh set first: a socket corked again while these flush belongs to the next batch.
+  const sockets = corked;
+  corked = new Set();
+  for (const socket of sockets) socket.uncork();
 }

@@ -1,13 +1,12 @@
 /**
- * The badge machine on its own: a fake `io` records what it does to the world, a virtual clock
- * runs the clip durations, and every time asserted is in ms since the badge started.
+ * The badge machine on its own: a fake `io` records what it does to the world and runs the clip
+ * timers on a virtual clock, and every time asserted is in ms since the badge started.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { VirtualClock } from '../protocol/clock.ts';
+import { type TimerId, VirtualClock } from '../protocol/clock.ts';
 import type { BadgeStateName } from '../protocol/device-frames.schema.ts';
 import { type BadgeEmitted, type BadgeIo, badgeMachine } from './badge.machine.ts';
-import { xstateClock } from './badge.ts';
 
 type Frame = Parameters<BadgeIo['send']>[0];
 
@@ -21,15 +20,19 @@ function startBadge(input: { batteryLevel?: number } = {}) {
   const sent: { at: number; frame: Frame }[] = [];
   const spoken: { at: number; text: string }[] = [];
   const emitted: { at: number; event: BadgeEmitted }[] = [];
+  let clipTimer: TimerId | undefined;
   const io: BadgeIo = {
     open: () => opened.push(at()),
     close: () => closed.push(at()),
     send: (frame) => sent.push({ at: at(), frame }),
     speakAloud: (text) => spoken.push({ at: at(), text }),
+    startClipTimer: (durationMs, ended) => {
+      clipTimer = clock.setTimer(durationMs, ended);
+    },
+    stopClipTimer: () => clock.clearTimer(clipTimer),
   };
   const actor = createActor(badgeMachine, {
     input: { deviceId: '350000000000001', io, ...input },
-    clock: xstateClock(clock),
   });
   actor.on('*', (event) => emitted.push({ at: at(), event: event as BadgeEmitted }));
   actor.start();
@@ -588,11 +591,16 @@ describe('BATTERY and LOCATION', () => {
   const here = { lat: 52.52, long: 13.405, accuracy: 8, address: 'Ward 3' };
 
   it('the input sets the first battery level and location', () => {
-    const clock = new VirtualClock();
-    const io: BadgeIo = { open() {}, close() {}, send() {}, speakAloud() {} };
+    const io: BadgeIo = {
+      open() {},
+      close() {},
+      send() {},
+      speakAloud() {},
+      startClipTimer() {},
+      stopClipTimer() {},
+    };
     const actor = createActor(badgeMachine, {
       input: { deviceId: 'VIRT1', io, batteryLevel: 42, location: here },
-      clock: xstateClock(clock),
     });
     actor.start();
     expect(actor.getSnapshot().context).toMatchObject({ batteryLevel: 42, location: here });

@@ -1,8 +1,10 @@
 /**
  * One virtual badge as an xstate machine. Pure: it imports no ws and reads no clock. What it
  * does to the world goes through the named actions (`openConnection`, `closeConnection`,
- * `sendFrame`, `speakAloud`) onto the `io` of its input, and the only delay, `clipDuration`,
- * comes from the text-to-speech engine through the events. Tests give it a fake `io` and a
+ * `reportState`, `sendButton`, `startClip`, `stopClipTimer`) onto the `io` of its input. Its
+ * only delay, a clip's duration, comes from the text-to-speech engine through the events and
+ * runs on the io's timer (the badge's clock), not on xstate's delayed events, whose scheduler
+ * was the largest single cost of a play at 10,000 badges. Tests give it a fake `io` on a
  * virtual clock.
  *
  *   offline ──CONNECT──▶ connecting ──CONNECTED──▶ online
@@ -42,6 +44,13 @@ export interface BadgeIo {
   send(frame: { type: 'button'; task_id?: string } | StateReport): void;
   /** Says a text aloud (the `say` engine); most engines do nothing. */
   speakAloud(text: string): void;
+  /**
+   * Calls `ended` once `durationMs` have passed on the badge's clock, unless `stopClipTimer`
+   * comes first. One clip plays at a time: there is at most one such timer.
+   */
+  startClipTimer(durationMs: number, ended: () => void): void;
+  /** Drops the clip's timer (the clip was cut, or the badge went offline); none is fine. */
+  stopClipTimer(): void;
 }
 
 /** What a badge reports of itself. */
@@ -78,7 +87,9 @@ export type BadgeEvent =
   | { type: 'STOP'; taskId: string; cause: string }
   | { type: 'TAP'; taskId?: string }
   | { type: 'BATTERY'; level: number; status?: 'charging' | 'discharging' | 'full' }
-  | { type: 'LOCATION'; location: Location };
+  | { type: 'LOCATION'; location: Location }
+  /** The clip playing has run its duration (from the io's clip timer). */
+  | { type: 'CLIP_ENDED' };
 
 /** Typed events the badge emits for transcripts and behaviours. */
 export type BadgeEmitted =
@@ -113,12 +124,67 @@ function announce<S extends BadgeStateName>(state: S) {
   ] as const;
 }
 
-/** A state that plays the next clip for its duration, then routes on. */
+/**
+ * A state that plays a clip for its duration, then routes on. The transition into it has
+ * made the clip `current` (`takeClip` from the queue, or `takeArrival`).
+ */
 function clipState<S extends 'playing' | 'speaking' | 'broadcasting'>(state: S) {
   return {
-    entry: ['takeClip', 'emitClipStarted', 'speakAloud', ...announce(state)],
-    after: { clipDuration: { target: 'route', actions: 'finishClip' } },
+    entry: ['emitClipStarted', ...announce(state), 'startClip'],
+    // Whatever ends the state (a STOP, going offline) ends the clip: its timer goes too.
+    exit: 'stopClipTimer',
+    on: { CLIP_ENDED: { target: 'route', actions: 'finishClip' } },
   } as const;
+}
+
+/** The one event a clip timer sends: one object for every badge, not one per play. */
+const CLIP_ENDED: BadgeEvent = { type: 'CLIP_ENDED' };
+
+/**
+ * PLAY, BROADCAST and SPEAK where nothing is queued (idle, awaiting-ack): what arrives is the
+ * next clip, so they go straight to its state with it (`takeArrival`, one assign), instead of
+ * queueing it, passing through `route` and taking it from the queue.
+ */
+const START_AT_ONCE = {
+  PLAY: { target: 'playing', actions: 'takeArrival' },
+  BROADCAST: { target: 'broadcasting', actions: 'takeArrival' },
+  SPEAK: { target: 'speaking', actions: 'takeArrival' },
+} as const;
+
+type ClipEvent = Extract<BadgeEvent, { type: 'PLAY' | 'BROADCAST' | 'SPEAK' }>;
+
+/** The clip an arriving PLAY, BROADCAST or SPEAK plays. */
+function clipOf(event: ClipEvent): Clip {
+  switch (event.type) {
+    case 'PLAY': {
+      const { taskId, text, repeat, durationMs } = event;
+      return { kind: 'alert', taskId, text, repeat, durationMs };
+    }
+    case 'BROADCAST': {
+      const { taskId, text, durationMs } = event;
+      return { kind: 'broadcast', taskId, text, durationMs };
+    }
+    case 'SPEAK': {
+      const { taskId, text, cause, durationMs } = event;
+      return { kind: 'speech', taskId, text, cause, durationMs };
+    }
+  }
+}
+
+/** The open alerts once a PLAY has arrived: it is open, once, and newest. */
+function openWith(open: OpenAlert[], play: Extract<BadgeEvent, { type: 'PLAY' }>): OpenAlert[] {
+  const others = open.filter((a) => a.taskId !== play.taskId);
+  return [...others, { taskId: play.taskId, name: play.name, text: play.text }];
+}
+
+/** The alerts heard, once `clip` starts: an alert moves to the end (heard last). */
+function heardWith(heard: string[], clip: Clip): string[] {
+  if (clip.kind !== 'alert') return heard;
+  return [...heard.filter((id) => id !== clip.taskId), clip.taskId];
+}
+
+function isClipEvent(event: BadgeEvent): event is ClipEvent {
+  return event.type === 'PLAY' || event.type === 'BROADCAST' || event.type === 'SPEAK';
 }
 
 export const badgeMachine = setup({
@@ -146,30 +212,26 @@ export const badgeMachine = setup({
     },
     sendButton: ({ context }, params: { taskId: string }) =>
       context.io.send({ type: 'button', task_id: params.taskId }),
-    speakAloud: ({ context }) => {
-      if (context.current) context.io.speakAloud(context.current.text);
+    /** The clip is said (by an engine that speaks) and its timer starts: one action a play. */
+    startClip: ({ context, self }) => {
+      const clip = context.current;
+      if (clip) context.io.speakAloud(clip.text);
+      // No clip (the guards make it impossible) still routes on, at once.
+      context.io.startClipTimer(clip?.durationMs ?? 0, () => self.send(CLIP_ENDED));
     },
-    enqueue: assign({
-      queue: ({ context, event }) => {
-        if (event.type === 'PLAY') {
-          const { taskId, text, repeat, durationMs } = event;
-          return [...context.queue, { kind: 'alert' as const, taskId, text, repeat, durationMs }];
-        }
-        if (event.type === 'BROADCAST') {
-          const { taskId, text, durationMs } = event;
-          return [...context.queue, { kind: 'broadcast' as const, taskId, text, durationMs }];
-        }
-        if (event.type === 'SPEAK') {
-          const { taskId, text, cause, durationMs } = event;
-          return [...context.queue, { kind: 'speech' as const, taskId, text, cause, durationMs }];
-        }
-        return context.queue;
-      },
-      open: ({ context, event }) => {
-        if (event.type !== 'PLAY') return context.open;
-        const others = context.open.filter((a) => a.taskId !== event.taskId);
-        return [...others, { taskId: event.taskId, name: event.name, text: event.text }];
-      },
+    stopClipTimer: ({ context }) => context.io.stopClipTimer(),
+    enqueue: assign(({ context, event }) => {
+      if (!isClipEvent(event)) return {};
+      const queue = [...context.queue, clipOf(event)];
+      return event.type === 'PLAY' ? { queue, open: openWith(context.open, event) } : { queue };
+    }),
+    /** With nothing queued, what arrives plays at once: enqueue and takeClip in one. */
+    takeArrival: assign(({ context, event }) => {
+      if (!isClipEvent(event)) return {};
+      const current = clipOf(event);
+      const heard = heardWith(context.heard, current);
+      if (event.type !== 'PLAY') return { current, heard };
+      return { current, heard, open: openWith(context.open, event) };
     }),
     /** The stub stopped an alert: forget it and its queued plays (speech stays). */
     forget: assign({
@@ -184,14 +246,14 @@ export const badgeMachine = setup({
           ? context.queue.filter((c) => !(c.kind === 'alert' && c.taskId === event.taskId))
           : context.queue,
     }),
-    takeClip: assign({
-      current: ({ context }) => context.queue[0] ?? null,
-      queue: ({ context }) => context.queue.slice(1),
-      heard: ({ context }) => {
-        const next = context.queue[0];
-        if (next?.kind !== 'alert') return context.heard;
-        return [...context.heard.filter((id) => id !== next.taskId), next.taskId];
-      },
+    takeClip: assign(({ context }) => {
+      const next = context.queue[0];
+      if (!next) return { current: null };
+      return {
+        current: next,
+        queue: context.queue.slice(1),
+        heard: heardWith(context.heard, next),
+      };
     }),
     emitClipStarted: emit(({ context }) => ({
       type: 'clipStarted' as const,
@@ -229,10 +291,6 @@ export const badgeMachine = setup({
       context.current.taskId === event.taskId,
     canAcknowledge: ({ context, event }) =>
       event.type === 'TAP' && tapTarget(context, event.taskId) !== undefined,
-  },
-  delays: {
-    /** How long the clip now playing lasts: the text-to-speech engine's duration. */
-    clipDuration: ({ context }) => context.current?.durationMs ?? 0,
   },
 }).createMachine({
   id: 'badge',
@@ -304,29 +362,21 @@ export const badgeMachine = setup({
       states: {
         route: {
           always: [
-            { guard: 'nextIsAlert', target: 'playing' },
-            { guard: 'nextIsBroadcast', target: 'broadcasting' },
-            { guard: 'hasAudio', target: 'speaking' },
+            { guard: 'nextIsAlert', target: 'playing', actions: 'takeClip' },
+            { guard: 'nextIsBroadcast', target: 'broadcasting', actions: 'takeClip' },
+            { guard: 'hasAudio', target: 'speaking', actions: 'takeClip' },
             { guard: 'hasOpenAlerts', target: 'awaiting-ack' },
             { target: 'idle' },
           ],
         },
+        // Only `route` leads here, and only with nothing queued: see START_AT_ONCE.
         idle: {
           entry: [...announce('idle')],
-          on: {
-            PLAY: { target: 'route', actions: 'enqueue' },
-            BROADCAST: { target: 'route', actions: 'enqueue' },
-            SPEAK: { target: 'route', actions: 'enqueue' },
-          },
+          on: START_AT_ONCE,
         },
         'awaiting-ack': {
           entry: [...announce('awaiting-ack')],
-          on: {
-            PLAY: { target: 'route', actions: 'enqueue' },
-            BROADCAST: { target: 'route', actions: 'enqueue' },
-            SPEAK: { target: 'route', actions: 'enqueue' },
-            STOP: { target: 'route', actions: 'forget' },
-          },
+          on: { ...START_AT_ONCE, STOP: { target: 'route', actions: 'forget' } },
         },
         playing: clipState('playing'),
         speaking: clipState('speaking'),

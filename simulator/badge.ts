@@ -3,7 +3,7 @@
  * stub and to a text-to-speech engine. It keeps a transcript of what it heard.
  */
 import { type Actor, createActor } from 'xstate';
-import { type Clock, formatTimestamp } from '../protocol/clock.ts';
+import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
 import type { Location } from '../protocol/device-frames.schema.ts';
 import {
   CLOSE_CODES,
@@ -14,6 +14,7 @@ import {
   type BadgeIo,
   type BadgeMachine,
   badgeMachine,
+  type Clip,
   type StateReport,
 } from './badge.machine.ts';
 
@@ -62,17 +63,14 @@ export interface BadgeOptions {
   reconnectMs?: number;
 }
 
-/** Reads the xstate clock interface off ours, so badge delays run on the domain clock. */
-export function xstateClock(clock: Clock) {
-  return {
-    setTimeout: (fire: () => void, ms: number) => clock.setTimer(ms, fire),
-    clearTimeout: (id: number) => clock.clearTimer(id),
-  };
-}
-
 export class Badge {
   readonly deviceId: string;
-  readonly transcript: HeardEntry[] = [];
+  /**
+   * What the badge heard as it happened: the machine's clip and the domain time it started.
+   * Kept raw and formatted only when read: a fan-out to 10,000 badges should not format
+   * 10,000 timestamps nobody may ask for.
+   */
+  readonly #heard: { atMs: number; clip: Clip; cut?: true }[] = [];
   /** Errors the stub sent this badge (refused hello, unknown task, …), newest last. */
   readonly errors: { code: string; message: string }[] = [];
   readonly actor: Actor<BadgeMachine>;
@@ -82,9 +80,14 @@ export class Badge {
   /** Offline on purpose (a behaviour, or a refusal): do not reconnect on our own. */
   #wantOnline = false;
   #reconnectTimer: number | undefined;
+  /** The timer of the clip playing (the machine's `startClipTimer`), on the domain clock. */
+  #clipTimer: TimerId | undefined;
   #user: string | null = null;
+  /** The latest state report not yet sent (real or scaled time); see `#report`. */
   #telemetry: StateReport | undefined;
-  #telemetryTimer: NodeJS.Timeout | undefined;
+  /** Badges of this process with a state report waiting; one timer sends them all. */
+  static readonly #telemetryDue = new Set<Badge>();
+  static #telemetryTimer: NodeJS.Timeout | undefined;
 
   constructor(options: BadgeOptions) {
     this.deviceId = options.deviceId;
@@ -106,6 +109,10 @@ export class Badge {
         }
       },
       speakAloud: (text) => options.tts.speak?.(text),
+      startClipTimer: (durationMs, ended) => {
+        this.#clipTimer = options.clock.setTimer(durationMs, ended);
+      },
+      stopClipTimer: () => options.clock.clearTimer(this.#clipTimer),
     };
     this.actor = createActor(badgeMachine, {
       input: {
@@ -114,27 +121,32 @@ export class Badge {
         batteryLevel: options.batteryLevel,
         location: options.location,
       },
-      clock: xstateClock(options.clock),
     });
     this.actor.on('stateChanged', ({ state }) => {
       this.#status = state;
     });
     this.actor.on('clipStarted', ({ clip }) => {
-      this.transcript.push({
-        at: formatTimestamp(options.clock.now()),
-        kind: clip.kind,
-        task_id: clip.taskId,
-        text: clip.text,
-        duration_ms: clip.durationMs,
-        ...(clip.repeat === undefined ? {} : { repeat: clip.repeat }),
-        ...(clip.cause === undefined ? {} : { cause: clip.cause }),
-      });
+      this.#heard.push({ atMs: options.clock.now(), clip });
     });
     this.actor.on('clipCut', () => {
-      const last = this.transcript.at(-1);
+      const last = this.#heard.at(-1);
       if (last) last.cut = true;
     });
     this.actor.start();
+  }
+
+  /** What the badge heard, oldest first: one entry a clip (a new array on every read). */
+  get transcript(): HeardEntry[] {
+    return this.#heard.map(({ atMs, clip, cut }) => ({
+      at: formatTimestamp(atMs),
+      kind: clip.kind,
+      task_id: clip.taskId,
+      text: clip.text,
+      duration_ms: clip.durationMs,
+      ...(clip.repeat === undefined ? {} : { repeat: clip.repeat }),
+      ...(clip.cause === undefined ? {} : { cause: clip.cause }),
+      ...(cut ? { cut } : {}),
+    }));
   }
 
   /** offline, connecting, idle, playing, awaiting-ack, speaking or broadcasting. */
@@ -202,9 +214,12 @@ export class Badge {
 
   /** Stops for good: closes the link, stops the actor. */
   dispose(): void {
-    clearTimeout(this.#telemetryTimer);
+    Badge.#telemetryDue.delete(this);
+    this.#telemetry = undefined;
     this.#wantOnline = false;
     this.#options.clock.clearTimer(this.#reconnectTimer);
+    // Stopping the actor runs no exit action: the clip's timer is dropped here.
+    this.#options.clock.clearTimer(this.#clipTimer);
     this.#link.close();
     this.actor.stop();
   }
@@ -226,6 +241,9 @@ export class Badge {
    * State reports are telemetry. On a virtual clock they go at once (tests read them); in real
    * or scaled time they are coalesced, the latest at most every 250 ms, as devices batch
    * telemetry: a fan-out to thousands of badges is not slowed by thousands of reports.
+   * One timer for every badge of the process sends what is waiting, every 250 ms while
+   * anything is: a badge sends at most once a round, and a fan-out does not make a timer
+   * per badge.
    */
   #report(frame: StateReport): void {
     if (this.#link.answerFrames) {
@@ -233,13 +251,20 @@ export class Badge {
       return;
     }
     this.#telemetry = frame;
+    Badge.#telemetryDue.add(this);
     // Real time, by design: coalescing is about the wire, not the simulated world.
-    this.#telemetryTimer ??= setTimeout(() => {
-      this.#telemetryTimer = undefined;
-      const latest = this.#telemetry;
-      this.#telemetry = undefined;
-      if (latest) this.#link.send(latest);
-    }, TELEMETRY_COALESCE_MS);
+    Badge.#telemetryTimer ??= setTimeout(Badge.#sendTelemetry, TELEMETRY_COALESCE_MS);
+  }
+
+  static #sendTelemetry(): void {
+    Badge.#telemetryTimer = undefined;
+    const due = [...Badge.#telemetryDue];
+    Badge.#telemetryDue.clear();
+    for (const badge of due) {
+      const latest = badge.#telemetry;
+      badge.#telemetry = undefined;
+      if (latest) badge.#link.send(latest);
+    }
   }
 
   /** Deals with a frame; synchronously when it can (the common case), else as a promise. */

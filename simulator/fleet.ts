@@ -288,7 +288,10 @@ class FollowerClock extends VirtualClock {
 
   override setTimer(delayMs: number, fire: () => void): TimerId {
     const id = super.setTimer(delayMs, fire);
-    this.#queueWake();
+    // Only a virtual stub clock needs waking; in real or scaled time it runs on its own, and
+    // every clip of a fan-out would queue a microtask for nothing. `follow` asks for a wake
+    // whenever the mode turns virtual, so no timer set meanwhile is missed.
+    if (this.mode === 'virtual') this.#queueWake();
     return id;
   }
 

@@ -127,7 +127,9 @@ export class BadgeLink {
 
   open(): void {
     if (this.#ws) return;
-    const ws = new WebSocket(this.url, { perMessageDeflate: false });
+    // The stub writes JSON it made itself; a frame that is not UTF-8 fails JSON.parse or the
+    // schema anyway, so ws need not scan every byte of every frame first.
+    const ws = new WebSocket(this.url, { perMessageDeflate: false, skipUTF8Validation: true });
     this.#ws = ws;
     // Connecting is outstanding work too: the clock waits until the socket opens or fails.
     this.outstanding.add();
@@ -206,34 +208,46 @@ export class BadgeLink {
       return;
     }
     const ws = this.#ws;
-    const answer = () => {
-      // Answer even errors: the stub's clock waits for every frame it sent.
-      if (this.answerFrames && ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
-        sendCorked(ws, `{"type":"handled","seq":${frame.seq}}`);
-      }
-    };
-    const handle = (): void | Promise<void> => {
-      try {
-        return this.handlers.frame(frame);
-      } catch (error) {
-        this.handlers.invalid?.(text, String(error));
-      }
-    };
-    const track = (work: Promise<void>) => {
-      const next = work.catch((error) => this.handlers.invalid?.(text, String(error))).then(answer);
-      this.#inbox = next;
-      void next.then(() => {
-        if (this.#inbox === next) this.#inbox = undefined;
-      });
-    };
     // Something is still being dealt with: this frame waits its turn.
     if (this.#inbox) {
-      track(this.#inbox.then(handle));
+      this.#track(
+        this.#inbox.then(() => this.#handle(frame, text)),
+        ws,
+        frame.seq,
+        text,
+      );
       return;
     }
-    // The common case costs no promise: a frame the badge deals with at once.
-    const result = handle();
-    if (result) track(result);
-    else answer();
+    // The common case costs no promise and no closure: a frame the badge deals with at once.
+    const result = this.#handle(frame, text);
+    if (result) this.#track(result, ws, frame.seq, text);
+    else this.#answer(ws, frame.seq);
+  }
+
+  #handle(frame: StubFrame, text: string): void | Promise<void> {
+    try {
+      return this.handlers.frame(frame);
+    } catch (error) {
+      this.handlers.invalid?.(text, String(error));
+    }
+  }
+
+  /** Answers a frame on the socket it came on, if that is still this link's and open. */
+  #answer(ws: WebSocket | undefined, seq: number): void {
+    // Answer even errors: the stub's clock waits for every frame it sent.
+    if (this.answerFrames && ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
+      sendCorked(ws, `{"type":"handled","seq":${seq}}`);
+    }
+  }
+
+  /** A frame dealt with later: the next frame waits for it, and it is answered when done. */
+  #track(work: Promise<void>, ws: WebSocket | undefined, seq: number, text: string): void {
+    const next = work
+      .catch((error) => this.handlers.invalid?.(text, String(error)))
+      .then(() => this.#answer(ws, seq));
+    this.#inbox = next;
+    void next.then(() => {
+      if (this.#inbox === next) this.#inbox = undefined;
+    });
   }
 }
