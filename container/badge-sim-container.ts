@@ -2,12 +2,12 @@
  * A testcontainers module for the badge-sim image: build the settings fluently, `start()`,
  * and use the started handle's URLs and control client; `await using` stops it.
  *
- *   await using stub = await new BadgeSimContainer('badge-sim:local').withSeed(7).start();
+ *   await using stub = await new BadgeSimContainer('badge-sim:latest').withSeed(7).start();
  *   const events = await fetch(`${stub.serviceUrl('100001')}/events`, …);
  *   await stub.control.advance('30s');
  *
- * It waits for the stub's health endpoint, not for a fixed time. The port is published on
- * the loopback interface only.
+ * It waits for the stub's health endpoint, not for a fixed time, and fails at once, with the
+ * stub's own message, if the stub exits instead. The port is published on loopback only.
  */
 import {
   AbstractStartedContainer,
@@ -17,42 +17,65 @@ import {
 } from 'testcontainers';
 import { StubControlClient } from '../client/control-client.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { checkFixtures, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import { checkFixtures, FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
+import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
+import type { StubSettings } from '../server-stub/settings.ts';
 
-/** The port the stub listens on inside the container. */
-export const BADGE_SIM_PORT = 8080;
+/** The port the stub listens on inside the container (the image's BADGE_SIM_PORT). */
+export const CONTAINER_PORT = 8080;
 /** The image name the README's `docker build -t` uses. */
 export const DEFAULT_BADGE_SIM_IMAGE = 'badge-sim:latest';
 const FIXTURES_IN_CONTAINER = '/tmp/badge-sim.fixtures.json';
+/** An HTTP auth scheme is a token (RFC 9110); a brand word goes into URNs and a path. */
+const AUTH_SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
+const BRAND_WORD = /^[A-Za-z0-9_-]+$/;
 
 export type ContainerClockMode = 'virtual' | 'real' | 'scaled';
 
 export class BadgeSimContainer extends GenericContainer {
+  #fixturesGiven = false;
+  #generateGiven = false;
+
   constructor(image = DEFAULT_BADGE_SIM_IMAGE) {
     super(image);
-    this.withExposedPorts(BADGE_SIM_PORT)
+    this.withExposedPorts(CONTAINER_PORT)
       // A container for tests: time moves only when the tests move it (like startStub()).
       .withEnvironment({ BADGE_SIM_CLOCK: 'virtual' })
-      .withWaitStrategy(Wait.forHttp(`${CONTROL_PREFIX}/health`, BADGE_SIM_PORT).forStatusCode(200))
+      .withWaitStrategy(
+        Wait.forHttp(`${CONTROL_PREFIX}/health`, CONTAINER_PORT, {
+          abortOnContainerExit: true,
+        }).forStatusCode(200),
+      )
       .withStartupTimeout(60_000);
     // Publish on loopback only: a stub for tests is nobody else's business.
     this.hostConfig.PortBindings = {
-      [`${BADGE_SIM_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '0' }],
+      [`${CONTAINER_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '0' }],
     };
   }
 
   /**
    * Fixtures: a file (YAML or JSON) on this machine, or the document itself. They are checked
-   * here, so a mistake is a FixtureError naming the field now, not a container that never
-   * becomes healthy.
+   * here, so a mistake is a FixtureError naming the field now, not a container that exits.
    */
   withFixtures(fixtures: string | Fixtures): this {
-    const checked =
-      typeof fixtures === 'string'
-        ? loadFixturesFile(fixtures)
-        : checkFixtures(structuredClone(fixtures));
+    if (this.#generateGiven) refuse('give either withFixtures or withGeneratedFixtures, not both');
+    let checked: Fixtures;
+    try {
+      checked =
+        typeof fixtures === 'string'
+          ? loadFixturesFile(fixtures)
+          : checkFixtures(structuredClone(fixtures));
+    } catch (error) {
+      if (error instanceof FixtureError)
+        throw new FixtureError(
+          `badge-sim: withFixtures: ${error.message.replace(/^badge-sim: /, '')}`,
+          error.path,
+        );
+      throw error;
+    }
+    this.#fixturesGiven = true;
     return this.withCopyContentToContainer([
       { content: JSON.stringify(checked), target: FIXTURES_IN_CONTAINER, mode: 0o644 },
     ]).withEnvironment({ BADGE_SIM_FIXTURES: FIXTURES_IN_CONTAINER });
@@ -60,7 +83,9 @@ export class BadgeSimContainer extends GenericContainer {
 
   /** Faker-generated fixtures: one account with this many devices (from the seed). */
   withGeneratedFixtures(devices: number): this {
+    if (this.#fixturesGiven) refuse('give either withFixtures or withGeneratedFixtures, not both');
     wholeNumber('withGeneratedFixtures', devices, 0, 100_000);
+    this.#generateGiven = true;
     return this.withEnvironment({ BADGE_SIM_GENERATE: String(devices) });
   }
 
@@ -72,10 +97,11 @@ export class BadgeSimContainer extends GenericContainer {
 
   /** `virtual` (the default here), `real`, or `scaled` with a factor. */
   withClock(mode: ContainerClockMode, scale?: number): this {
-    if (!['virtual', 'real', 'scaled'].includes(mode))
-      throw new TypeError(`withClock: mode must be virtual, real or scaled (not '${mode}')`);
+    oneOf('withClock', mode, ['virtual', 'real', 'scaled']);
     if (mode === 'scaled' && !(typeof scale === 'number' && scale > 0))
-      throw new TypeError("withClock('scaled', factor): give a positive factor, e.g. 60");
+      refuse("withClock('scaled', factor): give a positive factor, e.g. 60");
+    if (mode !== 'scaled' && scale !== undefined)
+      refuse(`withClock: a factor is for 'scaled' time, not '${mode}'`);
     return this.withEnvironment({
       BADGE_SIM_CLOCK: mode,
       ...(scale === undefined ? {} : { BADGE_SIM_SCALE: String(scale) }),
@@ -84,19 +110,25 @@ export class BadgeSimContainer extends GenericContainer {
 
   /** The scheme word of `Authorization: <scheme> <API_KEY>`. */
   withAuthScheme(word: string): this {
+    if (!AUTH_SCHEME.test(word))
+      refuse(`withAuthScheme: give one word such as ServiceApiKey (not '${word}')`);
     return this.withEnvironment({ BADGE_SIM_AUTH_SCHEME: word });
   }
 
   /** The brand word of group URNs and the device path. */
   withBrandWord(word: string): this {
+    if (!BRAND_WORD.test(word))
+      refuse(`withBrandWord: give letters, digits, - or _ such as service (not '${word}')`);
     return this.withEnvironment({ BADGE_SIM_BRAND_WORD: word });
   }
 
   withUnknownFields(policy: 'reject' | 'ignore'): this {
+    oneOf('withUnknownFields', policy, ['reject', 'ignore']);
     return this.withEnvironment({ BADGE_SIM_UNKNOWN_FIELDS: policy });
   }
 
   withCancelEvents(kind: 'end-cancelled' | 'end-normal' | 'none'): this {
+    oneOf('withCancelEvents', kind, ['end-cancelled', 'end-normal', 'none']);
     return this.withEnvironment({ BADGE_SIM_CANCEL_EVENTS: kind });
   }
 
@@ -106,20 +138,24 @@ export class BadgeSimContainer extends GenericContainer {
   }
 
   override async start(): Promise<StartedBadgeSimContainer> {
-    return new StartedBadgeSimContainer(await super.start());
+    const started = await super.start();
+    const url = `http://${started.getHost()}:${started.getMappedPort(CONTAINER_PORT)}`;
+    const control = new StubControlClient(url);
+    return new StartedBadgeSimContainer(started, url, control, await control.settings());
   }
 }
 
 export class StartedBadgeSimContainer extends AbstractStartedContainer {
-  /** The stub's base URL on this machine: `{base_url}`, and `{api_host}`/`{auth_url}` of pro. */
-  readonly url: string;
-  /** A client of the control API, ready to use. */
-  readonly control: StubControlClient;
-
-  constructor(started: StartedTestContainer) {
+  constructor(
+    started: StartedTestContainer,
+    /** The stub's base URL on this machine: `{base_url}`, and `{api_host}`/`{auth_url}` of pro. */
+    readonly url: string,
+    /** A client of the control API, ready to use. */
+    readonly control: StubControlClient,
+    /** The settings the stub runs with (auth scheme, brand word, environments, …). */
+    readonly settings: StubSettings,
+  ) {
     super(started);
-    this.url = `http://${started.getHost()}:${started.getMappedPort(BADGE_SIM_PORT)}`;
-    this.control = new StubControlClient(this.url);
   }
 
   /** `{base_url}/subscribers/{id}/api/v1`. */
@@ -128,8 +164,8 @@ export class StartedBadgeSimContainer extends AbstractStartedContainer {
   }
 
   /** `{api_host}` of an environment; the token endpoint is at the same place (`{auth_url}`). */
-  apiHost(environment: 'pro' | 'qa' = 'pro'): string {
-    return environment === 'pro' ? this.url : `${this.url}/qa`;
+  apiHost(environment: EnvironmentName = 'pro'): string {
+    return `${this.url}${this.settings.environments[environment].prefix}`;
   }
 
   get controlUrl(): string {
@@ -146,7 +182,16 @@ export class StartedBadgeSimContainer extends AbstractStartedContainer {
   }
 }
 
+function refuse(message: string): never {
+  throw new TypeError(`badge-sim: ${message}`);
+}
+
 function wholeNumber(what: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max)
-    throw new TypeError(`${what}: give a whole number from ${min} to ${max} (not ${value})`);
+    refuse(`${what}: give a whole number from ${min} to ${max} (not ${value})`);
+}
+
+function oneOf(what: string, value: string, allowed: string[]): void {
+  if (!allowed.includes(value))
+    refuse(`${what}: give one of ${allowed.join(', ')} (not '${value}')`);
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import { BadgeSimContainer } from '../../container/badge-sim-container.ts';
-import { FixtureError } from '../../fixtures/load-fixtures.ts';
+import { DEFAULT_FIXTURES_FILE, FixtureError } from '../../fixtures/load-fixtures.ts';
 
 const image = inject('badgeSimImage');
 const docker = (...args: string[]) => spawnSync('docker', args, { encoding: 'utf8' }).stdout.trim();
@@ -58,6 +58,7 @@ describe('BadgeSimContainer', () => {
 
     expect(stub.url).toMatch(/^http:\/\/localhost:\d+$/);
     expect(stub.devicesUrl).toBe(`${stub.url.replace('http', 'ws')}/_stub/devices/connect`);
+    expect(stub.apiHost('qa')).toBe(`${stub.url}/qa`);
     expect(await stub.control.settings()).toMatchObject({
       authScheme: 'Token',
       brandWord: 'acme',
@@ -111,15 +112,37 @@ describe('BadgeSimContainer', () => {
   });
 
   test('bad settings are refused before a container starts, naming what to fix', () => {
-    expect(() => new BadgeSimContainer(image).withFixtures({ accounts: [] })).toThrow(FixtureError);
-    expect(() => new BadgeSimContainer(image).withSeed(1.5)).toThrow(
-      'withSeed: give a whole number from 0',
+    const container = () => new BadgeSimContainer(image);
+    expect(() => container().withFixtures({ accounts: [] })).toThrow(
+      /^badge-sim: withFixtures: accounts must NOT have fewer than 1 items/,
     );
-    expect(() => new BadgeSimContainer(image).withClock('scaled')).toThrow(
-      "withClock('scaled', factor): give a positive factor, e.g. 60",
-    );
-    expect(() => new BadgeSimContainer(image).withFixtures('/no/such/fixtures.yaml')).toThrow(
+    expect(() => container().withFixtures({ accounts: [] })).toThrow(FixtureError);
+    expect(() => container().withFixtures('/no/such/fixtures.yaml')).toThrow(
       /cannot read fixtures/,
     );
+    expect(() => container().withSeed(1.5)).toThrow(
+      'badge-sim: withSeed: give a whole number from 0',
+    );
+    expect(() => container().withClock('scaled')).toThrow(
+      "badge-sim: withClock('scaled', factor): give a positive factor, e.g. 60",
+    );
+    expect(() => container().withClock('real', 60)).toThrow("a factor is for 'scaled' time");
+    expect(() => container().withAuthScheme('')).toThrow('withAuthScheme: give one word');
+    expect(() => container().withBrandWord('a/b')).toThrow('withBrandWord: give letters');
+    expect(() => container().withCancelEvents('bogus' as never)).toThrow(
+      "withCancelEvents: give one of end-cancelled, end-normal, none (not 'bogus')",
+    );
+    expect(() => container().withGeneratedFixtures(3).withFixtures(DEFAULT_FIXTURES_FILE)).toThrow(
+      'give either withFixtures or withGeneratedFixtures, not both',
+    );
+  });
+
+  test('a stub that exits at start fails start() at once with its own message', async () => {
+    const started = performance.now();
+    await expect(
+      new BadgeSimContainer(image).withEnvironment({ BADGE_SIM_CLOCK: 'sometimes' }).start(),
+    ).rejects.toThrow(/exited[\s\S]*--clock must be one of: virtual, real, scaled/);
+    // Not the 60 s startup timeout: the wait stops when the container exits.
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });
