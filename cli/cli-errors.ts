@@ -32,6 +32,15 @@ export function choiceOption<T extends string>(name: string, choices: readonly T
   };
 }
 
+/** A single word of a given form (never empty), or says what to fix. */
+export function wordOption(name: string, form: RegExp, example: string) {
+  return (value: string): string => {
+    if (!form.test(value))
+      throw new InvalidArgumentError(`${name} must be one word such as ${example}.`);
+    return value;
+  };
+}
+
 /** Parses a duration option ('30s', '5m', …). */
 export function durationOption(name: string) {
   return (value: string): number => {

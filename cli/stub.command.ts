@@ -3,7 +3,13 @@ import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.t
 import { formatTimestamp } from '../protocol/clock.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
-import { choiceOption, fail, integerOption, positiveNumberOption } from './cli-errors.ts';
+import {
+  choiceOption,
+  fail,
+  integerOption,
+  positiveNumberOption,
+  wordOption,
+} from './cli-errors.ts';
 
 interface StubOptions {
   host: string;
@@ -26,98 +32,107 @@ function fromEnv(flags: string, description: string, name: string): Option {
 }
 
 export function stubCommand(): Command {
-  return new Command('stub')
-    .description(
-      'Run the stub of the service: the notification interface, the alert engine and the control API.',
-    )
-    .addOption(fromEnv('--host <address>', 'address to listen on', 'HOST').default('127.0.0.1'))
-    .addOption(
-      fromEnv('-p, --port <port>', 'port to listen on (0 picks a free one)', 'PORT')
-        .argParser(integerOption('--port', 0, 65535))
-        .default(8080),
-    )
-    .addOption(
-      fromEnv(
-        '-f, --fixtures <file>',
-        'fixtures file (YAML or JSON) with accounts, groups and devices',
-        'FIXTURES',
-      ),
-    )
-    .addOption(
-      fromEnv(
-        '--generate <devices>',
-        'generate fixtures with faker instead: one account with this many devices',
-        'GENERATE',
-      ).argParser(integerOption('--generate', 0, 100_000)),
-    )
-    .addOption(
-      fromEnv('--seed <n>', 'seed of generated fixtures and of task and event ids', 'SEED')
-        .argParser(integerOption('--seed'))
-        .default(0),
-    )
-    .addOption(
-      fromEnv(
-        '--clock <mode>',
-        'virtual (moves only through the control API), real, or scaled',
-        'CLOCK',
+  return (
+    new Command('stub')
+      .description(
+        "Run the stub of the service: the notification interface and its alert engine, the token, workflow-trigger and device-info interface (pro and qa), the badges' WebSocket and the control API.",
       )
-        .argParser(choiceOption('--clock', ['virtual', 'real', 'scaled'] as const))
-        .default('real'),
-    )
-    .addOption(
-      fromEnv(
-        '--scale <factor>',
-        'speed of scaled time, e.g. 60 for a minute a second',
-        'SCALE',
-      ).argParser(positiveNumberOption('--scale')),
-    )
-    .addOption(
-      fromEnv(
-        '--auth-scheme <word>',
-        'scheme word of the Authorization header',
-        'AUTH_SCHEME',
-      ).default(DEFAULT_SETTINGS.authScheme),
-    )
-    .addOption(
-      fromEnv(
-        '--brand-word <word>',
-        'brand word of group URNs and the device path',
-        'BRAND_WORD',
-      ).default(DEFAULT_SETTINGS.brandWord),
-    )
-    .addOption(
-      fromEnv(
-        '--unknown-fields <policy>',
-        'fields the spec does not list: reject (400) or ignore',
-        'UNKNOWN_FIELDS',
+      .addOption(fromEnv('--host <address>', 'address to listen on', 'HOST').default('127.0.0.1'))
+      .addOption(
+        fromEnv('-p, --port <port>', 'port to listen on (0 picks a free one)', 'PORT')
+          .argParser(integerOption('--port', 0, 65535))
+          .default(8080),
       )
-        .argParser(choiceOption('--unknown-fields', ['reject', 'ignore'] as const))
-        .default(DEFAULT_SETTINGS.unknownFields),
-    )
-    .addOption(
-      fromEnv(
-        '--cancel-events <kind>',
-        'events of a DELETE: end-cancelled, end-normal or none',
-        'CANCEL_EVENTS',
+      .addOption(
+        fromEnv(
+          '-f, --fixtures <file>',
+          'fixtures file (YAML or JSON) with accounts, groups and devices',
+          'FIXTURES',
+        ),
       )
-        .argParser(
-          choiceOption('--cancel-events', ['end-cancelled', 'end-normal', 'none'] as const),
+      .addOption(
+        fromEnv(
+          '--generate <devices>',
+          'generate fixtures with faker instead: one account with this many devices',
+          'GENERATE',
+        ).argParser(integerOption('--generate', 0, 100_000)),
+      )
+      .addOption(
+        fromEnv('--seed <n>', 'seed of generated fixtures and of task and event ids', 'SEED')
+          .argParser(integerOption('--seed'))
+          .default(0),
+      )
+      .addOption(
+        fromEnv(
+          '--clock <mode>',
+          'virtual (moves only through the control API), real, or scaled',
+          'CLOCK',
         )
-        .default(DEFAULT_SETTINGS.cancelEvents),
-    )
-    .addOption(fromEnv('-q, --quiet', 'do not print a line per request', 'QUIET'))
-    .addHelpText(
-      'after',
-      '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n',
-    )
-    .action(runStub);
+          .argParser(choiceOption('--clock', ['virtual', 'real', 'scaled'] as const))
+          .default('real'),
+      )
+      .addOption(
+        fromEnv(
+          '--scale <factor>',
+          'speed of scaled time, e.g. 60 for a minute a second',
+          'SCALE',
+        ).argParser(positiveNumberOption('--scale')),
+      )
+      .addOption(
+        fromEnv('--auth-scheme <word>', 'scheme word of the Authorization header', 'AUTH_SCHEME')
+          .argParser(
+            wordOption('--auth-scheme', /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*$/, 'ServiceApiKey'),
+          )
+          .default(DEFAULT_SETTINGS.authScheme),
+      )
+      .addOption(
+        fromEnv('--brand-word <word>', 'brand word of group URNs and the device path', 'BRAND_WORD')
+          .argParser(wordOption('--brand-word', /^[A-Za-z0-9_-]+$/, 'service'))
+          .default(DEFAULT_SETTINGS.brandWord),
+      )
+      .addOption(
+        fromEnv(
+          '--unknown-fields <policy>',
+          'fields the spec does not list: reject (400) or ignore',
+          'UNKNOWN_FIELDS',
+        )
+          .argParser(choiceOption('--unknown-fields', ['reject', 'ignore'] as const))
+          .default(DEFAULT_SETTINGS.unknownFields),
+      )
+      .addOption(
+        fromEnv(
+          '--cancel-events <kind>',
+          'events of a DELETE: end-cancelled, end-normal or none',
+          'CANCEL_EVENTS',
+        )
+          .argParser(
+            choiceOption('--cancel-events', ['end-cancelled', 'end-normal', 'none'] as const),
+          )
+          .default(DEFAULT_SETTINGS.cancelEvents),
+      )
+      // Not .env(): commander would turn BADGE_SIM_QUIET=false into true. Read in runStub.
+      .option('-q, --quiet', 'do not print a line per request (env: BADGE_SIM_QUIET=true|false)')
+      .addHelpText(
+        'after',
+        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n',
+      )
+      .action(runStub)
+  );
 }
 
 async function runStub(options: StubOptions): Promise<void> {
+  // Messages name the flag and its variable: a container is configured by the variables.
   if (options.clock === 'scaled' && options.scale === undefined)
-    fail('--clock scaled needs --scale <factor>, e.g. --scale 60.');
+    fail('--clock scaled (BADGE_SIM_CLOCK) needs --scale <factor> (BADGE_SIM_SCALE), e.g. 60.');
+  if (options.clock !== 'scaled' && options.scale !== undefined)
+    fail(
+      `--scale (BADGE_SIM_SCALE) is for --clock scaled, and the clock is ${options.clock} (BADGE_SIM_CLOCK).`,
+    );
   if (options.fixtures && options.generate !== undefined)
-    fail('give either --fixtures or --generate, not both.');
+    fail(
+      'give either --fixtures (BADGE_SIM_FIXTURES) or --generate (BADGE_SIM_GENERATE), not both.',
+    );
+  options.quiet ??= booleanFromEnv('BADGE_SIM_QUIET');
   const fixtures =
     options.generate !== undefined
       ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
@@ -161,8 +176,11 @@ async function runStub(options: StubOptions): Promise<void> {
     options.generate !== undefined
       ? `generated from seed ${options.seed}`
       : (options.fixtures ?? 'default fixtures');
+  const { brandWord, environments } = core.settings;
   console.log(`badge-sim stub ready
   service API  ${stub.url}/subscribers/{id}/api/v1
+  trigger API  ${stub.url}/ibot/workflow/{workflow_id} · ${stub.url}/${brandWord}/api/v1/device/{device_id}
+  token        ${stub.url}/oauth2/token (environment pro; qa under ${stub.url}${environments.qa.prefix})
   control API  ${stub.controlUrl}
   OpenAPI      ${stub.openapiUrl}
   clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
@@ -182,4 +200,13 @@ async function runStub(options: StubOptions): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** true/1/yes or false/0/no; anything else is refused, naming the variable. */
+function booleanFromEnv(name: string): boolean {
+  const value = process.env[name]?.trim().toLowerCase();
+  if (value === undefined || value === '') return false;
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  fail(`${name} must be true or false (it is '${process.env[name]}').`);
 }

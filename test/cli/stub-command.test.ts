@@ -50,11 +50,43 @@ describe('badge-sim stub', () => {
     expect(cli.output()).not.toContain('GET /_stub/health');
   });
 
-  test('a bad BADGE_SIM_* value is refused naming the variable', () => {
-    const result = runCli(['stub'], { BADGE_SIM_CLOCK: 'sometimes' });
+  test.each([
+    [
+      { BADGE_SIM_CLOCK: 'sometimes' },
+      "from env 'BADGE_SIM_CLOCK' is invalid. --clock must be one of: virtual, real, scaled.",
+    ],
+    [
+      { BADGE_SIM_AUTH_SCHEME: '' },
+      "from env 'BADGE_SIM_AUTH_SCHEME' is invalid. --auth-scheme must be one word such as ServiceApiKey.",
+    ],
+    [{ BADGE_SIM_BRAND_WORD: 'a/b' }, '--brand-word must be one word such as service.'],
+    [{ BADGE_SIM_QUIET: 'maybe' }, "BADGE_SIM_QUIET must be true or false (it is 'maybe')."],
+    [
+      { BADGE_SIM_SCALE: '60' },
+      '--scale (BADGE_SIM_SCALE) is for --clock scaled, and the clock is real (BADGE_SIM_CLOCK).',
+    ],
+    [
+      { BADGE_SIM_CLOCK: 'scaled' },
+      '--clock scaled (BADGE_SIM_CLOCK) needs --scale <factor> (BADGE_SIM_SCALE)',
+    ],
+    [
+      { BADGE_SIM_GENERATE: '5', BADGE_SIM_FIXTURES: 'fixtures/default.fixtures.yaml' },
+      'give either --fixtures (BADGE_SIM_FIXTURES) or --generate (BADGE_SIM_GENERATE), not both.',
+    ],
+  ])('a bad setting from the environment is refused naming the variable: %j', (env, message) => {
+    const result = runCli(['stub', '--port', '0'], env);
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain("from env 'BADGE_SIM_CLOCK' is invalid");
-    expect(result.stderr).toContain('--clock must be one of: virtual, real, scaled.');
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).not.toContain('ready');
+  });
+
+  test('BADGE_SIM_QUIET=false keeps the request log', async () => {
+    await using cli = await start(['stub', '--port', '0'], 'Press Ctrl+C to stop.', {
+      BADGE_SIM_QUIET: 'false',
+    });
+    const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
+    await request(`${url}/_stub/health`);
+    await expect.poll(cli.output).toContain('GET /_stub/health 200');
   });
 
   test('stops on SIGINT too', async () => {
@@ -90,7 +122,7 @@ describe('badge-sim stub', () => {
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535');
     const scaled = runCli(['stub', '--clock', 'scaled']);
     expect(scaled.status).toBe(2);
-    expect(scaled.stderr).toContain('--clock scaled needs --scale');
+    expect(scaled.stderr).toContain('--clock scaled (BADGE_SIM_CLOCK) needs --scale');
     const missing = runCli(['stub', '--fixtures', '/nonexistent/fixtures.yaml']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('cannot read fixtures file /nonexistent/fixtures.yaml');
