@@ -53,8 +53,15 @@ export function errorPath(error: ErrorObject, prefix = ''): string {
   );
 }
 
-/** An Ajv error as a sentence that names the field. */
-export function describeError(error: ErrorObject, prefix = ''): { path: string; message: string } {
+/**
+ * Ajv's errors as one sentence that names the field: the first error, and when it is one of
+ * several allowed words (a union of literals), every word allowed there.
+ */
+export function describeError(
+  errors: ErrorObject[],
+  prefix = '',
+): { path: string; message: string } {
+  const error = errors[0]!;
   const path = errorPath(error, prefix);
   let detail = error.message ?? 'is invalid';
   if (error.keyword === 'required') detail = 'is required';
@@ -63,8 +70,13 @@ export function describeError(error: ErrorObject, prefix = ''): { path: string; 
     detail = 'must be a duration such as 30s, 5m, 2h, 1m30s or 1500ms';
   }
   if (error.keyword === 'enum' || error.keyword === 'const') {
-    const allowed = error.params.allowedValues ?? [error.params.allowedValue];
-    detail = `must be one of: ${allowed.join(', ')}`;
+    const allowed = new Set<unknown>();
+    for (const e of errors) {
+      if (e.instancePath !== error.instancePath) continue;
+      if (e.keyword === 'enum') for (const v of e.params.allowedValues) allowed.add(v);
+      if (e.keyword === 'const') allowed.add(e.params.allowedValue);
+    }
+    detail = `must be one of: ${[...allowed].join(', ')}`;
   }
   return { path, message: `${path || '(document)'} ${detail}` };
 }

@@ -105,7 +105,7 @@ export function defineScenario(scenario: Scenario): LoadedScenario {
 /** Checks a scenario document: shape, steps, fixtures, and what refers to what. */
 export function checkScenario(input: unknown): Scenario {
   if (!validateShell(input)) {
-    const { path, message } = describeError(validateShell.errors![0]!);
+    const { path, message } = describeError(validateShell.errors!);
     throw new ScenarioError(message, path);
   }
   const scenario = input as Scenario;
@@ -191,7 +191,7 @@ function checkStep(step: unknown, path: string): void {
   }
   const validate = stepValidators.get(actions[0]!)!;
   if (!validate(step)) {
-    const { path: at, message } = describeError(validate.errors![0]!, path);
+    const { path: at, message } = describeError(validate.errors!, path);
     throw new ScenarioError(message, at);
   }
 }

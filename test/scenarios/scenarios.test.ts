@@ -78,6 +78,22 @@ describe('loading', () => {
       'expect.states.Ada Mensah must be one of',
     ],
     [
+      'an environment that is not one',
+      GOOD.replace(
+        '    as: runner',
+        '    as: runner\n  - { at: 1s, device_info: Ada Mensah, environment: staging }',
+      ),
+      ':10: timeline[1].environment must be one of: pro, qa',
+    ],
+    [
+      'a bearer choice that is not one',
+      GOOD.replace(
+        '    as: runner',
+        '    as: runner\n  - { at: 1s, device_info: Ada Mensah, auth: wrong }',
+      ),
+      'timeline[1].auth must be one of: valid, none, id_token, other-environment',
+    ],
+    [
       'YAML that does not parse',
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',
