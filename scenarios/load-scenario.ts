@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
-import { parseDuration } from '../protocol/duration.ts';
+import { formatDuration, parseDuration } from '../protocol/duration.ts';
 import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import { Scenario, Step } from './scenario.schema.ts';
 
 /** A scenario that cannot be used; the message says where and what. */
@@ -124,6 +125,7 @@ export function checkScenario(input: unknown): Scenario {
   // A name given with `as` is what `task:` and `cancel:` refer to: check them now.
   const names = new Set<string>();
   let last = 0;
+  let jump: { index: number; at: number; end: number } | undefined;
   scenario.timeline.forEach((step, i) => {
     if (step.as) {
       if (names.has(step.as))
@@ -139,6 +141,23 @@ export function checkScenario(input: unknown): Scenario {
         `timeline[${i}].at ${step.at} is before the step above it: steps go in time order`,
         `timeline[${i}].at`,
       );
+    }
+    // A jump moves the clock on: a later step inside it would silently run at its end.
+    if (jump && at > jump.at && at < jump.end) {
+      throw new ScenarioError(
+        `timeline[${i}].at ${step.at} falls inside the jump of timeline[${jump.index}] (${formatDuration(jump.at)} → ${formatDuration(jump.end)}): write at: ${formatDuration(jump.at)} to run right after it, or ${formatDuration(jump.end)} or later`,
+        `timeline[${i}].at`,
+      );
+    }
+    const by =
+      'jump' in step
+        ? parseDuration(step.jump)!
+        : 'expire_tokens' in step
+          ? ACCESS_TOKEN_LIFETIME_MS
+          : 0;
+    if (by > 0) {
+      const from = Math.max(at, jump?.end ?? 0);
+      jump = { index: i, at, end: from + by };
     }
     last = at;
   });
@@ -164,7 +183,14 @@ export function checkScenario(input: unknown): Scenario {
       );
     }
   });
-  if (scenario.duration !== undefined && parseDuration(scenario.duration)! < last) {
+  const duration = scenario.duration === undefined ? undefined : parseDuration(scenario.duration)!;
+  if (duration !== undefined && jump && duration > jump.at && duration < jump.end) {
+    throw new ScenarioError(
+      `duration ${scenario.duration} ends inside the jump of timeline[${jump.index}] (${formatDuration(jump.at)} → ${formatDuration(jump.end)}): write ${formatDuration(jump.end)} or later, or leave it out`,
+      'duration',
+    );
+  }
+  if (duration !== undefined && duration < last) {
     throw new ScenarioError(
       `duration ${scenario.duration} ends before the last step (${scenario.timeline.at(-1)?.at})`,
       'duration',

@@ -94,6 +94,14 @@ describe('loading', () => {
       'timeline[1].auth must be one of: valid, none, id_token, other-environment',
     ],
     [
+      'a step inside a jump (it would silently run at the jump’s end)',
+      GOOD.replace(
+        '    as: runner',
+        '    as: runner\n  - { at: 10s, expire_tokens: true }\n  - { at: 20s, tap: Ada Mensah }',
+      ),
+      ':11: timeline[2].at 20s falls inside the jump of timeline[1] (10s → 2h10s): write at: 10s to run right after it, or 2h10s or later',
+    ],
+    [
       'YAML that does not parse',
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',
@@ -257,13 +265,13 @@ describe('running', () => {
           },
           { at: '1m', expire_tokens: true },
           {
-            at: '2h2m',
+            at: '1m',
             workflow: { id: 'wf_http_page_security', user: 'Front Desk' },
             as: 'late',
             expect: { status: 200, body: { status: 'invoked' } },
           },
           {
-            at: '2h3m',
+            at: '2h2m',
             device_info: 'Front Desk',
             expect: { status: 200, body: { device_status: 'online' } },
           },
@@ -275,7 +283,7 @@ describe('running', () => {
             'Front Desk': {
               exactly: [
                 { kind: 'speech', cause: 'workflow', at: '0s' },
-                { kind: 'speech', cause: 'workflow', task: 'late', at: '2h2m' },
+                { kind: 'speech', cause: 'workflow', task: 'late', at: '2h1m' },
               ],
             },
           },
@@ -286,7 +294,7 @@ describe('running', () => {
     expect(right.actual.token_requests).toBe(2);
     expect(right.actual.invocations.map((i) => i.at)).toEqual([
       '2026-01-01T00:00:00.000000Z',
-      '2026-01-01T02:02:00.000000Z',
+      '2026-01-01T02:01:00.000000Z',
     ]);
 
     const wrong = await runScenario(scenario(1, 'wf_http_dock_call'));
