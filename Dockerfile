@@ -13,7 +13,8 @@ FROM ${NODE_IMAGE}
 
 WORKDIR /app
 ENV NODE_ENV=production
-COPY package.json package-lock.json ./
+# The lock file when there is one (a packed package has none).
+COPY package*.json ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier \
     --loglevel=error \
   && npm cache clean --force --loglevel=error

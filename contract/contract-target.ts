@@ -62,11 +62,6 @@ const REQUIRED = [
   'BADGE_SIM_CONTRACT_REFRESH_TOKEN',
 ] as const;
 
-/** Whether the environment names a target at all (the suite skips, saying why, if not). */
-export function contractTargetGiven(env: Record<string, string | undefined> = process.env) {
-  return Boolean(env.BADGE_SIM_CONTRACT_BASE_URL);
-}
-
 /** Reads the target; a missing or malformed variable is named, with what to set. */
 export function contractTargetFromEnv(
   env: Record<string, string | undefined> = process.env,

@@ -5,6 +5,5 @@ export {
   ContractConfigError,
   type ContractTarget,
   contractTargetFromEnv,
-  contractTargetGiven,
   defaultFixturesContractEnv,
 } from './contract-target.ts';
