@@ -3,6 +3,8 @@
  * connect to it over WebSocket and the runner moves its clock through the control API.
  */
 import { afterAll, describe, expect, inject, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
 import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
@@ -13,7 +15,11 @@ const files = findScenarioFiles(['scenarios/catalogue']);
 describe('the scenario catalogue against the container (external mode)', () => {
   const passed: string[] = [];
   // The CI log lists what passed against the container (vitest shows only slow tests by name).
-  afterAll(() => {
+  afterAll(async () => {
+    // Scenarios load their own fixtures: leave the shared container with the default ones.
+    await new StubControlClient(inject('badgeSimUrl')).loadFixtures(
+      loadFixturesFile(DEFAULT_FIXTURES_FILE),
+    );
     console.log(
       `${passed.length} of ${files.length} scenarios passed against the container:\n${passed.map((name) => `  ✓ ${name}`).join('\n')}`,
     );

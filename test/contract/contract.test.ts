@@ -11,10 +11,12 @@ import {
   defaultFixturesContractEnv,
 } from '../../contract/index.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { seedEvents } from '../support/http.ts';
 
 let stub: StubHandle;
 beforeAll(async () => {
   stub = await startStub();
+  await seedEvents(stub.url);
 });
 afterAll(() => stub.close());
 

@@ -64,3 +64,26 @@ export function controlClient(stub: StubHandle) {
     reset: () => request(`${base}/reset`, { method: 'POST' }),
   };
 }
+
+/**
+ * Fills an account with at least `count` analytic events (one `start` per alert) over real
+ * HTTP, a millisecond apart on a virtual clock, so that the contract suite's 100-event limit
+ * has more than 100 to cut.
+ */
+export async function seedEvents(
+  baseUrl: string,
+  account: { id: string; key: string } = RIVERSIDE,
+  count = 120,
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const res = await request(`${baseUrl}/subscribers/${account.id}/api/v1/alerts`, {
+      method: 'POST',
+      headers: { authorization: `ServiceApiKey ${account.key}` },
+      body: { notification: `Seed ${i}`, groups: ['Pharmacy'], timeout: 600 },
+    });
+    if (res.status !== 200) throw new Error(`seeding events: POST alerts answered ${res.status}`);
+    // One millisecond apart on the stub's clock: paging with `oldest` can only get past 100
+    // events that do not all share one instant.
+    await request(`${baseUrl}/_stub/clock/advance`, { method: 'POST', body: { by: 1 } });
+  }
+}
