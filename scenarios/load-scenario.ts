@@ -135,6 +135,13 @@ export function checkScenario(input: unknown): Scenario {
         );
       names.add(step.as);
     }
+    // A request step stays under the service API: `..`, plain or percent-encoded, would
+    // reach other paths (the token endpoint, whose answer would then land in a report).
+    if ('request' in step && /\.\.|%2e/i.test(step.request.path))
+      throw new ScenarioError(
+        `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
+        `timeline[${i}].request.path`,
+      );
     const at = parseDuration(step.at)!;
     if (at < last) {
       throw new ScenarioError(

@@ -101,7 +101,14 @@ export async function runSuite(
         passed: false,
         seed: scenario.scenario.seed ?? options.seed ?? 0,
         mode: options.mode ?? 'embedded',
-        failures: [{ what: 'scenario', message: error.message, expected: [], actual: [] }],
+        failures: [
+          {
+            what: 'could not run',
+            message: error.message.replace(/^badge-sim: /, ''),
+            expected: [],
+            actual: [],
+          },
+        ],
         actual: {
           events: [],
           heard: {},

@@ -139,7 +139,9 @@ export const Step = Type.Union([
             Type.Literal('DELETE'),
             Type.Literal('PUT'),
           ]),
-          path: Type.String({ description: 'After /subscribers/{id}/api/v1/, e.g. alerts.' }),
+          path: Type.String({
+            description: 'After /subscribers/{id}/api/v1/, e.g. alerts; no `..`.',
+          }),
           body: Type.Optional(Type.Unknown()),
           raw_body: Type.Optional(Type.String({ description: 'Sent as is, with content_type.' })),
           content_type: Type.Optional(Type.String()),

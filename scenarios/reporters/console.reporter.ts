@@ -12,6 +12,8 @@ const bold = paint(1);
 /** Expected and actual side by side, the first difference marked with `>`. */
 export function formatFailure(failure: Failure): string {
   const lines = [`  ${bold(failure.what)}: ${failure.message}`];
+  // A scenario that could not run (a device it names is missing, …) has nothing to compare.
+  if (failure.expected.length === 0 && failure.actual.length === 0) return lines[0]!;
   const width = Math.min(60, Math.max(8, ...failure.expected.map((l) => l.length)));
   const rows = Math.max(failure.expected.length, failure.actual.length);
   lines.push(`      ${'expected'.padEnd(width)}   actual`);

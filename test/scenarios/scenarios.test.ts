@@ -102,6 +102,14 @@ describe('loading', () => {
       ':11: timeline[2].at 20s falls inside the jump of timeline[1] (10s → 2h10s): write at: 10s to run right after it, or 2h10s or later',
     ],
     [
+      'a request path that climbs out of the service API',
+      GOOD.replace(
+        '    as: runner',
+        '    as: runner\n  - { at: 1s, request: { method: POST, path: ../../../../oauth2/token } }',
+      ),
+      ":10: timeline[1].request.path '../../../../oauth2/token' must stay under /subscribers/{id}/api/v1/: no '..'",
+    ],
+    [
       'YAML that does not parse',
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',
