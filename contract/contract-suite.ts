@@ -166,20 +166,20 @@ export function contractSuite(
       });
 
       test('GET events answers an array of events with the spec’s fields; an alert’s start carries its task_id and name', async () => {
-        const created = await alert({
+        const answer = await alert({
           notification: 'Contract check: events',
           name: 'contract-check',
           timeout: 60,
         });
-        const events = await eventsOf(created.body.task_id);
+        const events = await eventsOf(answer.body.task_id);
         const start = events.find((e) => e.content.type === 'start');
         expect(start, 'the start event of the alert just created').toBeDefined();
         expect(start.task.name).toBe('contract-check');
       });
 
       test('an alert without a name carries name "alerts" on its events', async () => {
-        const created = await alert({ notification: 'Contract check: default name', timeout: 60 });
-        const mine = await eventsOf(created.body.task_id);
+        const answer = await alert({ notification: 'Contract check: default name', timeout: 60 });
+        const mine = await eventsOf(answer.body.task_id);
         expect(mine.length).toBeGreaterThan(0);
         for (const event of mine) expect(event.task.name).toBe('alerts');
       });
@@ -216,8 +216,8 @@ export function contractSuite(
       });
 
       test('DELETE alerts/{task_id} of a running alert succeeds', async () => {
-        const created = await alert({ notification: 'Contract check: cancel', timeout: 60 });
-        const answer = await api('DELETE', `alerts/${created.body.task_id}`);
+        const alerted = await alert({ notification: 'Contract check: cancel', timeout: 60 });
+        const answer = await api('DELETE', `alerts/${alerted.body.task_id}`);
         expect(answer.status).toBeGreaterThanOrEqual(200);
         expect(answer.status).toBeLessThan(300);
       });
@@ -303,8 +303,8 @@ export function contractSuite(
 
       test('L4: DELETE answers 204; an unknown task 404 unknown_task', async (context) => {
         decisionsOnly(context);
-        const created = await alert({ notification: 'Contract check: 204', timeout: 60 });
-        expect((await api('DELETE', `alerts/${created.body.task_id}`)).status).toBe(204);
+        const alerted = await alert({ notification: 'Contract check: 204', timeout: 60 });
+        expect((await api('DELETE', `alerts/${alerted.body.task_id}`)).status).toBe(204);
         const unknown = await api('DELETE', 'alerts/NoSuchTaskOfTheContract0');
         expect(unknown.status).toBe(404);
         expect(unknown.body).toMatchObject({ code: 'unknown_task', field: 'task_id' });

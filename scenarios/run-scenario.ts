@@ -33,7 +33,7 @@ import {
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import type { Scenario, Step } from './scenario.schema.ts';
-import { TriggerSteps } from './trigger-steps.ts';
+import { type StepAnswer, TriggerSteps } from './trigger-steps.ts';
 
 export type RunMode = 'embedded' | 'external' | 'realtime';
 
@@ -208,11 +208,12 @@ export async function runScenario(
     if (scenario.duration) await advanceTo(start + parseDuration(scenario.duration)!);
     await settle();
 
-    async function perform(
-      step: Step,
-      path: string,
-    ): Promise<{ status: number; body: unknown } | undefined> {
-      const auth = 'auth' in step ? authHeader(step.auth) : undefined;
+    async function perform(step: Step, path: string): Promise<StepAnswer | undefined> {
+      // The API key header of a service API step (trigger steps choose a bearer instead).
+      const auth =
+        'auth' in step && !('workflow' in step) && !('device_info' in step)
+          ? authHeader(step.auth)
+          : undefined;
       if ('alert' in step) {
         const answer = await client.request('POST', 'alerts', { body: step.alert, auth });
         const taskId = (answer.body as { task_id?: string } | undefined)?.task_id;

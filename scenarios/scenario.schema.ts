@@ -69,6 +69,7 @@ const Bearer = Type.Union(
       'valid (default): the client with its token handling (cache, refresh on 401, retry once); none: no Authorization; id_token: the id_token as bearer; other-environment: an access token of the other environment.',
   },
 );
+export type Bearer = Static<typeof Bearer>;
 const Environment = Type.Union([Type.Literal('pro'), Type.Literal('qa')], {
   description: 'The environment whose hosts and client ids the step uses (default pro).',
 });

@@ -10,8 +10,7 @@ import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
 import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
 import type { EnvironmentSettings } from '../server-stub/settings.ts';
 import { ScenarioError } from './load-scenario.ts';
-
-type Bearer = 'valid' | 'none' | 'id_token' | 'other-environment';
+import type { Bearer } from './scenario.schema.ts';
 
 export interface StepAnswer {
   status: number;
@@ -91,10 +90,6 @@ export class TriggerSteps {
     );
   }
 
-  #settings(environment: EnvironmentName): EnvironmentSettings {
-    return this.environments[environment];
-  }
-
   #refreshToken(environment: EnvironmentName): string {
     const token = this.account.refresh_tokens?.find(
       (t) => (t.environment ?? 'pro') === environment,
@@ -130,7 +125,7 @@ export class TriggerSteps {
   async #client(environment: EnvironmentName): Promise<TriggerClient> {
     let client = this.#clients.get(environment);
     if (!client) {
-      const settings = this.#settings(environment);
+      const settings = this.environments[environment];
       const host = `${this.stubUrl}${settings.prefix}`;
       client = new TriggerClient({
         apiHost: host,
@@ -146,9 +141,12 @@ export class TriggerSteps {
     return client;
   }
 
-  /** Fresh tokens of an environment straight from oauth2/token (for id_token and other-environment). */
+  /**
+   * Fresh tokens of an environment straight from oauth2/token, for the id_token and
+   * other-environment steps: TriggerClient never hands its tokens out, by design.
+   */
   async #tokens(environment: EnvironmentName): Promise<{ access_token: string; id_token: string }> {
-    const settings = this.#settings(environment);
+    const settings = this.environments[environment];
     const response = await this.#countingFetch(`${this.stubUrl}${settings.prefix}/oauth2/token`, {
       method: 'POST',
       headers: {
@@ -183,7 +181,7 @@ export class TriggerSteps {
       headers.authorization = `Bearer ${(await this.#tokens(other)).access_token}`;
     }
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const settings = this.#settings(environment);
+    const settings = this.environments[environment];
     const response = await fetch(`${this.stubUrl}${settings.prefix}${path}`, {
       method,
       headers,

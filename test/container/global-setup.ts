@@ -8,7 +8,7 @@ import type { TestProject } from 'vitest/node';
 import setupExample from '../../examples/vitest-container/global-setup.ts';
 import { dockerUnavailable, imageExists } from '../support/docker.ts';
 
-export const IMAGE = process.env.BADGE_SIM_IMAGE ?? 'badge-sim:latest';
+const IMAGE = process.env.BADGE_SIM_IMAGE ?? 'badge-sim:latest';
 
 export default async function setup(project: TestProject) {
   const noDocker = dockerUnavailable();
