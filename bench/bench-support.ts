@@ -1,6 +1,8 @@
-/** What every `npm run bench:*` script shares: environment lines, numbers, percentiles. */
+/** What every `npm run bench:*` script shares: environment lines, numbers, percentiles, child servers. */
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { createInterface } from 'node:readline';
 
 /** The installed version of a package, or `?`. */
 export function packageVersion(name: string): string {
@@ -43,4 +45,51 @@ export function readNumber(name: string, fallback: number, max: number): number 
     throw new Error(`${name} must be a number in (0, ${max}], got '${text}'`);
   }
   return value;
+}
+
+/**
+ * Waits for the line of a child's stdout that `pick` finds a value in (it sees every line,
+ * also after, so the pipe keeps draining); fails if the child errors, exits first, or is
+ * silent about it for `timeoutMs`.
+ */
+export function awaitChildLine<T>(
+  child: ChildProcess,
+  pick: (line: string) => T | undefined,
+  what: { name: string; expected: string; timeoutMs: number },
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(error);
+    };
+    const timer = setTimeout(
+      () => fail(new Error(`${what.name} printed no ${what.expected} in ${what.timeoutMs} ms`)),
+      what.timeoutMs,
+    );
+    child.once('error', fail);
+    child.once('exit', (code, signal) =>
+      fail(new Error(`${what.name} exited before it was ready (${signal ?? `code ${code}`})`)),
+    );
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const value = pick(line);
+      if (value !== undefined && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      }
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited within 5 s. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
 }

@@ -37,7 +37,14 @@ import { runInNewContext } from 'node:vm';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
-import { environmentLines, loadavg, percentile, readNumber } from './bench-support.ts';
+import {
+  awaitChildLine,
+  environmentLines,
+  loadavg,
+  percentile,
+  readNumber,
+  stopChild,
+} from './bench-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -348,32 +355,12 @@ async function startStubProcess(count: number): Promise<{ url: string; startMs: 
       process.stderr.write(`[stub] exited unexpectedly (${signal ?? `code ${code}`})\n`);
     }
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let settled = false;
-    const fail = (error: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      reject(error);
-    };
-    const timer = setTimeout(
-      () => fail(new Error(`the stub printed no control API URL in ${START_TIMEOUT_MS} ms`)),
-      START_TIMEOUT_MS,
-    );
-    child.once('error', fail);
-    child.once('exit', (code, signal) =>
-      fail(new Error(`the stub exited before it was ready (${signal ?? `code ${code}`})`)),
-    );
-    // The stub keeps writing to stdout (a stop message at most); the reader drains it.
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /control API\s+(http:\/\/127\.0\.0\.1:\d+)\/_stub\b/.exec(line);
-      if (match && !settled) {
-        settled = true;
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-  });
+  // The stub keeps writing to stdout (a stop message at most); the reader drains it.
+  const url = await awaitChildLine(
+    child,
+    (line) => /control API\s+(http:\/\/127\.0\.0\.1:\d+)\/_stub\b/.exec(line)?.[1],
+    { name: 'the stub', expected: 'control API URL', timeoutMs: START_TIMEOUT_MS },
+  );
   return { url, startMs: performance.now() - t0 };
 }
 
@@ -381,14 +368,9 @@ let stopping = false;
 
 /** SIGTERM (the stub closes its connections and exits), then SIGKILL after 5 s. */
 async function stopStub(): Promise<void> {
-  const child = stub;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  if (!stub) return;
   stopping = true;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
+  await stopChild(stub);
 }
 
 function killStub(): void {

@@ -30,7 +30,14 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { StubCore } from '../server-stub/stub-core.ts';
-import { environmentLines, loadavg, percentile, readNumber } from './bench-support.ts';
+import {
+  awaitChildLine,
+  environmentLines,
+  loadavg,
+  percentile,
+  readNumber,
+  stopChild,
+} from './bench-support.ts';
 import type { FillInfo, ServerKind } from './http-server.bench.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -207,7 +214,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  for (const server of servers.values()) await stopServer(server.child);
+  for (const server of servers.values()) await stopChild(server.child);
   const loadAfter = loadavg();
 
   const rows = TARGETS.map((target) => {
@@ -297,7 +304,7 @@ interface Server {
   info: FillInfo | undefined;
 }
 
-function startServer(kind: ServerKind): Promise<Server> {
+async function startServer(kind: ServerKind): Promise<Server> {
   process.stderr.write(`starting server '${kind}'…\n`);
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, kind], {
     cwd: ROOT,
@@ -306,42 +313,18 @@ function startServer(kind: ServerKind): Promise<Server> {
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
-  return new Promise<Server>((resolve, reject) => {
-    let info: FillInfo | undefined;
-    let settled = false;
-    const fail = (error: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      reject(error);
-    };
-    const timer = setTimeout(
-      () => fail(new Error(`server '${kind}' printed no port in ${START_TIMEOUT_MS} ms`)),
-      START_TIMEOUT_MS,
-    );
-    child.once('error', fail);
-    child.once('exit', (code, signal) =>
-      fail(new Error(`server '${kind}' exited before listening (${signal ?? `code ${code}`})`)),
-    );
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+  let info: FillInfo | undefined;
+  const port = await awaitChildLine(
+    child,
+    (line) => {
+      if (line.startsWith('PORT ')) return Number(line.slice(5));
       if (line.startsWith('INFO ')) info = JSON.parse(line.slice(5)) as FillInfo;
-      else if (line.startsWith('PORT ') && !settled) {
-        settled = true;
-        clearTimeout(timer);
-        resolve({ kind, child, port: Number(line.slice(5)), info });
-      } else process.stderr.write(`[${kind}] ${line}\n`);
-    });
-  });
-}
-
-/** SIGTERM, then SIGKILL if the child has not exited within 5 s. */
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
+      else process.stderr.write(`[${kind}] ${line}\n`);
+      return undefined;
+    },
+    { name: `server '${kind}'`, expected: 'port', timeoutMs: START_TIMEOUT_MS },
+  );
+  return { kind, child, port, info };
 }
 
 function killChildren(): void {
