@@ -39,7 +39,7 @@ describe('badge-sim devices', () => {
   });
 
   test('an unreachable stub, an unknown group and bad behaviours are reported plainly', async () => {
-    const unreachable = runCli(['devices', '--stub', 'http://127.0.0.1:9']);
+    const unreachable = runCli(['devices', '--stub', 'http://127.0.0.1:9', '--wait', '0']);
     expect(unreachable.status).toBe(2);
     expect(unreachable.stderr).toContain('cannot reach the stub at http://127.0.0.1:9');
     expect(unreachable.stderr).toContain('badge-sim stub');
