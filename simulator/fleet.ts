@@ -426,6 +426,7 @@ export async function waitForStub(
   const started = performance.now();
   for (;;) {
     let problem: string;
+    let retry: boolean;
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
       await response.body?.cancel();
@@ -433,11 +434,14 @@ export async function waitForStub(
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       problem = cause?.code ?? cause?.message ?? (error as Error).message;
+      // A network error (refused, reset, timed out, no such host yet) may pass; a URL fetch
+      // will never open (a bad port, a malformed URL) will not.
+      retry = typeof cause?.code === 'string' || (error as Error).name === 'TimeoutError';
     }
     const waited = performance.now() - started;
-    if (waited >= options.timeoutMs) {
+    if (!retry || waited >= options.timeoutMs) {
       throw new FleetError(
-        `badge-sim: cannot reach the stub at ${stubUrl} (${problem}${options.timeoutMs > 0 ? ` for ${Math.round(waited / 1000)} s` : ''}): is it running? Start one with 'badge-sim stub'.`,
+        `badge-sim: cannot reach the stub at ${stubUrl} (${problem}${retry && options.timeoutMs > 0 ? ` for ${Math.round(waited / 1000)} s` : ''}): is it running? Start one with 'badge-sim stub'.`,
       );
     }
     options.onWaiting?.(problem, waited);
