@@ -228,11 +228,22 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     }
     return s;
   };
+  /** A control API call; a stub that is down is said plainly, with the badges waiting on it. */
+  const control = async (path: string, init?: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, init);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+      throw new FleetError(
+        `badge-sim: the stub at ${stubUrl} is unreachable (${cause}); ${summary().reconnecting} of ${badges.length} badges are reconnecting`,
+      );
+    }
+  };
   /** The stub's side: frames it sent that badges have not handled yet. */
   const stubQuiet =
     typeof options.stub === 'string'
       ? async () => {
-          const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/settle`, { method: 'POST' });
+          const response = await control('/settle', { method: 'POST' });
           return response.ok && ((await response.json()) as { waited: boolean }).waited;
         }
       : () => (options.stub as StubHandle).app.gateway.quiet();
@@ -306,11 +317,17 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       // fleet's next timer (wakes cover connected badges; this covers a fleet all offline),
       // the fleet catches up, both sides settle, and again.
       await settled();
-      const target = (await fetchClock(stubUrl)).now_ms + ms;
+      const clockNow = await control('/clock');
+      if (!clockNow.ok) {
+        throw new FleetError(
+          `badge-sim: ${stubUrl} answered ${clockNow.status} for ${CONTROL_PREFIX}/clock`,
+        );
+      }
+      const target = ((await clockNow.json()) as { now_ms: number }).now_ms + ms;
       for (let step = 0; step < 1_000_000; step++) {
         const next = follower!.nextDueAt();
         const to = next !== null && next < target ? next : target;
-        const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock/advance`, {
+        const response = await control('/clock/advance', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ to: new Date(to).toISOString() }),

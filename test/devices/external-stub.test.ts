@@ -124,6 +124,10 @@ describe('a fleet outlives its stub', () => {
     await first.close();
     await expect.poll(() => fleet.summary().reconnecting, { timeout: 5_000 }).toBe(3);
     expect(fleet.summary()).toMatchObject({ online: 0, offline: 0 });
+    // Meanwhile the stub's clock cannot move, and the fleet says why.
+    await expect(fleet.advanceBy(1_000)).rejects.toThrow(
+      /the stub at http:\S+ is unreachable \(\w+\); 3 of 3 badges are reconnecting/,
+    );
 
     await using second = await startStub({ port });
     await expect
