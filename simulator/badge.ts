@@ -193,7 +193,7 @@ export class Badge {
     return this.#downSince === undefined ? 0 : performance.now() - this.#downSince;
   }
 
-  /** Times the badge was welcomed back after an unexpected close. */
+  /** Times the badge was welcomed after an unexpected close or a failed connect. */
   get reconnects(): number {
     return this.#reconnects;
   }

@@ -71,7 +71,7 @@ export interface FleetSummary {
   offline: number;
   /** Of the offline: refused (4001) or replaced (4003), so they stopped trying. */
   refused: number;
-  /** Times a badge was welcomed back after an unexpected close, since the fleet started. */
+  /** Times a badge was welcomed after an unexpected close or a failed connect, since the start. */
   reconnects: number;
   /** Real ms the longest-reconnecting badge has been trying; 0 when none is. */
   downForMs: number;
