@@ -36,5 +36,11 @@ export type { StubSettings } from './server-stub/settings.ts';
 export { type StartStubOptions, type StubHandle, startStub } from './server-stub/start-stub.ts';
 export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
-export { type FleetHandle, type FleetOptions, startFleet } from './simulator/fleet.ts';
+export {
+  type FleetHandle,
+  type FleetOptions,
+  type FleetSummary,
+  startFleet,
+  waitForStub,
+} from './simulator/fleet.ts';
 export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';
