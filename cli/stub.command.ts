@@ -16,7 +16,8 @@ interface StubOptions {
   port: number;
   fixtures?: string;
   generate?: number;
-  seed: number;
+  seed?: number;
+  controlToken?: string;
   clock: 'virtual' | 'real' | 'scaled';
   scale?: number;
   authScheme: string;
@@ -58,9 +59,11 @@ export function stubCommand(): Command {
         ).argParser(integerOption('--generate', 0, 100_000)),
       )
       .addOption(
-        fromEnv('--seed <n>', 'seed of generated fixtures and of task and event ids', 'SEED')
-          .argParser(integerOption('--seed'))
-          .default(0),
+        fromEnv(
+          '--seed <n>',
+          'seed of task and event ids and of tokens: with it they repeat from run to run and restart on a reset; without it they are random, new on each start and after each reset (also the seed of --generate, 0 if not given)',
+          'SEED',
+        ).argParser(integerOption('--seed')),
       )
       .addOption(
         fromEnv(
@@ -136,7 +139,7 @@ async function runStub(options: StubOptions): Promise<void> {
   const fixtures =
     options.generate !== undefined
       ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
-          seed: options.seed,
+          seed: options.seed ?? 0,
           devicesPerAccount: options.generate,
         })
       : (options.fixtures ?? DEFAULT_FIXTURES_FILE);
@@ -174,7 +177,7 @@ async function runStub(options: StubOptions): Promise<void> {
   const { core } = stub;
   const source =
     options.generate !== undefined
-      ? `generated from seed ${options.seed}`
+      ? `generated from seed ${options.seed ?? 0}`
       : (options.fixtures ?? 'default fixtures');
   const { brandWord, environments } = core.settings;
   console.log(`badge-sim stub ready
@@ -183,6 +186,7 @@ async function runStub(options: StubOptions): Promise<void> {
   token        ${stub.url}/oauth2/token (environment pro; qa under ${stub.url}${environments.qa.prefix})
   control API  ${stub.controlUrl}
   OpenAPI      ${stub.openapiUrl}
+  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
   clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   for (const account of core.fixtures.accounts) {

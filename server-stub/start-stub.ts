@@ -15,7 +15,11 @@ export interface StartStubOptions {
   port?: number;
   /** A fixture document, or the path of a YAML/JSON file; the default fixtures otherwise. */
   fixtures?: Fixtures | string;
-  /** Seed of task and event ids. */
+  /**
+   * Seed of task and event ids and issued tokens: the same seed gives the same ids, run after
+   * run and after each reset (K1). Without one (the default) they are random: new in each
+   * process and after each reset, in every clock mode.
+   */
   seed?: number;
   /** `virtual` (default: time moves only when told), `real`, or `scaled` by `clockScale`. */
   clock?: ClockMode;

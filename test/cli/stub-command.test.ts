@@ -89,6 +89,34 @@ describe('badge-sim stub', () => {
     await expect.poll(cli.output).toContain('GET /_stub/health 200');
   });
 
+  test('without --seed two processes issue different first task ids (the banner says ids are random) on the same fixtures; with --seed the same ids', async () => {
+    const firstTaskId = async (args: string[]) => {
+      await using cli = await startCli(['--port', '0', '--quiet', '--generate', '3', ...args]);
+      const fixtures = (await request(`${cli.url}/_stub/fixtures`)).body;
+      const account = fixtures.accounts[0];
+      const res = await request(`${cli.url}/subscribers/${account.subscriber_id}/api/v1/alerts`, {
+        method: 'POST',
+        headers: { authorization: `ServiceApiKey ${account.api_keys[0]}` },
+        body: { notification: 'x', groups: [account.groups[0].name] },
+      });
+      expect(res.status).toBe(200);
+      return { taskId: res.body.task_id as string, banner: cli.output(), fixtures };
+    };
+    const [one, two, seeded, seededAgain] = await Promise.all([
+      firstTaskId([]),
+      firstTaskId([]),
+      firstTaskId(['--seed', '3']),
+      firstTaskId(['--seed', '3']),
+    ]);
+    expect(two.taskId).not.toBe(one.taskId);
+    expect(one.banner).toContain('ids          random: new on every start and reset (no --seed)');
+    // Generated fixtures without --seed are those of seed 0, start after start: keys stay put.
+    expect(two.fixtures).toEqual(one.fixtures);
+    expect(one.banner).toContain('generated from seed 0');
+    expect(seededAgain.taskId).toBe(seeded.taskId);
+    expect(seeded.banner).toContain('ids          from seed 3: the same on every run');
+  });
+
   test('stops on SIGINT too', async () => {
     await using cli = await startCli(['--port', '0', '--quiet']);
     const { child } = cli;
