@@ -110,3 +110,115 @@ describe('ids and tokens across runs and resets', () => {
     expect(await firstIssued(two)).toEqual(after);
   });
 });
+
+const TOKEN = 'lock-test-control-token-0001';
+const HEADER = 'X-Badge-Sim-Control-Token';
+const ADA = '350000000000001';
+
+/** Every route of the control API, from the stub's own OpenAPI document (tag `control`). */
+async function controlRoutes(stub: StubHandle): Promise<{ method: string; path: string }[]> {
+  const doc = (await request(stub.openapiUrl)).body as {
+    paths: Record<string, Record<string, { tags?: string[] }>>;
+  };
+  return Object.entries(doc.paths).flatMap(([path, operations]) =>
+    Object.entries(operations)
+      .filter(([, op]) => op.tags?.includes('control'))
+      .map(([method, _]) => ({
+        method: method.toUpperCase(),
+        path: path.replace('{device_id}', ADA).replace('{task_id}', 'no-such-task'),
+      })),
+  );
+}
+
+describe('the control token', () => {
+  test('locked: every /_stub route but health answers 401 without the header or with a wrong one, naming the header; with it, it works', async () => {
+    await using stub = await startStub({ controlToken: TOKEN });
+    const routes = await controlRoutes(stub);
+    expect(routes.length).toBeGreaterThan(15);
+    for (const { method, path } of routes) {
+      const call = (headers: Record<string, string>) =>
+        request(`${stub.url}${path}`, {
+          method,
+          headers,
+          body: method === 'GET' ? undefined : {},
+        });
+      const what = `${method} ${path}`;
+      if (path === '/_stub/health') {
+        expect((await call({})).status, what).toBe(200);
+        continue;
+      }
+      const missing = await call({});
+      expect(missing.status, what).toBe(401);
+      expect(missing.body, what).toEqual({
+        statusCode: 401,
+        error: 'Unauthorized',
+        code: 'missing_control_token',
+        message: expect.stringContaining(HEADER),
+        field: 'x-badge-sim-control-token',
+      });
+      for (const wrong of ['not-the-token', `${TOKEN}x`, TOKEN.slice(0, -1)]) {
+        const refused = await call({ [HEADER]: wrong });
+        expect(refused.status, what).toBe(401);
+        expect(refused.body, what).toMatchObject({
+          code: 'invalid_control_token',
+          field: 'x-badge-sim-control-token',
+        });
+        expect(JSON.stringify(refused.body)).not.toContain(wrong);
+      }
+      const allowed = await call({ [HEADER]: TOKEN });
+      expect(allowed.status, what).not.toBe(401);
+      if (method === 'GET' && !path.includes('no-such-task'))
+        expect(allowed.status, what).toBe(200);
+    }
+    // HEAD, a query string and another spelling of the path are no way round it.
+    expect((await fetch(`${stub.controlUrl}/fixtures`, { method: 'HEAD' })).status).toBe(401);
+    expect((await request(`${stub.controlUrl}/fixtures?x=1`)).status).toBe(401);
+    expect((await request(`${stub.url}/%5Fstub/fixtures`)).status).toBe(401);
+    // What the lock protects, with the token: the fixtures' secrets, minting refresh tokens.
+    const fixtures = await request(`${stub.controlUrl}/fixtures`, { headers: { [HEADER]: TOKEN } });
+    expect(fixtures.body.accounts[0].api_keys).toEqual([RIVERSIDE.key]);
+    const minted = await request(`${stub.controlUrl}/tokens/refresh`, {
+      method: 'POST',
+      headers: { [HEADER]: TOKEN },
+      body: { subscriber_id: RIVERSIDE.id },
+    });
+    expect(minted.status).toBe(200);
+    // The emulated APIs are not behind the control token.
+    expect((await serviceClient(stub).events()).status).toBe(200);
+  });
+
+  test('open (no token): the control API answers without a header, as before', async () => {
+    await using stub = await startStub();
+    expect(stub.controlLocked).toBe(false);
+    const fixtures = await request(`${stub.controlUrl}/fixtures`);
+    expect(fixtures.status).toBe(200);
+    const withHeader = await request(`${stub.controlUrl}/reset`, {
+      method: 'POST',
+      headers: { [HEADER]: 'anything' },
+    });
+    expect(withHeader.status).toBe(200);
+  });
+
+  test('a control token that cannot be a header value is refused at start, without repeating it', async () => {
+    await expect(startStub({ controlToken: '' })).rejects.toThrow(
+      'badge-sim: controlToken is empty',
+    );
+    const spaced = 'has a space';
+    const refusal = startStub({ controlToken: spaced });
+    await expect(refusal).rejects.toThrow(/controlToken must be 1 to 1024 visible ASCII/);
+    await expect(refusal).rejects.not.toThrow(spaced);
+  });
+
+  test('the request log never holds the control token', async () => {
+    const lines: string[] = [];
+    await using stub = await startStub({
+      controlToken: TOKEN,
+      onResponse: (line) => lines.push(JSON.stringify(line)),
+    });
+    await request(`${stub.controlUrl}/fixtures`, { headers: { [HEADER]: TOKEN } });
+    await request(`${stub.controlUrl}/fixtures`, { headers: { [HEADER]: 'wrong-one' } });
+    await expect.poll(() => lines.length).toBe(2);
+    expect(lines.join('\n')).not.toContain(TOKEN);
+    expect(lines.join('\n')).toContain('401');
+  });
+});
