@@ -13,6 +13,11 @@ export const CONTROL_PREFIX = '/_stub';
  */
 export const CONTROL_TOKEN_HEADER = 'X-Badge-Sim-Control-Token';
 
+/** The headers that carry a control token to a stub (none without a token). */
+export function controlTokenHeaders(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { [CONTROL_TOKEN_HEADER]: token };
+}
+
 /** What a control token may hold: 1 to 1024 visible ASCII characters (a header value). */
 const CONTROL_TOKEN_FORM = /^[\x21-\x7E]{1,1024}$/;
 

@@ -15,7 +15,7 @@ import {
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
 import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
@@ -28,6 +28,8 @@ import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-
 export interface FleetOptions {
   /** An embedded stub (shared clock) or the base URL of a running stub. */
   stub: StubHandle | string;
+  /** The control token of a running stub whose control API is locked (`--control-token`). */
+  controlToken?: string;
   /** Only the devices of this group (name, in any account). */
   group?: string;
   /** Only the devices of this account. */
@@ -104,8 +106,11 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     /\/+$/,
     '',
   );
+  const control = controlTokenHeaders(options.controlToken);
   const fixtures =
-    typeof options.stub === 'string' ? await fetchFixtures(stubUrl) : options.stub.core.fixtures;
+    typeof options.stub === 'string'
+      ? await fetchFixtures(stubUrl, control)
+      : options.stub.core.fixtures;
   const devices = selectDevices(fixtures, options);
   const tts =
     typeof options.tts === 'object'
@@ -121,7 +126,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
 
   const follower =
     typeof options.stub === 'string'
-      ? new FollowerClock(await fetchClock(stubUrl), () => badges)
+      ? new FollowerClock(await fetchClock(stubUrl, control), () => badges)
       : undefined;
   const clock: VirtualClock = follower ?? (options.stub as StubHandle).core.clock;
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
@@ -172,7 +177,10 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   const stubQuiet =
     typeof options.stub === 'string'
       ? async () => {
-          const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/settle`, { method: 'POST' });
+          const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/settle`, {
+            method: 'POST',
+            headers: control,
+          });
           return response.ok && ((await response.json()) as { waited: boolean }).waited;
         }
       : () => (options.stub as StubHandle).app.gateway.quiet();
@@ -245,13 +253,13 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       // fleet's next timer (wakes cover connected badges; this covers a fleet all offline),
       // the fleet catches up, both sides settle, and again.
       await settled();
-      const target = (await fetchClock(stubUrl)).now_ms + ms;
+      const target = (await fetchClock(stubUrl, control)).now_ms + ms;
       for (let step = 0; step < 1_000_000; step++) {
         const next = follower!.nextDueAt();
         const to = next !== null && next < target ? next : target;
         const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock/advance`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { ...control, 'content-type': 'application/json' },
           body: JSON.stringify({ to: new Date(to).toISOString() }),
         });
         if (!response.ok) {
@@ -335,8 +343,9 @@ class FollowerClock extends VirtualClock {
 
 async function fetchClock(
   stubUrl: string,
+  headers: Record<string, string>,
 ): Promise<{ now_ms: number; mode: ClockMode; scale: number }> {
-  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`);
+  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`, { headers });
   if (!response.ok)
     throw new FleetError(
       `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/clock`,
@@ -344,13 +353,18 @@ async function fetchClock(
   return (await response.json()) as { now_ms: number; mode: ClockMode; scale: number };
 }
 
-async function fetchFixtures(stubUrl: string): Promise<Fixtures> {
+async function fetchFixtures(stubUrl: string, headers: Record<string, string>): Promise<Fixtures> {
   let response: Response;
   try {
-    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`);
+    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`, { headers });
   } catch (error) {
     throw new FleetError(
       `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+    );
+  }
+  if (response.status === 401) {
+    throw new FleetError(
+      `badge-sim: the stub at ${stubUrl} locks its control API and ${Object.keys(headers).length === 0 ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (startFleet's controlToken in code).`,
     );
   }
   if (!response.ok) {

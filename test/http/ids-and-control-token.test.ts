@@ -3,7 +3,12 @@
  * after a reset unless a seed was given; the control API can be locked with a token.
  */
 import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
+import { ServiceError } from '../../client/service-client.ts';
+import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { runScenario } from '../../scenarios/run-scenario.ts';
 import { type StartStubOptions, type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { startFleet } from '../../simulator/fleet.ts';
 import { HARBOUR, RIVERSIDE, request, serviceClient } from '../support/http.ts';
 
 const UA = { 'user-agent': 'badge-sim-tests/1' };
@@ -220,5 +225,52 @@ describe('the control token', () => {
     await expect.poll(() => lines.length).toBe(2);
     expect(lines.join('\n')).not.toContain(TOKEN);
     expect(lines.join('\n')).toContain('401');
+  });
+});
+
+describe('clients of a locked control API', () => {
+  test('StubControlClient sends the token it is given in X-Badge-Sim-Control-Token; without it a call is refused 401', async () => {
+    await using stub = await startStub({ controlToken: TOKEN });
+    const control = new StubControlClient(stub.url, { controlToken: TOKEN });
+    expect((await control.fixtures()).accounts[0]!.subscriber_id).toBe(RIVERSIDE.id);
+    await control.advance('1m');
+    expect((await control.reset()).status).toBe('ok');
+    expect(await control.issueRefreshToken(RIVERSIDE.id)).toMatch(/^rt_/);
+    const refused = await new StubControlClient(stub.url).fixtures().catch((error) => error);
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect(refused).toMatchObject({ status: 401, body: { code: 'missing_control_token' } });
+    expect(() => new StubControlClient(stub.url, { controlToken: 'a b' })).toThrow(
+      'badge-sim: controlToken must be 1 to 1024 visible ASCII',
+    );
+  });
+
+  test('a fleet and an external-mode scenario drive a locked stub with its token, and say to pass it without', async () => {
+    await using stub = await startStub({ controlToken: TOKEN });
+    await using fleet = await startFleet({
+      stub: stub.url,
+      controlToken: TOKEN,
+      group: 'Nurses',
+    });
+    await fleet.waitUntilConnected();
+    await fleet.advanceBy(1_000);
+    await fleet.close();
+    await expect(startFleet({ stub: stub.url, group: 'Nurses' })).rejects.toThrow(
+      `badge-sim: the stub at ${stub.url} locks its control API and no control token was given: pass its token with --control-token`,
+    );
+
+    const scenario = loadScenarioFile('scenarios/catalogue/single-acknowledgement.scenario.yaml');
+    const report = await runScenario(scenario, {
+      mode: 'external',
+      stubUrl: stub.url,
+      controlToken: TOKEN,
+    });
+    expect(report.failures).toEqual([]);
+    expect(report.rerun).not.toContain(TOKEN);
+    await expect(runScenario(scenario, { mode: 'external', stubUrl: stub.url })).rejects.toThrow(
+      'locks its control API and no control token was given: pass its token with --control-token',
+    );
+    await expect(
+      runScenario(scenario, { mode: 'external', stubUrl: stub.url, controlToken: 'wrong' }),
+    ).rejects.toThrow('refused the control token given');
   });
 });
