@@ -15,7 +15,7 @@ beforeAll(async () => {
   await new StubControlClient(inject('badgeSimUrl'), {
     controlToken: inject('badgeSimControlToken'),
   }).loadFixtures(loadFixturesFile(DEFAULT_FIXTURES_FILE));
-  await seedEvents(inject('badgeSimUrl'));
+  await seedEvents(inject('badgeSimUrl'), undefined, undefined, inject('badgeSimControlToken'));
 });
 
 contractSuite('the badge-sim container', () =>
