@@ -1,6 +1,6 @@
 /** badge-sim's public entry point: what a test suite imports. */
 
-export { StubControlClient } from './client/control-client.ts';
+export { StubControlClient, type StubControlClientOptions } from './client/control-client.ts';
 export { ServiceClient, type ServiceClientOptions, ServiceError } from './client/service-client.ts';
 export {
   type DeviceInfo,
@@ -12,6 +12,7 @@ export type { Fixtures } from './fixtures/fixtures.schema.ts';
 export { generateFixtures } from './fixtures/generate-fixtures.ts';
 export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
 export { type Clock, type ClockMode, SystemClock, VirtualClock } from './protocol/clock.ts';
+export { CONTROL_TOKEN_HEADER } from './protocol/control-api.schema.ts';
 export type {
   AlertRequest,
   AnalyticEvent,

@@ -11,9 +11,11 @@ import {
 } from '../simulator/fleet.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
+import { checkedControlToken, controlTokenOption } from './control-access.ts';
 
 interface DevicesOptions {
   stub: string;
+  controlToken?: string;
   count?: number;
   group?: string;
   account?: string;
@@ -37,6 +39,7 @@ export function devicesCommand(): Command {
   return new Command('devices')
     .description('Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).')
     .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
+    .addOption(controlTokenOption())
     .option(
       '-n, --count <n>',
       'how many badges (the first of the selection)',
@@ -154,6 +157,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     });
     fleet = await startFleet({
       stub: options.stub,
+      controlToken: checkedControlToken(options.controlToken),
       count: options.count,
       group: options.group,
       subscriberId: options.account,

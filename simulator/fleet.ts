@@ -15,7 +15,7 @@ import {
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
 import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
@@ -28,6 +28,8 @@ import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-
 export interface FleetOptions {
   /** An embedded stub (shared clock) or the base URL of a running stub. */
   stub: StubHandle | string;
+  /** The control token of a running stub whose control API is locked (`--control-token`). */
+  controlToken?: string;
   /** Only the devices of this group (name, in any account). */
   group?: string;
   /** Only the devices of this account. */
@@ -133,8 +135,11 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     /\/+$/,
     '',
   );
+  const controlHeaders = controlTokenHeaders(options.controlToken);
   const fixtures =
-    typeof options.stub === 'string' ? await fetchFixtures(stubUrl) : options.stub.core.fixtures;
+    typeof options.stub === 'string'
+      ? await fetchFixtures(stubUrl, controlHeaders)
+      : options.stub.core.fixtures;
   const devices = selectDevices(fixtures, options);
   const tts =
     typeof options.tts === 'object'
@@ -151,7 +156,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
 
   const follower =
     typeof options.stub === 'string'
-      ? new FollowerClock(await fetchClock(stubUrl), () => badges)
+      ? new FollowerClock(await fetchClock(stubUrl, controlHeaders), () => badges)
       : undefined;
   const clock: VirtualClock = follower ?? (options.stub as StubHandle).core.clock;
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
@@ -231,7 +236,10 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   /** A control API call; a stub that is down is said plainly, with the badges waiting on it. */
   const control = async (path: string, init?: RequestInit): Promise<Response> => {
     try {
-      return await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, init);
+      return await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, {
+        ...init,
+        headers: { ...controlHeaders, ...(init?.headers as Record<string, string> | undefined) },
+      });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
       throw new FleetError(
@@ -469,8 +477,9 @@ export async function waitForStub(
 
 async function fetchClock(
   stubUrl: string,
+  headers: Record<string, string>,
 ): Promise<{ now_ms: number; mode: ClockMode; scale: number }> {
-  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`);
+  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`, { headers });
   if (!response.ok)
     throw new FleetError(
       `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/clock`,
@@ -478,13 +487,18 @@ async function fetchClock(
   return (await response.json()) as { now_ms: number; mode: ClockMode; scale: number };
 }
 
-async function fetchFixtures(stubUrl: string): Promise<Fixtures> {
+async function fetchFixtures(stubUrl: string, headers: Record<string, string>): Promise<Fixtures> {
   let response: Response;
   try {
-    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`);
+    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`, { headers });
   } catch (error) {
     throw new FleetError(
       `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+    );
+  }
+  if (response.status === 401) {
+    throw new FleetError(
+      `badge-sim: the stub at ${stubUrl} locks its control API and ${Object.keys(headers).length === 0 ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (startFleet's controlToken in code).`,
     );
   }
   if (!response.ok) {
