@@ -24,6 +24,12 @@ const TELEMETRY_COALESCE_MS = 250;
 import { type BadgeLink, type LinkHandlers, Outstanding } from './transport.ts';
 import type { TextToSpeech } from './tts/text-to-speech.ts';
 
+/**
+ * How many clips a badge remembers (its transcript), the oldest forgotten first, so a fleet
+ * left running stays flat (docs/decisions.md H4).
+ */
+export const HEARD_CAP = 1_000;
+
 /** What a badge heard: one entry a clip, with when it started and how long it lasted. */
 export interface HeardEntry {
   at: string;
@@ -127,6 +133,7 @@ export class Badge {
     });
     this.actor.on('clipStarted', ({ clip }) => {
       this.#heard.push({ atMs: options.clock.now(), clip });
+      if (this.#heard.length > HEARD_CAP) this.#heard.shift();
     });
     this.actor.on('clipCut', () => {
       const last = this.#heard.at(-1);
@@ -135,7 +142,10 @@ export class Badge {
     this.actor.start();
   }
 
-  /** What the badge heard, oldest first: one entry a clip (a new array on every read). */
+  /**
+   * What the badge heard, oldest first: one entry a clip, the last HEARD_CAP of them (a new
+   * array on every read).
+   */
   get transcript(): HeardEntry[] {
     return this.#heard.map(({ atMs, clip, cut }) => ({
       at: formatTimestamp(atMs),
