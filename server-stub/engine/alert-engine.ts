@@ -114,9 +114,12 @@ interface StoredLine {
   command: DeviceCommand;
 }
 
-/** A device's transcript: lines before `head` are dropped (amortised, as in the EventStore). */
+/**
+ * A device's transcript: lines before `head` are dropped and their slots emptied, so they are
+ * not kept alive (amortised, as in the EventStore).
+ */
 interface DeviceTranscript {
-  lines: StoredLine[];
+  lines: (StoredLine | undefined)[];
   head: number;
 }
 
@@ -449,10 +452,11 @@ export class AlertEngine {
     const cutoff = now - TRANSCRIPT_RETENTION_MS;
     let head = Math.max(transcript.head, lines.length - TRANSCRIPT_CAP);
     while (head < lines.length && lines[head]!.atMs < cutoff) head++;
-    if (head > 64 && head * 2 > lines.length) {
+    if (head * 2 > lines.length || head > 256) {
       transcript.lines = lines.slice(head);
       transcript.head = 0;
     } else {
+      for (let i = transcript.head; i < head; i++) lines[i] = undefined;
       transcript.head = head;
     }
   }

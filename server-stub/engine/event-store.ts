@@ -11,7 +11,8 @@ interface StoredEvent {
 }
 
 interface AccountLog {
-  events: StoredEvent[];
+  /** Slots before `head` are emptied (undefined): a dropped event is not kept alive. */
+  events: (StoredEvent | undefined)[];
   /** Index of the oldest retained event: pruning moves it instead of shifting the array. */
   head: number;
   /**
@@ -71,7 +72,7 @@ export class EventStore {
     const log = this.#logs.get(subscriberId);
     if (!log) return [];
     const [from, to] = this.#bounds(log, oldest, limit, now);
-    return log.events.slice(from, to);
+    return log.events.slice(from, to) as StoredEvent[];
   }
 
   /** The index range of a window: retained, at or after `oldest`, at most `limit`. */
@@ -102,7 +103,10 @@ export class EventStore {
   }
 
   #prune(log: AccountLog, now: number): void {
-    log.head = firstAtOrAfter(log.events, now - this.retentionMs, log.head);
+    const head = firstAtOrAfter(log.events, now - this.retentionMs, log.head);
+    // Each event is emptied once: amortised O(1) an append.
+    for (let i = log.head; i < head; i++) log.events[i] = undefined;
+    log.head = head;
     if (log.head === log.events.length && log.head > 0) {
       // Everything expired: a new array, so the old backing store goes too.
       log.events = [];
@@ -116,7 +120,8 @@ export class EventStore {
   }
 }
 
-function firstAtOrAfter(events: StoredEvent[], time: number, from: number): number {
+/** The first index at or after `from` (a retained event) whose time is at or after `time`. */
+function firstAtOrAfter(events: (StoredEvent | undefined)[], time: number, from: number): number {
   let lo = from;
   let hi = events.length;
   while (lo < hi) {
