@@ -4,6 +4,8 @@
  * IPC channel with `process.memoryUsage()` after a full GC. The product has no memory
  * endpoint; this file is never part of it.
  */
+import v8 from 'node:v8';
+
 const gc = (globalThis as { gc?: () => void }).gc;
 
 process.on('message', (message: unknown) => {
@@ -13,6 +15,8 @@ process.on('message', (message: unknown) => {
   gc?.();
   gc?.();
   const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  // What RSS holds beside the heap's objects: compiled code, and V8's own malloc'd memory.
+  const code = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'code_space');
   process.send?.({
     type: 'memory',
     id: asked.id,
@@ -22,6 +26,8 @@ process.on('message', (message: unknown) => {
     heapTotal,
     external,
     arrayBuffers,
+    codeSpace: code?.space_used_size ?? 0,
+    malloced: v8.getHeapStatistics().malloced_memory,
   });
 });
 // The channel must not keep the stub alive: it stops on SIGTERM like any stub.

@@ -91,6 +91,9 @@ interface Memory {
   heapUsed: number;
   heapTotal: number;
   external: number;
+  /** The stub only: compiled code, and V8's malloc'd memory. */
+  codeSpace?: number;
+  malloced?: number;
 }
 
 interface Round {
@@ -244,6 +247,10 @@ async function main(): Promise<void> {
     `- a fresh stub, same fixtures, ${BADGES} badges connected: RSS ${mib(fresh.rss)}, heap used ` +
       `${mib(fresh.heapUsed)}; after reset ÷ fresh: RSS ${ratio.toFixed(3)}, heap used ${heapRatio.toFixed(3)}`,
   );
+  const parts = (m: Memory) =>
+    `heap total ${mib(m.heapTotal)}, external ${mib(m.external)}, code ${mib(m.codeSpace ?? 0)}, ` +
+    `V8 malloc ${mib(m.malloced ?? 0)}, RSS − heap total ${mib(m.rss - m.heapTotal)}`;
+  print(`- after reset: ${parts(afterReset)}; fresh: ${parts(fresh)}`);
   print(`- load average (1 min) before/after: ${loadBefore} / ${loadavg()}`);
   print();
   print('### Goals');
@@ -349,8 +356,8 @@ function stubMemory(): Promise<Memory> {
       clearTimeout(timer);
       child.off('message', listen);
       if (!answer.gc) reject(new Error('the stub runs without --expose-gc'));
-      const { rss, heapUsed, heapTotal, external } = answer;
-      resolve({ rss, heapUsed, heapTotal, external });
+      const { rss, heapUsed, heapTotal, external, codeSpace, malloced } = answer;
+      resolve({ rss, heapUsed, heapTotal, external, codeSpace, malloced });
     };
     child.on('message', listen);
     child.send({ type: 'memory', id });
