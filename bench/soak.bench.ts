@@ -11,7 +11,9 @@
  * `--rounds` / BENCH_ROUNDS (14), `--round` / BENCH_ROUND (virtual length of a round,
  * default `1d`; at least `5m`), `--warmup` / BENCH_WARMUP (rounds left out of the slope;
  * default: the rounds it takes to fill the 7-day retention window, plus one, when that leaves
- * at least 3 rounds to measure, else 1), BENCH_TIMEOUT_S (the whole bench, default 1,800 s).
+ * at least 3 rounds to measure, else 1), `--cycles` / BENCH_CYCLES (1 or 2, default 2: the
+ * rounds run a second time on the same stub, with a new fleet, and it is reset again), and
+ * BENCH_TIMEOUT_S (the whole bench, default 1,800 s).
  *
  * 1. The stub runs in a child process started with the CLI (`badge-sim stub --port 0
  *    --generate N --seed 1 --clock virtual --quiet`, on 127.0.0.1), under `node --expose-gc`
@@ -29,9 +31,10 @@
  *    each round adds what the round 7 days before it drops, so a flat slope shows retention
  *    at work. With 5-minute rounds nothing reaches the window in a run this short, and the
  *    slope is what a round of alerts adds (kept 7 days by design: V4, H1–H2).
- * 5. `POST /_stub/reset` with the fleet still connected, and the stub measured; then the fleet
- *    closes, the stub stops, and a fresh stub with the same fixtures and a fresh fleet of the
- *    same badges is measured the same way.
+ * 5. `POST /_stub/reset` with the fleet still connected, and the stub measured; with 2 cycles
+ *    the same rounds run again on that stub (a new fleet) and it is reset and measured again:
+ *    what a reset keeps must not add up. Then the fleet closes, the stub stops, and a fresh
+ *    stub with the same fixtures and a fresh fleet of the same badges is measured the same way.
  *
  * Goals: the stub's RSS and heap-used slopes under 0.5 MiB a round after the warm-up; the
  * stub's RSS after a reset within 10 % of the fresh stub's. RSS after a reset also holds what
@@ -77,6 +80,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string' },
     round: { type: 'string' },
     warmup: { type: 'string' },
+    cycles: { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -87,6 +91,7 @@ const ROUND_MS = roundLength();
 const TIMEOUT_MS = readNumber('BENCH_TIMEOUT_S', 1_800, 86_400) * 1000;
 const WINDOW_ROUNDS = Math.ceil(RETENTION_MS / ROUND_MS) + 1;
 const WARMUP = warmupRounds();
+const CYCLES = Math.round(setting('cycles', 'BENCH_CYCLES', 2, 2));
 
 interface Memory {
   rss: number;
@@ -156,39 +161,10 @@ async function main(): Promise<void> {
     '|------:|-------------:|---------:|---------------:|----------:|----------------:|-----:|',
   );
   printRound(rounds[0]!);
+  const soakRound = (round: number) => runRound(api, auth, groups, round, expectStatus);
   for (let round = 1; round <= ROUNDS; round++) {
     const t0 = performance.now();
-    const a = await fetch(`${api}/alerts`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({
-        notification: `Soak ${round}: code blue in ward 7`,
-        groups,
-        timeout: 60,
-        on_ack: 'Thank you',
-        on_timeout: 'Nobody answered',
-      }),
-    });
-    expectStatus(`round ${round}: POST alert A`, a, 200);
-    const b = await fetch(`${api}/alerts`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({
-        notification: `Soak ${round}: drill`,
-        groups,
-        name: 'drill',
-        timeout: 240,
-      }),
-    });
-    expectStatus(`round ${round}: POST alert B`, b, 200);
-    const drill = ((await b.json()) as { task_id?: string }).task_id;
-    await a.arrayBuffer();
-    await fleet.advanceBy(10_000);
-    const cancel = await fetch(`${api}/alerts/${drill}`, { method: 'DELETE', headers: auth });
-    expectStatus(`round ${round}: DELETE alert B`, cancel, 204);
-    await cancel.arrayBuffer();
-    await fleet.advanceBy(ACTIVE_MS - 10_000);
-    if (ROUND_MS > ACTIVE_MS) await fleet.advanceBy(ROUND_MS - ACTIVE_MS);
+    await soakRound(round);
     const measured: Round = {
       round,
       stub: await stubMemory(),
@@ -214,6 +190,21 @@ async function main(): Promise<void> {
   const reset = await fetch(`${url}${CONTROL_PREFIX}/reset`, { method: 'POST' });
   await reset.arrayBuffer();
   const afterReset = await stubMemory();
+  // A second cycle on the same stub: does a reset give back the same again, or does what it
+  // keeps add up? (A new fleet: the old one's clock is where the stub's was before the reset.)
+  let secondCycle: { beforeReset: Memory; afterReset: Memory } | undefined;
+  if (CYCLES > 1) {
+    progress(`cycle 2: a new fleet, the same ${ROUNDS} rounds, and a reset…`);
+    await fleet.close();
+    fleet = await connectFleet(url);
+    for (let round = 1; round <= ROUNDS; round++) {
+      await soakRound(round);
+      progress(`cycle 2: round ${round}/${ROUNDS}`);
+    }
+    const before = await stubMemory();
+    await (await fetch(`${url}${CONTROL_PREFIX}/reset`, { method: 'POST' })).arrayBuffer();
+    secondCycle = { beforeReset: before, afterReset: await stubMemory() };
+  }
   progress('closing the fleet and stopping the stub; starting a fresh one…');
   await closeAll();
   const freshUrl = await startStubProcess();
@@ -253,6 +244,15 @@ async function main(): Promise<void> {
     `heap total ${mib(m.heapTotal)}, external ${mib(m.external)}, code ${mib(m.codeSpace ?? 0)}, ` +
     `V8 malloc ${mib(m.malloced ?? 0)}, RSS − heap total ${mib(m.rss - m.heapTotal)}`;
   print(`- after reset: ${parts(afterReset)}; fresh: ${parts(fresh)}`);
+  if (secondCycle) {
+    print(
+      `- cycle 2 (the same rounds again on this stub, a new fleet, then a reset): RSS ` +
+        `${mib(secondCycle.beforeReset.rss)} before the reset, ${mib(secondCycle.afterReset.rss)} ` +
+        `after (heap used ${mib(secondCycle.afterReset.heapUsed)}; ${parts(secondCycle.afterReset)}); ` +
+        `after reset 2 − after reset 1: RSS ${signedMib(secondCycle.afterReset.rss - afterReset.rss)}, ` +
+        `heap used ${signedMib(secondCycle.afterReset.heapUsed - afterReset.heapUsed)}`,
+    );
+  }
   print(`- load average (1 min) before/after: ${loadBefore} / ${loadavg()}`);
   print();
   print('### Goals');
@@ -270,6 +270,50 @@ async function main(): Promise<void> {
     `- stub RSS after a reset within ${Math.round((RESET_GOAL_RATIO - 1) * 100)} % of a fresh stub's: ` +
       `${mib(afterReset.rss)} vs ${mib(fresh.rss)} (×${ratio.toFixed(3)}) **${verdict(ratio <= RESET_GOAL_RATIO)}**`,
   );
+}
+
+/**
+ * One round: alert A to everyone (half acknowledge, the rest time out), alert B cancelled
+ * after 10 s, 5 minutes of virtual time, then on to the round's end.
+ */
+async function runRound(
+  api: string,
+  auth: Record<string, string>,
+  groups: string[],
+  round: number,
+  expectStatus: (what: string, response: Response, status: number) => void,
+): Promise<void> {
+  const a = await fetch(`${api}/alerts`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      notification: `Soak ${round}: code blue in ward 7`,
+      groups,
+      timeout: 60,
+      on_ack: 'Thank you',
+      on_timeout: 'Nobody answered',
+    }),
+  });
+  expectStatus(`round ${round}: POST alert A`, a, 200);
+  const b = await fetch(`${api}/alerts`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      notification: `Soak ${round}: drill`,
+      groups,
+      name: 'drill',
+      timeout: 240,
+    }),
+  });
+  expectStatus(`round ${round}: POST alert B`, b, 200);
+  const drill = ((await b.json()) as { task_id?: string }).task_id;
+  await a.arrayBuffer();
+  await fleet!.advanceBy(10_000);
+  const cancel = await fetch(`${api}/alerts/${drill}`, { method: 'DELETE', headers: auth });
+  expectStatus(`round ${round}: DELETE alert B`, cancel, 204);
+  await cancel.arrayBuffer();
+  await fleet!.advanceBy(ACTIVE_MS - 10_000);
+  if (ROUND_MS > ACTIVE_MS) await fleet!.advanceBy(ROUND_MS - ACTIVE_MS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -484,6 +528,10 @@ function printRound(r: Round): void {
 
 function mib(bytes: number): string {
   return `${(bytes / MIB).toFixed(1)} MiB`;
+}
+
+function signedMib(bytes: number): string {
+  return `${bytes >= 0 ? '+' : ''}${(bytes / MIB).toFixed(1)} MiB`;
 }
 
 function perRound(value: number): string {
