@@ -2,7 +2,7 @@ import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
 import { type ClockMode, VirtualClock } from '../protocol/clock.ts';
 import { IdSource } from '../protocol/ids.ts';
-import { AlertEngine } from './engine/alert-engine.ts';
+import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
 import { Directory } from './engine/directory.ts';
 import { TokenStore } from './engine/tokens.ts';
 import { DEFAULT_SETTINGS, type StubSettings } from './settings.ts';
@@ -19,6 +19,10 @@ export interface WorkflowInvocation {
   target_device_ids?: string[];
   at: string;
 }
+
+/** Invocations are kept as long as events (7 days), and at most this many (H3). */
+export const INVOCATION_RETENTION_MS = EVENT_RETENTION_MS;
+export const INVOCATIONS_CAP = 10_000;
 
 export interface StubCoreOptions {
   fixtures: Fixtures;
@@ -45,8 +49,7 @@ export class StubCore {
   readonly ids: IdSource;
   readonly engine: AlertEngine;
   readonly tokens: TokenStore;
-  /** Workflow invocations, oldest first (control API). */
-  readonly invocations: WorkflowInvocation[] = [];
+  #invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
   readonly #clockListeners = new Set<() => void>();
@@ -77,6 +80,22 @@ export class StubCore {
 
   get directory(): Directory {
     return this.engine.directory;
+  }
+
+  /**
+   * Workflow invocations, oldest first (control API; the trigger route appends to it): the
+   * last 7 days, at most INVOCATIONS_CAP (H3). Each read first drops what expired or is over
+   * the cap: usually one comparison.
+   */
+  get invocations(): WorkflowInvocation[] {
+    const list = this.#invocations;
+    const cutoff = this.clock.now() - INVOCATION_RETENTION_MS;
+    let drop = Math.max(0, list.length - INVOCATIONS_CAP);
+    // `at` is the formatted instant (microseconds); Date.parse keeps its milliseconds.
+    while (drop < list.length && Date.parse(list[drop]!.at) < cutoff) drop++;
+    if (drop === list.length && drop > 0) this.#invocations = [];
+    else if (drop > 0) list.splice(0, drop);
+    return this.#invocations;
   }
 
   /** The fixture record of a device: its key, initial battery and location, behaviour. */
@@ -115,7 +134,7 @@ export class StubCore {
     this.engine.reset();
     this.clock.reset();
     this.#loadTokens();
-    this.invocations.length = 0;
+    this.#invocations = [];
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -127,7 +146,7 @@ export class StubCore {
     this.engine.reset(new Directory(checked, this.settings.brandWord));
     this.clock.reset();
     this.#loadTokens();
-    this.invocations.length = 0;
+    this.#invocations = [];
     for (const listener of this.#resetListeners) listener();
     return checked;
   }

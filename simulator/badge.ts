@@ -31,6 +31,14 @@ import {
 } from './transport.ts';
 import type { TextToSpeech } from './tts/text-to-speech.ts';
 
+/**
+ * What a badge remembers (its transcript): the clips of the last 7 days on its clock (the
+ * stub's event window), at most HEARD_CAP of them, the oldest forgotten first, so a fleet
+ * left running stays flat (docs/decisions.md H4).
+ */
+export const HEARD_CAP = 1_000;
+export const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
 /** What a badge heard: one entry a clip, with when it started and how long it lasted. */
 export interface HeardEntry {
   at: string;
@@ -148,7 +156,10 @@ export class Badge {
       this.#status = state;
     });
     this.actor.on('clipStarted', ({ clip }) => {
-      this.#heard.push({ atMs: options.clock.now(), clip });
+      const now = options.clock.now();
+      this.#heard.push({ atMs: now, clip });
+      if (this.#heard.length > HEARD_CAP) this.#heard.shift();
+      while (this.#heard[0]!.atMs < now - HEARD_RETENTION_MS) this.#heard.shift();
     });
     this.actor.on('clipCut', () => {
       const last = this.#heard.at(-1);
@@ -157,7 +168,10 @@ export class Badge {
     this.actor.start();
   }
 
-  /** What the badge heard, oldest first: one entry a clip (a new array on every read). */
+  /**
+   * What the badge heard, oldest first: one entry a clip, of the last 7 days and at most
+   * HEARD_CAP (pruned as clips start; a new array on every read).
+   */
   get transcript(): HeardEntry[] {
     return this.#heard.map(({ atMs, clip, cut }) => ({
       at: formatTimestamp(atMs),

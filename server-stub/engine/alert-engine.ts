@@ -22,6 +22,14 @@ import { EventStore } from './event-store.ts';
 export const REPEAT_INTERVAL_MS = 30_000;
 /** Events are kept at least 7 days (the spec's default window). */
 export const EVENT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Ended tasks and transcript lines are kept as long as events (docs/decisions.md H1, H2):
+ * a task that ended more than 7 days ago is forgotten, as if it never existed.
+ */
+export const TASK_RETENTION_MS = EVENT_RETENTION_MS;
+export const TRANSCRIPT_RETENTION_MS = EVENT_RETENTION_MS;
+/** At most this many transcript lines per device, the oldest dropped first (H2). */
+export const TRANSCRIPT_CAP = 1_000;
 /** `task.task_type` as the original service writes it on alert events. */
 export const ALERT_TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' } as const;
 export const DEFAULT_ALERT_NAME = 'alerts';
@@ -41,6 +49,26 @@ export type DeviceCommand =
 
 /** One line of a device's transcript: a command and when it was given. */
 export type TranscriptEntry = DeviceCommand & { at: string };
+
+/**
+ * What the engine holds, for tests and benches (not an interface of the service): every
+ * count that should fall to 0 on a reset, and stay bounded without one.
+ */
+export interface EngineStats {
+  /** Tasks known (alerting and ended, not yet forgotten). */
+  tasks: number;
+  alerting: number;
+  /** Ended tasks waiting for their retention to run out. */
+  ended: number;
+  /** Devices with at least one lane, and lanes (device × alert name). */
+  laneDevices: number;
+  lanes: number;
+  /** Devices with a transcript, and transcript lines held. */
+  transcriptDevices: number;
+  transcriptEntries: number;
+  eventAccounts: number;
+  events: number;
+}
 
 export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
 
@@ -80,6 +108,21 @@ interface TaskDevice {
   timer: TimerId | undefined;
 }
 
+/** A transcript line as stored: the instant as a number, formatted only when read. */
+interface StoredLine {
+  atMs: number;
+  command: DeviceCommand;
+}
+
+/**
+ * A device's transcript: lines before `head` are dropped and their slots emptied, so they are
+ * not kept alive (amortised, as in the EventStore).
+ */
+interface DeviceTranscript {
+  lines: (StoredLine | undefined)[];
+  head: number;
+}
+
 interface Task {
   id: string;
   subscriberId: string;
@@ -109,13 +152,20 @@ export class AlertEngine {
   readonly #cancelEvents: CancelEvents;
   #directory: Directory;
   readonly #events = new EventStore(EVENT_RETENTION_MS);
-  readonly #tasks = new Map<string, Task>();
+  // The stores below are replaced, not cleared, on reset: nothing of their size survives it.
+  #tasks = new Map<string, Task>();
+  /**
+   * Ended tasks in the order they ended (the clock never goes back between resets), from
+   * `#endedHead` on: the oldest are forgotten once their retention has run out.
+   */
+  #ended: (Task | undefined)[] = [];
+  #endedHead = 0;
   /**
    * Per device, per alert name, the alerts waiting for it: the head plays, the rest queue
    * (serial alerting for one name); different names each have a lane and interleave.
    */
-  readonly #lanes = new Map<string, Map<string, Lane>>();
-  readonly #transcripts = new Map<string, TranscriptEntry[]>();
+  #lanes = new Map<string, Map<string, Lane>>();
+  #transcripts = new Map<string, DeviceTranscript>();
   readonly #listeners = new Set<DeliveryListener>();
 
   constructor(options: AlertEngineOptions) {
@@ -137,6 +187,7 @@ export class AlertEngine {
 
   /** POST alerts: validates the groups first, so a refused alert changes nothing. */
   createAlert(subscriberId: string, request: AlertRequest): { taskId: string } {
+    this.#forgetExpiredTasks();
     const devices = this.#directory.resolveGroups(subscriberId, request.groups);
     const task: Task = {
       id: this.#ids.taskId(),
@@ -173,6 +224,7 @@ export class AlertEngine {
 
   /** DELETE alerts/{task_id}: cancels on every device that has not acknowledged. */
   cancelAlert(subscriberId: string, taskId: string): void {
+    this.#forgetExpiredTasks();
     const task = this.#tasks.get(taskId);
     if (!task || task.subscriberId !== subscriberId) {
       throw new EngineError(
@@ -225,6 +277,7 @@ export class AlertEngine {
 
   /** A device acknowledges one alert; only the first acknowledgement of a device counts. */
   acknowledge(deviceId: string, taskId: string): AckResult {
+    this.#forgetExpiredTasks();
     const task = this.#tasks.get(taskId);
     if (!task) throw new EngineError('unknown_task', `no alert task '${taskId}'`, 'task_id');
     const td = task.devices.get(deviceId);
@@ -299,33 +352,113 @@ export class AlertEngine {
     );
   }
 
-  /** Everything played or spoken on a device, oldest first. */
+  /**
+   * Everything played or spoken on a device, oldest first: the last 7 days, at most
+   * TRANSCRIPT_CAP lines (H2).
+   */
   transcript(deviceId: string): readonly TranscriptEntry[] {
-    return this.#transcripts.get(deviceId) ?? [];
+    const transcript = this.#transcripts.get(deviceId);
+    if (!transcript) return [];
+    this.#pruneTranscript(transcript, this.#clock.now());
+    const entries: TranscriptEntry[] = [];
+    for (let i = transcript.head; i < transcript.lines.length; i++) {
+      const { atMs, command } = transcript.lines[i]!;
+      entries.push({ ...command, at: formatTimestamp(atMs) });
+    }
+    return entries;
   }
 
+  /** A task, unless unknown or ended more than 7 days ago (H1). */
   task(taskId: string): TaskSnapshot | undefined {
+    this.#forgetExpiredTasks();
     const task = this.#tasks.get(taskId);
     return task && snapshot(task);
   }
 
   tasks(subscriberId?: string): TaskSnapshot[] {
+    this.#forgetExpiredTasks();
     const all = [...this.#tasks.values()];
     return (subscriberId ? all.filter((t) => t.subscriberId === subscriberId) : all).map(snapshot);
   }
 
-  /** Forgets every task, event and transcript; with a new directory, serves other fixtures. */
+  /** What the engine holds now (see `EngineStats`); counts what is stored, pruned or not. */
+  stats(): EngineStats {
+    let lanes = 0;
+    for (const byName of this.#lanes.values()) lanes += byName.size;
+    let transcriptEntries = 0;
+    for (const t of this.#transcripts.values()) transcriptEntries += t.lines.length - t.head;
+    const events = this.#events.stats();
+    const ended = this.#ended.length - this.#endedHead;
+    return {
+      tasks: this.#tasks.size,
+      alerting: this.#tasks.size - ended,
+      ended,
+      laneDevices: this.#lanes.size,
+      lanes,
+      transcriptDevices: this.#transcripts.size,
+      transcriptEntries,
+      eventAccounts: events.accounts,
+      events: events.events,
+    };
+  }
+
+  /**
+   * Forgets every task, event and transcript, and cancels every timer the engine set; with a
+   * new directory, serves other fixtures. The stores are replaced by new, empty ones.
+   */
   reset(directory?: Directory): void {
     for (const task of this.#tasks.values()) {
       this.#clock.clearTimer(task.timeoutTimer);
       for (const td of task.devices.values()) this.#clock.clearTimer(td.timer);
     }
-    this.#tasks.clear();
-    this.#lanes.clear();
-    this.#transcripts.clear();
+    this.#tasks = new Map();
+    this.#ended = [];
+    this.#endedHead = 0;
+    this.#lanes = new Map();
+    this.#transcripts = new Map();
     this.#events.clear();
     this.#ids.reset();
     if (directory) this.#directory = directory;
+  }
+
+  /**
+   * Forgets the tasks that ended more than TASK_RETENTION_MS ago. Called on every read and
+   * write of tasks: usually one comparison; each task is dropped once (amortised O(1)).
+   */
+  #forgetExpiredTasks(): void {
+    const ended = this.#ended;
+    if (this.#endedHead >= ended.length) return;
+    const cutoff = this.#clock.now() - TASK_RETENTION_MS;
+    let head = this.#endedHead;
+    while (head < ended.length && ended[head]!.endedAt! < cutoff) {
+      this.#tasks.delete(ended[head]!.id);
+      ended[head] = undefined; // Not kept alive by the queue either.
+      head++;
+    }
+    if (head === ended.length) {
+      this.#ended = [];
+      this.#endedHead = 0;
+    } else if (head > 1024 && head * 2 > ended.length) {
+      ended.splice(0, head);
+      this.#endedHead = 0;
+    } else {
+      this.#endedHead = head;
+    }
+  }
+
+  /** Drops a transcript's lines older than the retention and beyond the cap (amortised). */
+  #pruneTranscript(transcript: DeviceTranscript, now: number): void {
+    const lines = transcript.lines;
+    const cutoff = now - TRANSCRIPT_RETENTION_MS;
+    let head = Math.max(transcript.head, lines.length - TRANSCRIPT_CAP);
+    while (head < lines.length && lines[head]!.atMs < cutoff) head++;
+    if (head * 2 > lines.length || head > 256) {
+      transcript.lines = lines.slice(head);
+      transcript.head = 0;
+    } else {
+      for (let i = transcript.head; i < head; i++) lines[i] = undefined;
+      transcript.head = head;
+    }
   }
 
   #enqueue(task: Task, td: TaskDevice): void {
@@ -380,7 +513,9 @@ export class AlertEngine {
     task.state = 'ended';
     task.outcome = outcome;
     task.endedAt = this.#clock.now();
+    this.#ended.push(task);
     this.#clock.clearTimer(task.timeoutTimer);
+    task.timeoutTimer = undefined;
     if (outcome === 'timed_out') this.#emit(task, 'timed_out');
     const speech =
       outcome === 'quorum'
@@ -420,10 +555,18 @@ export class AlertEngine {
   #deliver(deviceId: string, command: DeviceCommand): void {
     let transcript = this.#transcripts.get(deviceId);
     if (!transcript) {
-      transcript = [];
+      transcript = { lines: [], head: 0 };
       this.#transcripts.set(deviceId, transcript);
     }
-    transcript.push({ ...command, at: formatTimestamp(this.#clock.now()) });
+    const now = this.#clock.now();
+    transcript.lines.push({ atMs: now, command });
+    // Over the cap, or the oldest line expired: prune (usually neither, one comparison each).
+    if (
+      transcript.lines.length - transcript.head > TRANSCRIPT_CAP ||
+      transcript.lines[transcript.head]!.atMs < now - TRANSCRIPT_RETENTION_MS
+    ) {
+      this.#pruneTranscript(transcript, now);
+    }
     for (const listener of this.#listeners) listener(deviceId, command);
   }
 }

@@ -1,0 +1,194 @@
+/**
+ * What the engine keeps, and for how long (docs/decisions.md, "Hardening: memory"): a reset
+ * leaves nothing behind; ended tasks, transcript lines and events follow the 7-day retention;
+ * a transcript holds at most TRANSCRIPT_CAP lines. All on the virtual clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkFixtures } from '../../fixtures/load-fixtures.ts';
+import { VirtualClock } from '../../protocol/clock.ts';
+import { IdSource } from '../../protocol/ids.ts';
+import { AlertEngine } from './alert-engine.ts';
+import { Directory } from './directory.ts';
+import { EngineError } from './engine-error.ts';
+
+const HOSPITAL = '100001';
+const ADA = '350000000000001';
+const BEN = '350000000000002';
+const LENA = '350000000000003';
+
+const FIXTURES = {
+  accounts: [
+    {
+      subscriber_id: HOSPITAL,
+      api_keys: ['test-key-hospital-0001'],
+      groups: [
+        { id: '5001', name: 'Nurses', members: [ADA, BEN, LENA] },
+        { id: '5002', name: 'Ada', members: [ADA] },
+      ],
+      devices: [
+        { id: ADA, user: 'Ada Mensah' },
+        { id: BEN, user: 'Ben Okafor' },
+        { id: LENA, user: 'Lena Ortiz' },
+      ],
+    },
+  ],
+};
+
+const SEVEN_DAYS = 7 * 24 * 3600 * 1000;
+/** The documented cap of a device's transcript (H2): `TRANSCRIPT_CAP`. */
+const TRANSCRIPT_CAP = 1_000;
+
+function setup() {
+  const clock = new VirtualClock();
+  const engine = new AlertEngine({
+    clock,
+    ids: new IdSource(1),
+    directory: new Directory(checkFixtures(structuredClone(FIXTURES)), 'service'),
+  });
+  return { clock, engine, t0: clock.now() };
+}
+
+const EMPTY = {
+  tasks: 0,
+  alerting: 0,
+  ended: 0,
+  laneDevices: 0,
+  lanes: 0,
+  transcriptDevices: 0,
+  transcriptEntries: 0,
+  eventAccounts: 0,
+  events: 0,
+};
+
+describe('reset', () => {
+  it('after many alerts, reset leaves no task, lane, transcript, event or timer', async () => {
+    const { clock, engine } = setup();
+    for (let i = 0; i < 300; i++) {
+      // Alerts of several names, some acknowledged, some timed out, some cancelled, some on.
+      const { taskId } = engine.createAlert(HOSPITAL, {
+        notification: `alert ${i}`,
+        groups: ['Nurses'],
+        name: `n${i % 3}`,
+        timeout: 60 + (i % 5) * 30,
+      });
+      if (i % 4 === 0) engine.cancelAlert(HOSPITAL, taskId);
+      engine.tap(ADA);
+      if (i % 10 === 0) await clock.advanceBy(45_000);
+    }
+    const before = engine.stats();
+    expect(before.tasks).toBe(300);
+    expect(before.alerting).toBeGreaterThan(0);
+    expect(before.transcriptEntries).toBeGreaterThan(1000);
+    expect(before.events).toBeGreaterThan(600);
+    expect(clock.state.pendingTimers).toBeGreaterThan(0);
+
+    engine.reset();
+    clock.reset();
+
+    expect(engine.stats()).toEqual(EMPTY);
+    expect(clock.state.pendingTimers).toBe(0);
+    expect(engine.tasks()).toEqual([]);
+  });
+});
+
+describe('retention of tasks (7 days after they end)', () => {
+  it('forgets a task that ended more than 7 days ago: not listed, unknown to get, cancel and acknowledge', async () => {
+    const { clock, engine } = setup();
+    const { taskId } = engine.createAlert(HOSPITAL, {
+      notification: 'x',
+      groups: ['Nurses'],
+      timeout: 60,
+    });
+    const alerting = engine.createAlert(HOSPITAL, {
+      notification: 'long',
+      groups: ['Ada'],
+      name: 'long',
+      timeout: 7 * 24 * 3600,
+    }).taskId;
+    await clock.advanceBy(60_000); // the first ends (timed out) now
+    expect(engine.task(taskId)?.state).toBe('ended');
+
+    await clock.advanceBy(SEVEN_DAYS);
+    // Exactly 7 days after it ended: still kept.
+    expect(engine.task(taskId)?.state).toBe('ended');
+    expect(() => engine.cancelAlert(HOSPITAL, taskId)).toThrow(/already ended/);
+
+    await clock.advanceBy(1);
+    expect(engine.task(taskId)).toBeUndefined();
+    expect(engine.tasks().map((t) => t.task_id)).not.toContain(taskId);
+    const cancel = catchEngineError(() => engine.cancelAlert(HOSPITAL, taskId));
+    expect(cancel.code).toBe('unknown_task');
+    const ack = catchEngineError(() => engine.acknowledge(ADA, taskId));
+    expect(ack.code).toBe('unknown_task');
+    // The 7-day alert timed out at 7 days, within its own retention: still known.
+    expect(engine.task(alerting)).toMatchObject({ state: 'ended', outcome: 'timed_out' });
+    expect(engine.stats()).toMatchObject({ tasks: 1, alerting: 0, ended: 1 });
+  });
+
+  it('keeps memory flat over weeks of alerts: ended tasks, events and transcripts of the last 7 days only', async () => {
+    const { clock, engine } = setup();
+    const hour = 3600 * 1000;
+    const sizes: number[] = [];
+    // 3 weeks, an alert every hour; nobody reads events (pruned on append all the same).
+    for (let h = 0; h < 21 * 24; h++) {
+      engine.createAlert(HOSPITAL, { notification: `h${h}`, groups: ['Nurses'], timeout: 60 });
+      await clock.advanceBy(hour);
+      if (h % 24 === 23) sizes.push(engine.stats().tasks);
+    }
+    const stats = engine.stats();
+    // 7 days of hourly alerts: 168 (plus the one that ended exactly at the cut-off).
+    expect(stats.tasks).toBeLessThanOrEqual(7 * 24 + 1);
+    expect(stats.events).toBeLessThanOrEqual((7 * 24 + 1) * 4);
+    expect(stats.transcriptEntries).toBeLessThanOrEqual((7 * 24 + 1) * 3 * 4);
+    // Flat from the eighth day on.
+    expect(new Set(sizes.slice(8)).size).toBe(1);
+  });
+});
+
+describe('transcripts', () => {
+  it('keep only the last 7 days of a device', async () => {
+    const { clock, engine, t0 } = setup();
+    engine.broadcast(HOSPITAL, { notification: 'old', groups: ['Ada'] });
+    await clock.advanceBy(SEVEN_DAYS - 1000);
+    engine.broadcast(HOSPITAL, { notification: 'new', groups: ['Ada'] });
+    expect(engine.transcript(ADA).map((e) => e.type === 'broadcast' && e.text)).toEqual([
+      'old',
+      'new',
+    ]);
+    await clock.advanceBy(1001);
+    // Read without a write in between: the read itself drops what expired.
+    expect(engine.transcript(ADA)).toEqual([
+      expect.objectContaining({ type: 'broadcast', text: 'new', at: iso(t0 + SEVEN_DAYS - 1000) }),
+    ]);
+    expect(engine.stats().transcriptEntries).toBe(1);
+  });
+
+  it(`keep at most ${TRANSCRIPT_CAP} lines a device, the oldest dropped first`, () => {
+    const { engine } = setup();
+    for (let i = 0; i < TRANSCRIPT_CAP + 250; i++) {
+      engine.broadcast(HOSPITAL, { notification: `b${i}`, groups: ['Ada'] });
+    }
+    const transcript = engine.transcript(ADA);
+    expect(transcript).toHaveLength(TRANSCRIPT_CAP);
+    expect(transcript[0]).toMatchObject({ type: 'broadcast', text: 'b250' });
+    expect(transcript.at(-1)).toMatchObject({
+      type: 'broadcast',
+      text: `b${TRANSCRIPT_CAP + 249}`,
+    });
+    expect(engine.stats().transcriptEntries).toBe(TRANSCRIPT_CAP);
+  });
+});
+
+function iso(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 23)}000Z`;
+}
+
+function catchEngineError(action: () => unknown): EngineError {
+  try {
+    action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(EngineError);
+    return error as EngineError;
+  }
+  throw new Error('expected an EngineError, but nothing was thrown');
+}
