@@ -80,3 +80,19 @@ test('a badge forgets the clips it heard more than 7 days ago (when it hears the
   expect(badge.transcript.map((e) => e.text)).toEqual(['week', 'new']);
   badge.dispose();
 });
+
+test('a badge keeps the newest 100 errors the stub sent it, the oldest forgotten first', async () => {
+  const { handlers, badge } = await connectedBadge();
+  for (let i = 0; i < 150; i++) {
+    await handlers.frame({
+      type: 'error',
+      code: 'unknown_task',
+      message: `e${i}`,
+      seq: seq++,
+    } as never);
+  }
+  expect(badge.errors).toHaveLength(100);
+  expect(badge.errors[0]!.message).toBe('e50');
+  expect(badge.errors.at(-1)!.message).toBe('e149');
+  badge.dispose();
+});

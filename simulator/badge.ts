@@ -37,6 +37,8 @@ import type { TextToSpeech } from './tts/text-to-speech.ts';
  * left running stays flat (docs/decisions.md H4).
  */
 export const HEARD_CAP = 1_000;
+/** The errors a badge keeps, newest last (decision H4). */
+export const ERRORS_CAP = 100;
 export const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** What a badge heard: one entry a clip, with when it started and how long it lasted. */
@@ -90,7 +92,7 @@ export class Badge {
    * 10,000 timestamps nobody may ask for.
    */
   readonly #heard: { atMs: number; clip: Clip; cut?: true }[] = [];
-  /** Errors the stub sent this badge (refused hello, unknown task, …), newest last. */
+  /** Errors the stub sent this badge (refused hello, unknown task, …), newest last, at most ERRORS_CAP. */
   readonly errors: { code: string; message: string }[] = [];
   readonly actor: Actor<BadgeMachine>;
   readonly #options: BadgeOptions;
@@ -126,7 +128,7 @@ export class Badge {
       opened: () => this.#hello(),
       closed: (code) => this.#closed(code),
       frame: (frame) => this.#frame(frame),
-      invalid: (_text, problem) => this.errors.push({ code: 'unreadable_frame', message: problem }),
+      invalid: (_text, problem) => this.#error('unreadable_frame', problem),
     });
     const io: BadgeIo = {
       open: () => this.#link.open(),
@@ -375,9 +377,15 @@ export class Badge {
         this.actor.send({ type: 'STOP', taskId: frame.task_id, cause: frame.cause });
         return;
       case 'error':
-        this.errors.push({ code: frame.code, message: frame.message });
+        this.#error(frame.code, frame.message);
         return;
     }
+  }
+
+  /** Keeps the newest errors only: a badge left running against a stub that refuses it stays small. */
+  #error(code: string, message: string): void {
+    this.errors.push({ code, message });
+    if (this.errors.length > ERRORS_CAP) this.errors.shift();
   }
 
   /** Acts once the engine knows how long the text takes: at once for a synchronous engine. */

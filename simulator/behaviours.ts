@@ -12,6 +12,9 @@ import { draw } from './seeded-random.ts';
 
 export type Behaviour = FixtureBehaviour;
 
+/** Alerts an ack-after behaviour remembers having scheduled a tap for, newest kept. */
+export const HEARD_ALERTS_CAP = 1_000;
+
 /** What a behaviour needs of a badge. */
 export interface BehaviourTarget {
   /** Whether a tap would reach the stub now (absent: always). */
@@ -51,6 +54,8 @@ export function runBehaviour(
         }
         if (heard.has(taskId)) return;
         heard.add(taskId);
+        // Only recent alerts repeat: remembering the newest ones keeps a long run flat.
+        if (heard.size > HEARD_ALERTS_CAP) heard.delete(heard.values().next().value!);
         later(draw(random, parseDurationRange(ack.after)!), () => {
           // A tap while off the network is lost: try again after the alert is heard again.
           if (badge.online === false) heard.delete(taskId);

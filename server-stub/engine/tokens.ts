@@ -12,6 +12,12 @@ export const ENVIRONMENTS: readonly EnvironmentName[] = ['pro', 'qa'];
 
 /** The spec's access-token lifetime. */
 export const ACCESS_TOKEN_LIFETIME_MS = 2 * 3600 * 1000;
+/**
+ * How long an expired access or id token is still told apart from an unknown one ("has
+ * expired" rather than "is not known"); after that it is forgotten, so a stub that hands out
+ * tokens for days stays flat (decision H7).
+ */
+export const EXPIRED_TOKEN_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 interface RefreshToken {
   subscriberId: string;
@@ -80,6 +86,7 @@ export class TokenStore {
     if (!known) return 'unknown_refresh_token';
     if (known.revoked) return 'revoked_refresh_token';
     if (known.environment !== environment) return 'other_environment';
+    this.#forgetLongExpired();
     const expiresAt = this.clock.now() + ACCESS_TOKEN_LIFETIME_MS;
     const access = `at_${this.ids.taskId()}${this.ids.taskId()}${this.#mark()}`;
     const id = `eyJhbGciOiJub25lIn0.${this.ids.eventId()}${this.#mark()}.`;
@@ -110,6 +117,23 @@ export class TokenStore {
     if (token.environment !== environment) return 'other_environment';
     if (this.clock.now() >= token.expiresAt) return 'expired';
     return { subscriberId: token.subscriberId };
+  }
+
+  /** Access and id tokens held now, expired ones included (for memory tests). */
+  get issuedCount(): number {
+    return this.#access.size;
+  }
+
+  /**
+   * Tokens are held in the order they were issued, and every one lives as long, so the ones
+   * long expired are at the front: drop them from there (amortised O(1) per token issued).
+   */
+  #forgetLongExpired(): void {
+    const horizon = this.clock.now() - EXPIRED_TOKEN_RETENTION_MS;
+    for (const [token, { expiresAt }] of this.#access) {
+      if (expiresAt >= horizon) return;
+      this.#access.delete(token);
+    }
   }
 
   /**
