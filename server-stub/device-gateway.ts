@@ -58,15 +58,19 @@ type Outgoing = StubFrame extends infer F
     : never
   : never;
 
-const validators: Record<BadgeFrame['type'], ValidateFunction> = (() => {
+/**
+ * One validator a frame type. A Map, never a plain object: the type is whatever a client sent,
+ * and `validators["valueOf"]` on an object literal is Object.prototype's function.
+ */
+const validators: ReadonlyMap<string, ValidateFunction> = (() => {
   const ajv = new Ajv({ allErrors: false, strict: false });
-  return {
-    hello: ajv.compile(HelloFrame),
-    button: ajv.compile(ButtonFrame),
-    state: ajv.compile(StateFrame),
-    wake: ajv.compile(WakeFrame),
-    handled: ajv.compile(HandledFrame),
-  };
+  return new Map<BadgeFrame['type'], ValidateFunction>([
+    ['hello', ajv.compile(HelloFrame)],
+    ['button', ajv.compile(ButtonFrame)],
+    ['state', ajv.compile(StateFrame)],
+    ['wake', ajv.compile(WakeFrame)],
+    ['handled', ajv.compile(HandledFrame)],
+  ]);
 })();
 
 class Connection {
@@ -202,13 +206,16 @@ export class DeviceGateway {
       this.#sendError(connection, 'invalid_json', 'the frame is not valid JSON');
       return;
     }
-    const type = (frame as { type?: unknown })?.type;
-    const validate = typeof type === 'string' ? validators[type as BadgeFrame['type']] : undefined;
+    const type =
+      typeof frame === 'object' && frame !== null && Object.hasOwn(frame, 'type')
+        ? (frame as { type: unknown }).type
+        : undefined;
+    const validate = typeof type === 'string' ? validators.get(type) : undefined;
     if (!validate) {
       this.#sendError(
         connection,
         'unknown_frame',
-        `unknown frame type ${JSON.stringify(type)}; expected one of ${Object.keys(validators).join(', ')}`,
+        `unknown frame type ${JSON.stringify(type) ?? 'none'}; expected one of ${[...validators.keys()].join(', ')}`,
         'type',
       );
       return;

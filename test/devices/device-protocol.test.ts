@@ -3,11 +3,11 @@
  * Refusals, malformed and unexpected frames, and the `handled` bookkeeping.
  */
 import { once } from 'node:events';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { CLOSE_CODES } from '../../protocol/device-frames.schema.ts';
-import { startStub } from '../../server-stub/start-stub.ts';
-import { serviceClient } from '../support/http.ts';
+import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
 
@@ -235,5 +235,82 @@ describe('the clock across the wire', () => {
     client.send({ type: 'handled', seq: clock.seq });
     await advancing;
     client.ws.close();
+  });
+});
+
+describe('hardening: no frame can crash the stub', () => {
+  // Names a plain-object lookup would find on Object.prototype: valueOf, __proto__, …
+  const inherited = Object.getOwnPropertyNames(Object.prototype);
+  let stub: StubHandle;
+  beforeAll(async () => {
+    stub = await startStub();
+  });
+  afterAll(() => stub.close());
+  const stillServing = async () =>
+    expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+
+  test.each(inherited)(
+    '%s as a frame type, before and after hello, is an unknown_frame error; the stub keeps serving',
+    async (name) => {
+      const client = await rawClient(stub.devicesUrl);
+      client.raw(JSON.stringify({ type: name, seq: 0 }));
+      expect(await client.next('error')).toMatchObject({ code: 'unknown_frame', field: 'type' });
+      client.send(hello({ seq: 1 }));
+      await client.next('welcome');
+      client.raw(JSON.stringify({ type: name, seq: 2 }));
+      expect(await client.next('error')).toMatchObject({ code: 'unknown_frame', field: 'type' });
+      expect(client.closed()).toBeUndefined();
+      expect(stub.app.gateway.liveState(ADA).online).toBe(true);
+      client.ws.close();
+      await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+      await stillServing();
+    },
+  );
+
+  test.each(inherited)(
+    '%s as a key inside a hello or a state frame is an invalid_frame error naming it',
+    async (name) => {
+      const client = await rawClient(stub.devicesUrl);
+      client.raw(`{"type":"hello","seq":0,"protocol":1,"device_id":"${ADA}","${name}":{"x":1}}`);
+      expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field: name });
+      expect(stub.app.gateway.connected()).toEqual([]);
+      client.raw(JSON.stringify({ ...hello(), seq: 1 }));
+      await client.next('welcome');
+      client.raw(`{"type":"state","seq":2,"state":"playing","${name}":{"state":"speaking"}}`);
+      expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field: name });
+      expect(stub.app.gateway.liveState(ADA).state).toBe('idle');
+      expect(client.closed()).toBeUndefined();
+      client.ws.close();
+      await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+      await stillServing();
+    },
+  );
+
+  test.each(inherited)(
+    '%s as the device_id of a hello is refused (unknown_device, 4001)',
+    async (name) => {
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello({ device_id: name }));
+      expect(await client.next('error')).toMatchObject({
+        code: 'unknown_device',
+        field: 'device_id',
+      });
+      await expect.poll(client.closed).toMatchObject({ code: CLOSE_CODES.refused });
+      await stillServing();
+    },
+  );
+
+  test.each([
+    ['null', 'null'],
+    ['an array', '[{"type":"hello"}]'],
+    ['a number', '42'],
+    ['a type that is not a string', '{"type":{"toString":"hello"},"seq":0}'],
+  ])('%s as a frame is an unknown_frame error', async (_name, text) => {
+    const client = await rawClient(stub.devicesUrl);
+    client.raw(text);
+    expect(await client.next('error')).toMatchObject({ code: 'unknown_frame', field: 'type' });
+    expect(client.closed()).toBeUndefined();
+    client.ws.close();
+    await stillServing();
   });
 });
