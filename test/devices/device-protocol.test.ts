@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { CLOSE_CODES } from '../../protocol/device-frames.schema.ts';
+import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { request, serviceClient } from '../support/http.ts';
 
@@ -312,5 +312,89 @@ describe('hardening: no frame can crash the stub', () => {
     expect(client.closed()).toBeUndefined();
     client.ws.close();
     await stillServing();
+  });
+});
+
+describe('hardening: numbers in frames are bounded', () => {
+  const at = (iso: string) => Date.parse(iso);
+  test.each([
+    ['a seq of 1e999 (Infinity)', '{"type":"button","seq":1e999,"taps":"double"}', 'seq'],
+    [
+      'a seq past the safe integers',
+      '{"type":"button","seq":9007199254740994,"taps":"double"}',
+      'seq',
+    ],
+    ['a wake at 1e999 (Infinity)', '{"type":"wake","seq":1,"at":1e999}', 'at'],
+    [
+      'a wake past the JavaScript date range',
+      '{"type":"wake","seq":1,"at":8640000000000001}',
+      'at',
+    ],
+    [
+      'a wake in the year 10000',
+      `{"type":"wake","seq":1,"at":${at('+010000-01-01T00:00:00Z')}}`,
+      'at',
+    ],
+    ['a wake before the epoch', '{"type":"wake","seq":1,"at":-1}', 'at'],
+    [
+      'a state with a location accuracy of 1e999',
+      '{"type":"state","seq":1,"state":"playing","location":{"lat":1,"long":2,"accuracy":1e999}}',
+      'location.accuracy',
+    ],
+    [
+      'a state with a field inside the location',
+      '{"type":"state","seq":1,"state":"playing","location":{"lat":1,"long":2,"__proto__":{}}}',
+      'location.__proto__',
+    ],
+  ])(
+    '%s is an invalid_frame error naming the field; nothing changes and the stub answers',
+    async (_name, text, field) => {
+      await using stub = await startStub();
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello());
+      await client.next('welcome');
+      const before = (await request(`${stub.controlUrl}/clock`)).body;
+      client.raw(text);
+      expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field });
+      // Nothing else came back: no `handled`, let alone one whose JSON cannot be read.
+      await client.next('handled', (f) => f.seq === 0);
+      client.raw('{"type":"button","seq":99,"taps":"double"}');
+      await client.next('handled', (f) => f.seq === 99);
+      expect(client.frames.filter((f) => f.type === 'handled')).toEqual([]);
+      expect(stub.app.gateway.liveState(ADA).state).toBe('idle');
+      expect(stub.app.gateway.liveState(ADA).location?.lat).not.toBe(1);
+      const health = await request(`${stub.controlUrl}/health`);
+      expect(health.status).toBe(200);
+      const clock = await request(`${stub.controlUrl}/clock`);
+      expect(clock.status).toBe(200);
+      expect(clock.body).toEqual(before);
+      expect(client.closed()).toBeUndefined();
+      client.ws.close();
+    },
+  );
+
+  test('a hello with a protocol of 1e999 is an invalid_frame error, not a version', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.raw(
+      `{"type":"hello","seq":0,"protocol":1e999,"device_id":"${ADA}","key":"badge-key-0001"}`,
+    );
+    expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field: 'protocol' });
+    expect(stub.app.gateway.connected()).toEqual([]);
+    client.ws.close();
+  });
+
+  test('a wake at the latest instant is kept; one ms later is refused', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    client.send({ type: 'wake', at: MAX_INSTANT + 1 });
+    expect(await client.next('error')).toMatchObject({ field: 'at' });
+    const seq = client.send({ type: 'wake', at: MAX_INSTANT });
+    await client.next('handled', (f) => f.seq === seq);
+    const clock = await request(`${stub.controlUrl}/clock`);
+    expect(clock.body).toMatchObject({ next_due_at: '9999-12-31T23:59:59.999000Z' });
+    client.ws.close();
   });
 });
