@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import {
   choiceOption,
+  durationOption,
   fail,
   integerOption,
   positiveNumberOption,
@@ -23,6 +24,7 @@ interface StubOptions {
   brandWord: string;
   unknownFields: 'reject' | 'ignore';
   cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
+  badgeAnswerTimeout: number;
   quiet?: boolean;
 }
 
@@ -110,6 +112,15 @@ export function stubCommand(): Command {
           )
           .default(DEFAULT_SETTINGS.cancelEvents),
       )
+      .addOption(
+        fromEnv(
+          '--badge-answer-timeout <duration>',
+          'how long a virtual clock waits for a badge that does not answer before it goes on without it',
+          'BADGE_ANSWER_TIMEOUT',
+        )
+          .argParser(durationOption('--badge-answer-timeout'))
+          .default(DEFAULT_SETTINGS.badgeAnswerTimeoutMs, '2s'),
+      )
       // Not .env(): commander would turn BADGE_SIM_QUIET=false into true. Read in runStub.
       .option('-q, --quiet', 'do not print a line per request (env: BADGE_SIM_QUIET=true|false)')
       .addHelpText(
@@ -154,6 +165,7 @@ async function runStub(options: StubOptions): Promise<void> {
         brandWord: options.brandWord,
         unknownFields: options.unknownFields,
         cancelEvents: options.cancelEvents,
+        badgeAnswerTimeoutMs: options.badgeAnswerTimeout,
       },
       onResponse: options.quiet
         ? undefined

@@ -5,7 +5,10 @@
  *
  * It also keeps the virtual clock honest across the wire: every frame sent waits for the
  * badge's `handled`, and the clock's settle hook waits until none is outstanding, so a timer
- * fires only once the badges have answered everything the previous one caused.
+ * fires only once the badges have answered everything the previous one caused. A badge that
+ * holds the clock longer than `badgeAnswerTimeoutMs` (real time) is counted unresponsive: the
+ * clock goes on without it, and what it has not answered no longer holds the clock, until it
+ * answers again.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -43,13 +46,33 @@ export interface DeviceLiveState {
   batteryStatus: 'charging' | 'discharging' | 'full' | null;
   location: (Location & { timestamp: number }) | null;
   appVersion: string | null;
+  /** False while a connected badge is counted unresponsive (it held the clock too long). */
+  responsive: boolean;
+  /** Domain time it was counted unresponsive, ms since the epoch. */
+  unresponsiveSince: number | null;
+}
+
+/** A badge that held the virtual clock past the bound: the clock went on without it. */
+export interface ClockHold {
+  deviceId: string;
+  user: string;
+  /** Real time the clock waited for it. */
+  waitedMs: number;
+  /** The bound it ran past (`badgeAnswerTimeoutMs`). */
+  boundMs: number;
+}
+
+/** What a runner or a CLI shows of a hold: the same words everywhere. */
+export function holdMessage(hold: { deviceId: string; user: string; boundMs: number }): string {
+  const bound = hold.boundMs % 1000 === 0 ? `${hold.boundMs / 1000} s` : `${hold.boundMs} ms`;
+  return `badge ${hold.deviceId} (${hold.user}) did not answer within ${bound}: the clock went on without it`;
 }
 
 export interface DeviceGatewayOptions {
   /** Real time a new connection has to say hello (a transport guard, not domain time). */
   helloTimeoutMs?: number;
-  /** Real time the settle hook waits for silent badges before it lets the clock go on. */
-  settleTimeoutMs?: number;
+  /** Real time the clock waits for one badge's answer; the stub setting by default. */
+  answerTimeoutMs?: number;
 }
 
 type Outgoing = StubFrame extends infer F
@@ -76,7 +99,12 @@ const validators: ReadonlyMap<string, ValidateFunction> = (() => {
 class Connection {
   deviceId: string | undefined;
   #seq = 0;
+  /** Frames sent that the badge has not handled yet. */
   readonly pending = new Set<number>();
+  /** While true, `pending` holds the clock; an unresponsive badge's frames do not. */
+  responsive = true;
+  /** Real time (performance.now) of its last answer, or of the first frame it now owes. */
+  owingSince = 0;
   helloTimer: NodeJS.Timeout | undefined;
   wakeTimer: TimerId | undefined;
 
@@ -89,7 +117,10 @@ class Connection {
   /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
   send(frame: Outgoing, track: boolean): void {
     const seq = this.#seq++;
-    if (track) this.pending.add(seq);
+    if (track) {
+      if (this.pending.size === 0) this.owingSince = performance.now();
+      this.pending.add(seq);
+    }
     sendCorked(this.ws, JSON.stringify({ ...frame, seq }));
   }
 
@@ -106,15 +137,17 @@ export class DeviceGateway {
   readonly #all = new Set<Connection>();
   readonly #live = new Map<string, DeviceLiveState>();
   readonly #helloTimeoutMs: number;
-  readonly #settleTimeoutMs: number;
+  readonly #answerTimeoutMs: number;
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #holdListeners = new Set<(hold: ClockHold) => void>();
+  /** Frames sent to responsive badges and not handled yet: what the clock waits for. */
   #outstanding = 0;
   #waiters: (() => void)[] = [];
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
     this.#helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
-    this.#settleTimeoutMs = options.settleTimeoutMs ?? 5_000;
+    this.#answerTimeoutMs = options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.#wss.on('connection', (ws) => this.#accept(ws));
     this.#unsubscribe.push(
@@ -156,21 +189,69 @@ export class DeviceGateway {
     return true;
   }
 
-  /** Resolves once every frame sent to a badge has been handled (or the settle guard ran out). */
-  settled(): Promise<void> {
-    if (this.#outstanding === 0) return Promise.resolve();
+  /**
+   * Resolves once every frame sent to a responsive badge has been handled. A badge that owes
+   * frames and has answered nothing for `badgeAnswerTimeoutMs` of this wait is counted
+   * unresponsive (listeners of `onHold` hear of it), and the wait goes on without it.
+   */
+  async settled(): Promise<void> {
+    const start = performance.now();
+    while (this.#outstanding > 0) {
+      const now = performance.now();
+      let next = Number.POSITIVE_INFINITY;
+      for (const connection of this.#all) {
+        if (!connection.responsive || connection.pending.size === 0) continue;
+        const since = Math.max(start, connection.owingSince);
+        const deadline = since + this.#answerTimeoutMs;
+        if (deadline <= now) this.#unresponsive(connection, now - since);
+        else next = Math.min(next, deadline);
+      }
+      if (this.#outstanding === 0) return;
+      await this.#quietOr(next - now);
+    }
+  }
+
+  /** Listens for badges the clock went on without; returns a function that stops listening. */
+  onHold(listener: (hold: ClockHold) => void): () => void {
+    this.#holdListeners.add(listener);
+    return () => this.#holdListeners.delete(listener);
+  }
+
+  /** Resolves when nothing is outstanding or after `ms` (real time), whichever comes first. */
+  #quietOr(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      // A transport guard in real time: a badge that never answers must not stop the clock.
-      const guard = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== done);
-        resolve();
-      }, this.#settleTimeoutMs);
+      const guard = setTimeout(
+        () => {
+          this.#waiters = this.#waiters.filter((w) => w !== done);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       const done = () => {
         clearTimeout(guard);
         resolve();
       };
       this.#waiters.push(done);
     });
+  }
+
+  /** The badge held the clock past the bound: its frames stop holding it until it answers. */
+  #unresponsive(connection: Connection, waitedMs: number): void {
+    connection.responsive = false;
+    this.#outstanding -= connection.pending.size;
+    this.#wakeIfQuiet();
+    const id = connection.deviceId;
+    if (id === undefined) return;
+    const live = this.#liveOf(id);
+    live.responsive = false;
+    live.unresponsiveSince = this.#core.clock.now();
+    const hold: ClockHold = {
+      deviceId: id,
+      user: this.#core.directory.device(id)?.user ?? id,
+      waitedMs: Math.round(waitedMs),
+      boundMs: this.#answerTimeoutMs,
+    };
+    for (const listener of this.#holdListeners) listener(hold);
   }
 
   /** Closes every badge connection (1001) and stops listening to the engine. */
@@ -297,6 +378,8 @@ export class DeviceGateway {
     const live = this.#liveOf(device.id);
     const now = this.#core.clock.now();
     live.online = true;
+    live.responsive = true;
+    live.unresponsiveSince = null;
     live.lastConnect = now;
     live.state = 'idle';
     if (hello.battery_level !== undefined) live.batteryLevel = hello.battery_level;
@@ -365,17 +448,33 @@ export class DeviceGateway {
   #send(connection: Connection, frame: Outgoing): void {
     // Only a virtual clock waits for badges; in real or scaled time they do not answer.
     const track = this.#core.clock.mode === 'virtual';
-    if (track) this.#outstanding++;
+    if (track && connection.responsive) this.#outstanding++;
     connection.send(frame, track);
   }
 
   #handled(connection: Connection, seq: number): void {
     if (!connection.pending.delete(seq)) return;
-    this.#settleOne();
+    connection.owingSince = performance.now();
+    if (connection.responsive) {
+      this.#settleBy(1);
+      return;
+    }
+    // It answers again: what it still owes holds the clock again (bounded again).
+    connection.responsive = true;
+    this.#outstanding += connection.pending.size;
+    if (connection.deviceId !== undefined) {
+      const live = this.#liveOf(connection.deviceId);
+      live.responsive = true;
+      live.unresponsiveSince = null;
+    }
   }
 
-  #settleOne(): void {
-    this.#outstanding--;
+  #settleBy(count: number): void {
+    this.#outstanding -= count;
+    this.#wakeIfQuiet();
+  }
+
+  #wakeIfQuiet(): void {
     if (this.#outstanding === 0) {
       const waiters = this.#waiters;
       this.#waiters = [];
@@ -387,13 +486,16 @@ export class DeviceGateway {
     clearTimeout(connection.helloTimer);
     this.#core.clock.clearTimer(connection.wakeTimer);
     this.#all.delete(connection);
-    for (const _ of connection.pending) this.#settleOne();
+    const owed = connection.responsive ? connection.pending.size : 0;
     connection.pending.clear();
+    if (owed > 0) this.#settleBy(owed);
     const id = connection.deviceId;
     if (id === undefined || this.#connections.get(id) !== connection) return;
     this.#connections.delete(id);
     const live = this.#liveOf(id);
     live.online = false;
+    live.responsive = true;
+    live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
   }
 
@@ -446,6 +548,8 @@ function emptyLiveState(): DeviceLiveState {
     batteryStatus: null,
     location: null,
     appVersion: null,
+    responsive: true,
+    unresponsiveSince: null,
   };
 }
 

@@ -26,6 +26,11 @@ export interface StubSettings {
   bodyLimit: number;
   /** The environments of the token, trigger and device interface. */
   environments: Record<EnvironmentName, EnvironmentSettings>;
+  /**
+   * Real time, in ms, a virtual clock waits for one badge's `handled` before it goes on
+   * without it and counts the badge unresponsive (docs/device-protocol.md, "Time").
+   */
+  badgeAnswerTimeoutMs: number;
 }
 
 export const DEFAULT_SETTINGS: StubSettings = {
@@ -38,4 +43,5 @@ export const DEFAULT_SETTINGS: StubSettings = {
     pro: { prefix: '', cliClientId: 'badge-sim-pro-cli', sdkClientId: 'badge-sim-pro-sdk' },
     qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'badge-sim-qa-sdk' },
   },
+  badgeAnswerTimeoutMs: 2_000,
 };

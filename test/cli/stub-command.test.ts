@@ -41,11 +41,16 @@ describe('badge-sim stub', () => {
       BADGE_SIM_AUTH_SCHEME: 'Token',
       BADGE_SIM_BRAND_WORD: 'envword',
       BADGE_SIM_QUIET: '1',
+      BADGE_SIM_BADGE_ANSWER_TIMEOUT: '500ms',
     });
     const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
     expect(cli.output()).toContain('clock        virtual');
     const settings = await request(`${url}/_stub/settings`);
-    expect(settings.body).toMatchObject({ authScheme: 'Token', brandWord: 'flagword' });
+    expect(settings.body).toMatchObject({
+      authScheme: 'Token',
+      brandWord: 'flagword',
+      badgeAnswerTimeoutMs: 500,
+    });
     await request(`${url}/_stub/health`);
     expect(cli.output()).not.toContain('GET /_stub/health');
   });
@@ -109,6 +114,7 @@ describe('badge-sim stub', () => {
       '--generate',
       '--auth-scheme',
       '--brand-word',
+      '--badge-answer-timeout',
     ]) {
       expect(help.stdout).toContain(option);
     }

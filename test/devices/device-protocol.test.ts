@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
-import { request, serviceClient } from '../support/http.ts';
+import { controlClient, request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
 
@@ -396,5 +396,77 @@ describe('hardening: numbers in frames are bounded', () => {
     const clock = await request(`${stub.controlUrl}/clock`);
     expect(clock.body).toMatchObject({ next_due_at: '9999-12-31T23:59:59.999000Z' });
     client.ws.close();
+  });
+});
+
+describe('hardening: a silent badge cannot wedge the clock', () => {
+  test('one advance over several timers waits one bound, names the badge, and fires the timers in order', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
+    const control = controlClient(stub);
+    // Says hello, then never answers anything (not even the welcome).
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const fired: number[] = [];
+    for (let i = 1; i <= 5; i++) {
+      stub.core.clock.setTimer(i * 150, () => {
+        fired.push(i);
+        // Each timer sends the badge a frame the clock would wait for (a clock frame).
+        stub.core.clockChanged();
+      });
+    }
+    const started = performance.now();
+    const answer = await control.advance('1s');
+    const took = performance.now() - started;
+    expect(answer.status).toBe(200);
+    expect(fired).toEqual([1, 2, 3, 4, 5]);
+    expect(answer.body).toMatchObject({
+      fired: 5,
+      clock: { now: '2026-01-01T00:00:01.000000Z' },
+      held_by: [
+        {
+          device_id: ADA,
+          user: 'Ada Mensah',
+          message: `badge ${ADA} (Ada Mensah) did not answer within 200 ms: the clock went on without it`,
+        },
+      ],
+    });
+    expect((answer.body as any).held_by[0].waited_ms).toBeGreaterThanOrEqual(190);
+    // About one bound, not one per timer (5 × 200 ms) and far from the old 5 s per wait.
+    expect(took).toBeGreaterThanOrEqual(190);
+    expect(took).toBeLessThan(900);
+    // Every timer's frame was sent all the same (and the answer's own jump announced after).
+    await expect.poll(() => silent.frames.filter((f) => f.type === 'clock').length).toBe(6);
+    const ada = (await control.devices()).body.find((d) => d.device_id === ADA);
+    expect(ada).toMatchObject({
+      online: true,
+      responsive: false,
+      unresponsive_since: '2026-01-01T00:00:00.000000Z',
+    });
+
+    // Still silent: the next advance does not wait for it at all, and names nobody.
+    const again = await control.advance('1s');
+    expect(again.body).toMatchObject({ fired: 0, held_by: [] });
+
+    // It answers again: responsive again.
+    silent.send({ type: 'handled', seq: 0 });
+    await expect
+      .poll(async () => (await control.devices()).body.find((d) => d.device_id === ADA))
+      .toMatchObject({ responsive: true, unresponsive_since: null });
+    silent.ws.close();
+    await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+  });
+
+  test('POST /_stub/settle waits at most one bound for a silent badge', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const started = performance.now();
+    const answer = await request(`${stub.controlUrl}/settle`, { method: 'POST' });
+    expect(answer.body).toEqual({ waited: true });
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(stub.app.gateway.liveState(ADA)).toMatchObject({ responsive: false });
+    silent.ws.close();
   });
 });
