@@ -6,6 +6,9 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
+import { defineScenario } from '../../scenarios/load-scenario.ts';
+import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
+import { runScenario } from '../../scenarios/run-scenario.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
 
@@ -455,6 +458,32 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
       .toMatchObject({ responsive: true, unresponsive_since: null });
     silent.ws.close();
     await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+  });
+
+  test('a scenario run says plainly which badge the clock went on without', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const report = await runScenario(
+      defineScenario({
+        name: 'Time moves on',
+        proves: 'A jump finishes with a silent badge connected.',
+        badges: 'none',
+        timeline: [{ at: '0s', jump: '1m' }],
+        expect: {},
+      }),
+      { mode: 'external', stubUrl: stub.url },
+    );
+    const message = `badge ${ADA} (Ada Mensah) did not answer within 200 ms: the clock went on without it`;
+    expect(report.passed).toBe(true);
+    expect(report.notes).toEqual([message]);
+    let printed = '';
+    const out = { write: (text: string) => (printed += text) } as unknown as NodeJS.WritableStream;
+    createConsoleReporter(out).onScenarioEnd?.(report, 1);
+    expect(printed).toContain(`! ${message}`);
+    expect(formatReport({ ...report, passed: false })).toContain(message);
+    silent.ws.close();
   });
 
   test('POST /_stub/settle waits at most one bound for a silent badge', async () => {
