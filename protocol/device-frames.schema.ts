@@ -243,6 +243,10 @@ export const CLOSE_CODES = {
   helloTimeout: 4002,
   /** The same device connected again; the older connection is closed. */
   replaced: 4003,
+  /** The badge does not read what it is sent: more than the cap (1 MiB) waited for it. */
+  tooSlow: 4008,
+  /** The badge sent more bad frames a second than the stub answers (20). */
+  tooManyBadFrames: 4009,
   /** The stub is stopping. */
   shutdown: 1001,
 } as const;

@@ -73,6 +73,8 @@ export interface DeviceGatewayOptions {
   helloTimeoutMs?: number;
   /** Real time the clock waits for one badge's answer; the stub setting by default. */
   answerTimeoutMs?: number;
+  /** Real time a connection being cut off has to take its close frame before it is dropped. */
+  cutOffGraceMs?: number;
 }
 
 type Outgoing = StubFrame extends infer F
@@ -105,10 +107,18 @@ class Connection {
   responsive = true;
   /** Real time (performance.now) of its last answer, or of the first frame it now owes. */
   owingSince = 0;
+  /** Error frames sent in the current one-second window (real time), for the flood guard. */
+  badFrames = 0;
+  badFramesSince = 0;
+  /** Called with the bytes queued when the badge does not read what it is sent. */
+  onTooSlow: (queued: number) => void = () => {};
   helloTimer: NodeJS.Timeout | undefined;
   wakeTimer: TimerId | undefined;
 
-  constructor(readonly ws: WebSocket) {}
+  constructor(
+    readonly ws: WebSocket,
+    readonly maxQueuedBytes: number,
+  ) {}
 
   get open(): boolean {
     return this.ws.readyState === this.ws.OPEN;
@@ -121,12 +131,16 @@ class Connection {
       if (this.pending.size === 0) this.owingSince = performance.now();
       this.pending.add(seq);
     }
-    sendCorked(this.ws, JSON.stringify({ ...frame, seq }));
+    this.#write(JSON.stringify({ ...frame, seq }));
   }
 
   /** Answers a badge's frame: processed, and everything it caused has been sent. */
   handled(seq: number): void {
-    sendCorked(this.ws, `{"type":"handled","seq":${seq}}`);
+    this.#write(`{"type":"handled","seq":${seq}}`);
+  }
+
+  #write(data: string): void {
+    if (!sendCorked(this.ws, data, this.maxQueuedBytes)) this.onTooSlow(this.ws.bufferedAmount);
   }
 }
 
@@ -135,9 +149,12 @@ export class DeviceGateway {
   readonly #wss: WebSocketServer;
   readonly #connections = new Map<string, Connection>();
   readonly #all = new Set<Connection>();
+  /** Sockets cut off (4008, 4009) whose close has not finished yet. */
+  readonly #cutOffSockets = new Set<WebSocket>();
   readonly #live = new Map<string, DeviceLiveState>();
   readonly #helloTimeoutMs: number;
   readonly #answerTimeoutMs: number;
+  readonly #cutOffGraceMs: number;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #holdListeners = new Set<(hold: ClockHold) => void>();
   /** Frames sent to responsive badges and not handled yet: what the clock waits for. */
@@ -148,6 +165,7 @@ export class DeviceGateway {
     this.#core = core;
     this.#helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
     this.#answerTimeoutMs = options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs;
+    this.#cutOffGraceMs = options.cutOffGraceMs ?? 5_000;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.#wss.on('connection', (ws) => this.#accept(ws));
     this.#unsubscribe.push(
@@ -260,10 +278,13 @@ export class DeviceGateway {
     for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const connection of this.#all) connection.ws.terminate();
+    for (const ws of this.#cutOffSockets) ws.terminate();
   }
 
   #accept(ws: WebSocket): void {
-    const connection = new Connection(ws);
+    const connection = new Connection(ws, this.#core.settings.badgeMaxQueuedBytes);
+    connection.onTooSlow = (queued) =>
+      this.#cutOff(connection, CLOSE_CODES.tooSlow, `too slow: ${queued} bytes queued`);
     this.#all.add(connection);
     // Transport guard in real time, like any server's handshake timeout.
     connection.helloTimer = setTimeout(() => {
@@ -276,6 +297,8 @@ export class DeviceGateway {
   }
 
   #receive(connection: Connection, text: string, isBinary: boolean): void {
+    // Cut off or closing: what it still sends is not read.
+    if (!connection.open) return;
     if (isBinary) {
       this.#sendError(connection, 'invalid_frame', 'frames are JSON text, not binary');
       return;
@@ -482,10 +505,30 @@ export class DeviceGateway {
     }
   }
 
+  /**
+   * Closes a connection the stub will not serve any more (it does not read, or it floods) and
+   * counts the badge offline at once, as any close. The close frame waits behind what is
+   * queued; a peer that does not take it within the grace is dropped (terminate).
+   */
+  #cutOff(connection: Connection, code: number, reason: string): void {
+    if (!connection.open) return;
+    const { ws } = connection;
+    ws.close(code, reason);
+    this.#cutOffSockets.add(ws);
+    const grace = setTimeout(() => ws.terminate(), this.#cutOffGraceMs);
+    grace.unref();
+    ws.once('close', () => {
+      clearTimeout(grace);
+      this.#cutOffSockets.delete(ws);
+    });
+    this.#closed(connection);
+  }
+
   #closed(connection: Connection): void {
+    // Once: a cut-off connection is counted closed before its socket is.
+    if (!this.#all.delete(connection)) return;
     clearTimeout(connection.helloTimer);
     this.#core.clock.clearTimer(connection.wakeTimer);
-    this.#all.delete(connection);
     const owed = connection.responsive ? connection.pending.size : 0;
     connection.pending.clear();
     if (owed > 0) this.#settleBy(owed);
@@ -507,6 +550,21 @@ export class DeviceGateway {
     inReplyTo?: number,
   ): void {
     if (!connection.open) return;
+    // A flood of bad frames is not answered frame for frame: past the limit, 4009.
+    const now = performance.now();
+    if (now - connection.badFramesSince >= 1_000) {
+      connection.badFramesSince = now;
+      connection.badFrames = 0;
+    }
+    const limit = this.#core.settings.badgeMaxBadFramesPerSecond;
+    if (++connection.badFrames > limit) {
+      this.#cutOff(
+        connection,
+        CLOSE_CODES.tooManyBadFrames,
+        `too many bad frames: more than ${limit} in 1 s`,
+      );
+      return;
+    }
     connection.send(
       {
         type: 'error',

@@ -31,6 +31,13 @@ export interface StubSettings {
    * without it and counts the badge unresponsive (docs/device-protocol.md, "Time").
    */
   badgeAnswerTimeoutMs: number;
+  /**
+   * Bytes the stub queues for one badge that does not read what it is sent; past it the
+   * connection is closed (4008) and the badge counts offline.
+   */
+  badgeMaxQueuedBytes: number;
+  /** Error frames the stub answers one connection's bad frames with in a second; past it, 4009. */
+  badgeMaxBadFramesPerSecond: number;
 }
 
 export const DEFAULT_SETTINGS: StubSettings = {
@@ -44,4 +51,6 @@ export const DEFAULT_SETTINGS: StubSettings = {
     qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'badge-sim-qa-sdk' },
   },
   badgeAnswerTimeoutMs: 2_000,
+  badgeMaxQueuedBytes: 1024 * 1024,
+  badgeMaxBadFramesPerSecond: 20,
 };

@@ -499,3 +499,53 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
     silent.ws.close();
   });
 });
+
+describe('hardening: greedy WebSocket clients are cut off', () => {
+  const adaOnline = async (stub: StubHandle) =>
+    (await controlClient(stub).devices()).body.find((d) => d.device_id === ADA)?.online;
+
+  test('a badge that does not read what it is sent is closed with 4008 and counts offline', async () => {
+    await using stub = await startStub({ settings: { badgeMaxQueuedBytes: 64 * 1024 } });
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    expect(await adaOnline(stub)).toBe(true);
+    // The badge stops reading; the stub keeps sending it clock frames (as after every jump).
+    const socket = (client.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.pause();
+    let sent = 0;
+    for (let round = 0; round < 400 && stub.app.gateway.connected().length > 0; round++) {
+      for (let i = 0; i < 1_000; i++) stub.core.clockChanged();
+      sent += 1_000;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Cut off long before 400,000 frames (about 30 MB): the kernel's buffers, then 64 KiB.
+    expect(stub.app.gateway.connected()).toEqual([]);
+    expect(sent).toBeLessThan(400_000);
+    expect(await adaOnline(stub)).toBe(false);
+    expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+    // When it reads again, the close frame is there, after what was queued.
+    socket.resume();
+    await expect.poll(client.closed, { timeout: 4_000 }).toMatchObject({
+      code: CLOSE_CODES.tooSlow,
+      reason: expect.stringMatching(/^too slow: \d+ bytes queued$/),
+    });
+  });
+
+  test('a badge flooding bad frames gets a bounded number of error frames, then 4009', async () => {
+    await using stub = await startStub({ settings: { badgeMaxBadFramesPerSecond: 10 } });
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    for (let i = 0; i < 5_000; i++) client.raw('{oops');
+    await expect.poll(client.closed).toMatchObject({
+      code: CLOSE_CODES.tooManyBadFrames,
+      reason: 'too many bad frames: more than 10 in 1 s',
+    });
+    const errors = client.frames.filter((f) => f.type === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.length).toBeLessThanOrEqual(10);
+    expect(await adaOnline(stub)).toBe(false);
+    expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+  });
+});
