@@ -159,6 +159,8 @@ export class DeviceGateway {
   readonly #holdListeners = new Set<(hold: ClockHold) => void>();
   /** Frames sent to responsive badges and not handled yet: what the clock waits for. */
   #outstanding = 0;
+  /** Real time (performance.now) of the last `handled` from any badge. */
+  #lastAnswer = 0;
   #waiters: (() => void)[] = [];
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
@@ -208,24 +210,25 @@ export class DeviceGateway {
   }
 
   /**
-   * Resolves once every frame sent to a responsive badge has been handled. A badge that owes
-   * frames and has answered nothing for `badgeAnswerTimeoutMs` of this wait is counted
-   * unresponsive (listeners of `onHold` hear of it), and the wait goes on without it.
+   * Resolves once every frame sent to a responsive badge has been handled. When no badge has
+   * answered anything for `badgeAnswerTimeoutMs` of this wait, the badges that still owe frames
+   * are counted unresponsive (listeners of `onHold` hear of it) and the wait ends without them.
+   * Progress of any badge keeps the wait going: a busy process answering thousands of badges
+   * one after another is slow, not silent.
    */
   async settled(): Promise<void> {
     const start = performance.now();
     while (this.#outstanding > 0) {
       const now = performance.now();
-      let next = Number.POSITIVE_INFINITY;
-      for (const connection of this.#all) {
-        if (!connection.responsive || connection.pending.size === 0) continue;
-        const since = Math.max(start, connection.owingSince);
-        const deadline = since + this.#answerTimeoutMs;
-        if (deadline <= now) this.#unresponsive(connection, now - since);
-        else next = Math.min(next, deadline);
+      const deadline = Math.max(start, this.#lastAnswer) + this.#answerTimeoutMs;
+      if (deadline <= now) {
+        for (const connection of this.#all) {
+          if (!connection.responsive || connection.pending.size === 0) continue;
+          this.#unresponsive(connection, now - Math.max(start, connection.owingSince));
+        }
+        return;
       }
-      if (this.#outstanding === 0) return;
-      await this.#quietOr(next - now);
+      await this.#quietOr(deadline - now);
     }
   }
 
@@ -477,7 +480,7 @@ export class DeviceGateway {
 
   #handled(connection: Connection, seq: number): void {
     if (!connection.pending.delete(seq)) return;
-    connection.owingSince = performance.now();
+    this.#lastAnswer = connection.owingSince = performance.now();
     if (connection.responsive) {
       this.#settleBy(1);
       return;
