@@ -3,13 +3,15 @@
  * Refusals, malformed and unexpected frames, and the `handled` bookkeeping.
  */
 import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { BadgeLink, Outstanding } from '../../simulator/transport.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
@@ -302,20 +304,6 @@ describe('hardening: no frame can crash the stub', () => {
       await stillServing();
     },
   );
-
-  test.each([
-    ['null', 'null'],
-    ['an array', '[{"type":"hello"}]'],
-    ['a number', '42'],
-    ['a type that is not a string', '{"type":{"toString":"hello"},"seq":0}'],
-  ])('%s as a frame is an unknown_frame error', async (_name, text) => {
-    const client = await rawClient(stub.devicesUrl);
-    client.raw(text);
-    expect(await client.next('error')).toMatchObject({ code: 'unknown_frame', field: 'type' });
-    expect(client.closed()).toBeUndefined();
-    client.ws.close();
-    await stillServing();
-  });
 });
 
 describe('hardening: numbers in frames are bounded', () => {
@@ -547,5 +535,42 @@ describe('hardening: greedy WebSocket clients are cut off', () => {
     expect(errors.length).toBeLessThanOrEqual(10);
     expect(await adaOnline(stub)).toBe(false);
     expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+  });
+});
+
+describe('hardening: the badge side reads any frame too', () => {
+  test.each([
+    ...Object.getOwnPropertyNames(Object.prototype).map((name) =>
+      JSON.stringify({ type: name, seq: 0 }),
+    ),
+    'null',
+  ])('a badge link told %s calls it invalid and keeps going', async (text) => {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    server.on('connection', (ws) => {
+      ws.send(text);
+      ws.send('{"type":"handled","seq":0}');
+    });
+    const invalid: string[] = [];
+    let opened = false;
+    const link = new BadgeLink(
+      `ws://127.0.0.1:${port}`,
+      {
+        frame: () => undefined,
+        opened: () => {
+          opened = true;
+        },
+        closed: () => undefined,
+        invalid: (_text, problem) => invalid.push(problem),
+      },
+      new Outstanding(),
+    );
+    link.open();
+    await expect.poll(() => invalid).toEqual(['unknown type']);
+    expect(opened).toBe(true);
+    expect(link.isOpen).toBe(true);
+    link.close();
+    server.close();
   });
 });
