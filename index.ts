@@ -1,6 +1,6 @@
 /** badge-sim's public entry point: what a test suite imports. */
 
-export { StubControlClient } from './client/control-client.ts';
+export { StubControlClient, type StubControlClientOptions } from './client/control-client.ts';
 export { ServiceClient, type ServiceClientOptions, ServiceError } from './client/service-client.ts';
 export {
   type DeviceInfo,
@@ -12,6 +12,7 @@ export type { Fixtures } from './fixtures/fixtures.schema.ts';
 export { generateFixtures } from './fixtures/generate-fixtures.ts';
 export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
 export { type Clock, type ClockMode, SystemClock, VirtualClock } from './protocol/clock.ts';
+export { CONTROL_TOKEN_HEADER } from './protocol/control-api.schema.ts';
 export type {
   AlertRequest,
   AnalyticEvent,
@@ -36,5 +37,11 @@ export type { StubSettings } from './server-stub/settings.ts';
 export { type StartStubOptions, type StubHandle, startStub } from './server-stub/start-stub.ts';
 export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
-export { type FleetHandle, type FleetOptions, startFleet } from './simulator/fleet.ts';
+export {
+  type FleetHandle,
+  type FleetOptions,
+  type FleetSummary,
+  startFleet,
+  waitForStub,
+} from './simulator/fleet.ts';
 export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';

@@ -2,12 +2,20 @@ import { Command } from 'commander';
 import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import type { BadgeStatus } from '../simulator/badge.ts';
-import { FleetError, type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import {
+  FleetError,
+  type FleetHandle,
+  type FleetSummary,
+  startFleet,
+  waitForStub,
+} from '../simulator/fleet.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
+import { checkedControlToken, controlTokenOption } from './control-access.ts';
 
 interface DevicesOptions {
   stub: string;
+  controlToken?: string;
   count?: number;
   group?: string;
   account?: string;
@@ -20,6 +28,7 @@ interface DevicesOptions {
   tts: TtsName;
   seed: number;
   for?: string;
+  wait: string;
   quiet?: boolean;
 }
 
@@ -30,6 +39,7 @@ export function devicesCommand(): Command {
   return new Command('devices')
     .description('Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).')
     .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
+    .addOption(controlTokenOption())
     .option(
       '-n, --count <n>',
       'how many badges (the first of the selection)',
@@ -61,11 +71,16 @@ export function devicesCommand(): Command {
     )
     .option('--seed <n>', 'seed of the behaviours’ random draws', integerOption('--seed'), 0)
     .option('--for <duration>', 'stop after this much real time, e.g. 2m')
+    .option('--wait <duration>', 'at start, wait this long for the stub to answer (0: not)', '30s')
     .option('-q, --quiet', 'only the progress line and the summary')
     .addHelpText(
       'after',
       `
 Behaviours given here apply to badges whose fixture declares none.
+
+Badges whose connection drops (the stub restarted or died) reconnect on their own, 100 ms
+doubling to 5 s between tries; the fleet keeps running and says so. A refused hello or a
+device connected elsewhere does not reconnect.
 
 Examples:
   badge-sim devices --group Nurses --ack-after 5s..40s
@@ -123,11 +138,26 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   const stopAfter = options.for === undefined ? undefined : parseDuration(options.for);
   if (options.for !== undefined && stopAfter === undefined)
     fail(`--for '${options.for}' is not a duration such as 2m.`);
+  const waitMs = parseDuration(options.wait);
+  if (waitMs === undefined) fail(`--wait '${options.wait}' is not a duration such as 30s.`);
   const started = performance.now();
   let fleet: FleetHandle;
   try {
+    // Started at the same time as its stub: wait for it rather than fail.
+    let said = false;
+    await waitForStub(options.stub, {
+      timeoutMs: waitMs,
+      onWaiting(problem) {
+        if (said) return;
+        said = true;
+        process.stdout.write(
+          `waiting for the stub at ${options.stub} (${problem}): retrying for up to ${formatDuration(waitMs)}, Ctrl+C to stop\n`,
+        );
+      },
+    });
     fleet = await startFleet({
       stub: options.stub,
+      controlToken: checkedControlToken(options.controlToken),
       count: options.count,
       group: options.group,
       subscriberId: options.account,
@@ -143,7 +173,12 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   const detailed = !options.quiet && total <= DETAILED_LOG_LIMIT;
   const stats = { alertsHeard: 0, taps: 0, speech: 0, broadcasts: 0 };
   const elapsed = () => formatDuration(performance.now() - started);
-  const log = (line: string) => process.stdout.write(`${line}\n`);
+  // A live line on a terminal (stderr); plain lines in the log when not one.
+  const live = process.stderr.isTTY === true;
+  const log = (line: string) => {
+    if (live) process.stderr.write('\r\x1b[K');
+    process.stdout.write(`${line}\n`);
+  };
 
   for (const badge of fleet.badges) {
     const who = () => `${badge.user ?? badge.deviceId} (${badge.deviceId})`;
@@ -168,11 +203,14 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     if (detailed) {
       let last: string | undefined;
       badge.actor.on('stateChanged', ({ state }) => {
+        // Online after connecting; offline after being online. A failed reconnect attempt
+        // (connecting, then offline again) is not news: the reconnecting line says it.
         if (
-          (state === 'offline' || state === 'idle') &&
-          last !== undefined &&
-          last !== state &&
-          (state === 'offline' || last === 'connecting')
+          (state === 'offline' &&
+            last !== undefined &&
+            last !== 'offline' &&
+            last !== 'connecting') ||
+          (state === 'idle' && last === 'connecting')
         ) {
           log(
             `${elapsed().padStart(6)}  ${who()} is ${state === 'offline' ? 'offline' : 'online'}`,
@@ -217,13 +255,40 @@ async function runDevices(options: DevicesOptions): Promise<void> {
       ? undefined
       : setInterval(() => log(`${elapsed().padStart(6)}  ${counts()}`), 5_000);
 
+  // Connections: a live line on a terminal, a line when the stub is lost, every 5 s while it
+  // stays lost, and when every badge is back. This timer also keeps the process running while
+  // every badge waits to reconnect: the fleet stops on Ctrl+C or --for, never on its own.
+  let outage: { since: number; said: number } | undefined;
+  const watch = setInterval(() => {
+    const now = performance.now();
+    const summary = fleet.summary();
+    if (live) process.stderr.write(`\r${connections(summary)}\x1b[K`);
+    if (summary.reconnecting > 0) {
+      if (!outage) {
+        outage = { since: now - summary.downForMs, said: now };
+        log(`${elapsed().padStart(6)}  lost the stub, reconnecting: ${connections(summary)}`);
+      } else if (now - outage.said >= 5_000) {
+        outage.said = now;
+        log(`${elapsed().padStart(6)}  still reconnecting: ${connections(summary)}`);
+      }
+    } else if (outage) {
+      log(
+        `${elapsed().padStart(6)}  back online: ${connections(summary)} (the stub was unreachable ${formatDuration(now - outage.since)})`,
+      );
+      outage = undefined;
+    }
+  }, 250);
+
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
     if (periodic) clearInterval(periodic);
+    clearInterval(watch);
     log(`\n${why}: stopping ${total} badges after ${elapsed()}`);
     log(`  states now     ${counts()}`);
+    const summary = fleet.summary();
+    log(`  connections    ${connections(summary)}; ${summary.reconnects} reconnects`);
     log(
       `  alerts heard   ${stats.alertsHeard} plays, ${stats.broadcasts} broadcasts, ${stats.speech} spoken replies`,
     );
@@ -238,4 +303,22 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   if (stopAfter !== undefined) setTimeout(() => void stop(`--for ${options.for}`), stopAfter);
+}
+
+/** "120 of 200 online · 80 reconnecting (stub unreachable 3s)", and what else is not online. */
+function connections(summary: FleetSummary): string {
+  const n = (count: number) => count.toLocaleString('en');
+  const parts = [`${n(summary.online)} of ${n(summary.total)} online`];
+  if (summary.connecting > 0) parts.push(`${n(summary.connecting)} connecting`);
+  if (summary.reconnecting > 0) {
+    parts.push(
+      `${n(summary.reconnecting)} reconnecting (stub unreachable ${formatDuration(summary.downForMs)})`,
+    );
+  }
+  if (summary.offline > 0) {
+    parts.push(
+      `${n(summary.offline)} offline${summary.refused > 0 ? ` (${n(summary.refused)} refused)` : ''}`,
+    );
+  }
+  return parts.join(' · ');
 }

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import type { EnvironmentSettings } from '../server-stub/settings.ts';
 import { fail } from './cli-errors.ts';
+import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
 
 /** `badge-sim env`: the environment listing, as the original command-line tool prints it. */
 export function envCommand(): Command {
@@ -10,12 +11,17 @@ export function envCommand(): Command {
       'List the environments of a stub: API host, auth host, client ids (pro is the default).',
     )
     .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
+    .addOption(controlTokenOption())
     .option('--json', 'print JSON instead of a table')
-    .action(async (options: { stub: string; json?: boolean }) => {
+    .action(async (options: { stub: string; controlToken?: string; json?: boolean }) => {
       const base = options.stub.replace(/\/+$/, '');
+      const controlToken = checkedControlToken(options.controlToken);
+      await checkControlAccess(base, controlToken);
       let environments: Record<string, EnvironmentSettings>;
       try {
-        const response = await fetch(`${base}${CONTROL_PREFIX}/environments`);
+        const response = await fetch(`${base}${CONTROL_PREFIX}/environments`, {
+          headers: controlTokenHeaders(controlToken),
+        });
         if (!response.ok) fail(`${base} answered ${response.status}: is it a badge-sim stub?`);
         environments = (await response.json()) as Record<string, EnvironmentSettings>;
       } catch (error) {

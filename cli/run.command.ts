@@ -4,6 +4,7 @@ import { ScenarioError } from '../scenarios/load-scenario.ts';
 import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
+import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
 
 interface RunOptions {
   reporter: ReporterName[];
@@ -12,6 +13,7 @@ interface RunOptions {
   grep?: string;
   bail?: boolean;
   stub?: string;
+  controlToken?: string;
   realtime?: boolean;
 }
 
@@ -39,6 +41,7 @@ export function runCommand(): Command {
       '--stub <url>',
       'external mode: drive a running stub (a container) through its control API',
     )
+    .addOption(controlTokenOption())
     .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
     .addHelpText(
       'after',
@@ -48,10 +51,13 @@ Examples:
   badge-sim run my-suite/ --reporter junit -o junit.xml
   badge-sim run scenarios/catalogue/quorum-*.scenario.yaml --grep timeout
   badge-sim run --stub http://127.0.0.1:8080        against a running stub
+  BADGE_SIM_CONTROL_TOKEN=… badge-sim run --stub URL  against a stub with a locked control API
 `,
     )
     .action(async (paths: string[], options: RunOptions) => {
       if (options.stub && options.realtime) fail('give either --stub or --realtime, not both.');
+      // The token is for a running stub; an embedded one has no lock, so it is ignored there.
+      const controlToken = options.stub ? checkedControlToken(options.controlToken) : undefined;
       const chosen = options.reporter ?? ['console'];
       const fileReporters = chosen.filter((r) => r !== 'console');
       if (fileReporters.length > 1)
@@ -75,6 +81,7 @@ Examples:
           ? REPORTERS.console(process.stderr)
           : REPORTERS[name](),
       );
+      if (options.stub) await checkControlAccess(options.stub, controlToken);
       const summary = await runSuite(files, {
         reporters,
         seed: options.seed,
@@ -82,6 +89,7 @@ Examples:
         bail: options.bail,
         mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
         stubUrl: options.stub,
+        controlToken,
       });
       for (const output of summary.outputs) {
         if (options.output) writeFileSync(options.output, output);

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
+import { CONTROL_TOKEN_HEADER, controlTokenProblem } from '../protocol/control-api.schema.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import {
@@ -17,7 +18,8 @@ interface StubOptions {
   port: number;
   fixtures?: string;
   generate?: number;
-  seed: number;
+  seed?: number;
+  controlToken?: string;
   clock: 'virtual' | 'real' | 'scaled';
   scale?: number;
   authScheme: string;
@@ -60,9 +62,11 @@ export function stubCommand(): Command {
         ).argParser(integerOption('--generate', 0, 100_000)),
       )
       .addOption(
-        fromEnv('--seed <n>', 'seed of generated fixtures and of task and event ids', 'SEED')
-          .argParser(integerOption('--seed'))
-          .default(0),
+        fromEnv(
+          '--seed <n>',
+          'seed of task and event ids and of tokens: with it they repeat from run to run, and the ids restart on a reset (tokens issued after one are new); without it they are random, new on each start and after each reset (also the seed of --generate, 0 if not given)',
+          'SEED',
+        ).argParser(integerOption('--seed')),
       )
       .addOption(
         fromEnv(
@@ -121,6 +125,14 @@ export function stubCommand(): Command {
           .argParser(durationOption('--badge-answer-timeout'))
           .default(DEFAULT_SETTINGS.badgeAnswerTimeoutMs, '2s'),
       )
+      // No argParser: commander would print a refused value, and this one is a secret.
+      .addOption(
+        fromEnv(
+          '--control-token <token>',
+          `lock the control API (all of /_stub but /_stub/health and /_stub/openapi.json): callers send the header ${CONTROL_TOKEN_HEADER}: <token>. Prefer the variable: a flag shows in the process list`,
+          'CONTROL_TOKEN',
+        ),
+      )
       // Not .env(): commander would turn BADGE_SIM_QUIET=false into true. Read in runStub.
       .option('-q, --quiet', 'do not print a line per request (env: BADGE_SIM_QUIET=true|false)')
       .addHelpText(
@@ -143,11 +155,15 @@ async function runStub(options: StubOptions): Promise<void> {
     fail(
       'give either --fixtures (BADGE_SIM_FIXTURES) or --generate (BADGE_SIM_GENERATE), not both.',
     );
+  if (options.controlToken !== undefined) {
+    const problem = controlTokenProblem(options.controlToken);
+    if (problem) fail(`--control-token (BADGE_SIM_CONTROL_TOKEN) ${problem}.`);
+  }
   options.quiet ??= booleanFromEnv('BADGE_SIM_QUIET');
   const fixtures =
     options.generate !== undefined
       ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
-          seed: options.seed,
+          seed: options.seed ?? 0,
           devicesPerAccount: options.generate,
         })
       : (options.fixtures ?? DEFAULT_FIXTURES_FILE);
@@ -160,6 +176,7 @@ async function runStub(options: StubOptions): Promise<void> {
       seed: options.seed,
       clock: options.clock,
       clockScale: options.scale,
+      controlToken: options.controlToken,
       settings: {
         authScheme: options.authScheme,
         brandWord: options.brandWord,
@@ -186,7 +203,7 @@ async function runStub(options: StubOptions): Promise<void> {
   const { core } = stub;
   const source =
     options.generate !== undefined
-      ? `generated from seed ${options.seed}`
+      ? `generated from seed ${options.seed ?? 0}`
       : (options.fixtures ?? 'default fixtures');
   const { brandWord, environments } = core.settings;
   console.log(`badge-sim stub ready
@@ -194,7 +211,9 @@ async function runStub(options: StubOptions): Promise<void> {
   trigger API  ${stub.url}/ibot/workflow/{workflow_id} · ${stub.url}/${brandWord}/api/v1/device/{device_id}
   token        ${stub.url}/oauth2/token (environment pro; qa under ${stub.url}${environments.qa.prefix})
   control API  ${stub.controlUrl}
+               ${stub.controlLocked ? `control API locked (send header ${CONTROL_TOKEN_HEADER}: <the --control-token>)` : 'control API open (no --control-token)'}
   OpenAPI      ${stub.openapiUrl}
+  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
   clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   for (const account of core.fixtures.accounts) {

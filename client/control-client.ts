@@ -2,7 +2,8 @@
  * A client of the stub's control API (`/_stub`): what a test suite uses to set a stub up,
  * move its clock and look inside it. It works the same against an embedded stub, a
  * `badge-sim stub` process and the container. A refused call throws ServiceError with the
- * status and the body.
+ * status and the body. A stub whose control API is locked wants its control token: give it
+ * as `controlToken` and every call sends it in the `X-Badge-Sim-Control-Token` header.
  */
 import type { Static } from 'typebox';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
@@ -11,6 +12,8 @@ import {
   type ClockAdvanced,
   type ClockView,
   CONTROL_PREFIX,
+  controlTokenHeaders,
+  controlTokenProblem,
   type DeviceView,
   type GenerateRequest,
   type Health,
@@ -22,12 +25,23 @@ import type { StubSettings } from '../server-stub/settings.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { readBody, ServiceError } from './service-client.ts';
 
+export interface StubControlClientOptions {
+  /** The control token of a locked stub (`--control-token`); sent with every call. */
+  controlToken?: string;
+}
+
 export class StubControlClient {
   readonly #base: string;
+  readonly #headers: Record<string, string>;
 
   /** `stubUrl`: the stub's base URL (`http://127.0.0.1:8080`), without `/_stub`. */
-  constructor(stubUrl: string) {
+  constructor(stubUrl: string, options: StubControlClientOptions = {}) {
     this.#base = `${stubUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}`;
+    if (options.controlToken !== undefined) {
+      const problem = controlTokenProblem(options.controlToken);
+      if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
+    }
+    this.#headers = controlTokenHeaders(options.controlToken);
   }
 
   health(): Promise<Static<typeof Health>> {
@@ -121,7 +135,10 @@ export class StubControlClient {
   async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.#base}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers:
+        body === undefined
+          ? this.#headers
+          : { ...this.#headers, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const answer = await readBody(response);

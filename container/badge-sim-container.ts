@@ -7,8 +7,11 @@
  *   await stub.control.advance('30s');
  *
  * It waits for the stub's health endpoint, not for a fixed time, and fails at once, with the
- * stub's own message, if the stub exits instead. The port is published on loopback only.
+ * stub's own message, if the stub exits instead. The port is published on loopback only, and
+ * the control API is locked with a random control token (`withControlToken` to choose it),
+ * which the handle's `control` client sends and `controlToken` gives to other clients.
  */
+import { randomBytes } from 'node:crypto';
 import {
   AbstractStartedContainer,
   GenericContainer,
@@ -18,7 +21,7 @@ import {
 import { StubControlClient } from '../client/control-client.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
 import type { StubSettings } from '../server-stub/settings.ts';
@@ -37,12 +40,14 @@ export type ContainerClockMode = 'virtual' | 'real' | 'scaled';
 export class BadgeSimContainer extends GenericContainer {
   #fixturesGiven = false;
   #generateGiven = false;
+  /** Random unless chosen: whoever reaches the port cannot read the fixtures' secrets. */
+  #controlToken = randomBytes(24).toString('base64url');
 
   constructor(image = DEFAULT_BADGE_SIM_IMAGE) {
     super(image);
     this.withExposedPorts(CONTAINER_PORT)
       // A container for tests: time moves only when the tests move it (like startStub()).
-      .withEnvironment({ BADGE_SIM_CLOCK: 'virtual' })
+      .withEnvironment({ BADGE_SIM_CLOCK: 'virtual', BADGE_SIM_CONTROL_TOKEN: this.#controlToken })
       .withWaitStrategy(
         Wait.forHttp(`${CONTROL_PREFIX}/health`, CONTAINER_PORT, {
           abortOnContainerExit: true,
@@ -89,7 +94,10 @@ export class BadgeSimContainer extends GenericContainer {
     return this.withEnvironment({ BADGE_SIM_GENERATE: String(devices) });
   }
 
-  /** Seed of generated fixtures and of task and event ids. */
+  /**
+   * Seed of task and event ids and of tokens (and of generated fixtures): the same ids run
+   * after run and after each reset. Without it they are random, new in each container.
+   */
   withSeed(seed: number): this {
     wholeNumber('withSeed', seed, 0, Number.MAX_SAFE_INTEGER);
     return this.withEnvironment({ BADGE_SIM_SEED: String(seed) });
@@ -132,16 +140,34 @@ export class BadgeSimContainer extends GenericContainer {
     return this.withEnvironment({ BADGE_SIM_CANCEL_EVENTS: kind });
   }
 
+  /**
+   * The control token (random by default): every `/_stub` call but health must send it in
+   * the `X-Badge-Sim-Control-Token` header. The handle's `control` client does; give
+   * `stub.controlToken` to other clients (`--control-token`, `controlToken`).
+   */
+  withControlToken(token: string): this {
+    const problem = typeof token === 'string' ? controlTokenProblem(token) : 'is not a string';
+    if (problem) refuse(`withControlToken: the token ${problem}`);
+    this.#controlToken = token;
+    return this.withEnvironment({ BADGE_SIM_CONTROL_TOKEN: token });
+  }
+
   /** No line per request in the container's log. */
   withQuietLog(): this {
     return this.withEnvironment({ BADGE_SIM_QUIET: 'true' });
   }
 
   override async start(): Promise<StartedBadgeSimContainer> {
-    const started = await super.start();
+    return this.handle(await super.start());
+  }
+
+  /** The handle of a started container: its URL, and a control client with the token. */
+  protected async handle(started: StartedTestContainer): Promise<StartedBadgeSimContainer> {
     const url = `http://${started.getHost()}:${started.getMappedPort(CONTAINER_PORT)}`;
-    const control = new StubControlClient(url);
-    return new StartedBadgeSimContainer(started, url, control, await control.settings());
+    const controlToken = this.#controlToken;
+    const control = new StubControlClient(url, { controlToken });
+    const settings = await control.settings();
+    return new StartedBadgeSimContainer(started, url, control, settings, controlToken);
   }
 }
 
@@ -154,6 +180,11 @@ export class StartedBadgeSimContainer extends AbstractStartedContainer {
     readonly control: StubControlClient,
     /** The settings the stub runs with (auth scheme, brand word, environments, …). */
     readonly settings: StubSettings,
+    /**
+     * The control token of its control API (header `X-Badge-Sim-Control-Token`), for other
+     * clients: `new StubControlClient(url, { controlToken })`, `--control-token`. A secret.
+     */
+    readonly controlToken: string,
   ) {
     super(started);
   }

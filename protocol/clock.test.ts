@@ -493,6 +493,21 @@ describe('IdSource', () => {
     const first = draw(ids);
     ids.reset();
     expect(draw(ids)).toEqual(first);
+    expect(ids.seeded).toBe(true);
+  });
+
+  it('without a seed, starts somewhere new in each source (each process), and again on reset()', () => {
+    const one = new IdSource();
+    const two = new IdSource();
+    expect(one.seeded).toBe(false);
+    const first = draw(one);
+    const other = draw(two);
+    for (let i = 0; i < first.length; i++) expect(other[i]).not.toBe(first[i]);
+    one.reset();
+    const afterReset = draw(one);
+    for (let i = 0; i < first.length; i++) expect(afterReset[i]).not.toBe(first[i]);
+    expect(afterReset[0]).toMatch(/^[A-Za-z0-9]{22}$/);
+    expect(afterReset[1]).toMatch(/^[0-9a-f]{32}$/);
   });
 });
 

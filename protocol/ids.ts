@@ -1,25 +1,39 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * Identifiers from a seed (DESIGN.md decision 6): the n-th id of a seed is always the same,
- * so the same scenario and seed give byte-identical task and event ids. One stream (sfc32,
- * seeded by a hash of the seed) serves both kinds, in the order they are asked for.
+ * Identifiers, from a seed or from chance. One stream (sfc32) serves task and event ids in
+ * the order they are asked for.
+ *
+ * - Seeded (DESIGN.md decision 6): the stream starts from a hash of the seed, so the n-th id
+ *   of a seed is always the same and the same scenario and seed give byte-identical ids;
+ *   `reset()` returns to the first id of the seed.
+ * - Unseeded (no seed given): the stream starts from `crypto.randomBytes`, and `reset()`
+ *   draws a fresh start, so ids are not repeated by another process or after a reset (a stale
+ *   DELETE or token of an earlier run never reaches what this run issued).
  */
 export class IdSource {
-  readonly #seed: string;
+  readonly #seed: string | undefined;
   readonly #state = new Uint32Array(4);
 
-  constructor(seed: number | string = 0) {
-    this.#seed = String(seed);
+  constructor(seed?: number | string) {
+    this.#seed = seed === undefined ? undefined : String(seed);
     this.reset();
   }
 
-  /** Returns to the first id of the seed. */
+  /** Whether the ids come from a seed given explicitly (and so repeat from run to run). */
+  get seeded(): boolean {
+    return this.#seed !== undefined;
+  }
+
+  /** Seeded: back to the first id of the seed. Unseeded: a new random start. */
   reset(): void {
-    const hash = createHash('sha256').update(`badge-sim ids:${this.#seed}`).digest();
-    for (let i = 0; i < 4; i++) this.#state[i] = hash.readUInt32LE(i * 4);
+    const start =
+      this.#seed === undefined
+        ? randomBytes(16)
+        : createHash('sha256').update(`badge-sim ids:${this.#seed}`).digest();
+    for (let i = 0; i < 4; i++) this.#state[i] = start.readUInt32LE(i * 4);
   }
 
   /** A task id as the service writes it: 22 letters and digits. */

@@ -43,6 +43,8 @@ export interface RunOptions {
   mode?: RunMode;
   /** The stub's base URL, for external mode. */
   stubUrl?: string;
+  /** The control token of the external stub, if its control API is locked. */
+  controlToken?: string;
   /** Seed when the scenario gives none (default 0). */
   seed?: number;
 }
@@ -118,7 +120,7 @@ export async function runScenario(
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
     stubUrl = options.stubUrl.replace(/\/+$/, '');
-    control = new ScenarioStubControl(stubUrl);
+    control = new ScenarioStubControl(stubUrl, options.controlToken);
     await control.setClock('virtual');
     await control.loadFixtures(fixtures);
   } else {
@@ -156,6 +158,7 @@ export async function runScenario(
         behaviours,
         behaviour: scenario.behaviours?.['*'],
         seed,
+        controlToken: stub ? undefined : options.controlToken,
       });
       await fleet.waitUntilConnected();
     }
@@ -485,11 +488,19 @@ function missingGroup(source: string, group: string): never {
 
 /** The stub's control API; a refusal is a ScenarioError, reported with the scenario. */
 class ScenarioStubControl extends StubControlClient {
-  constructor(private readonly stubUrl: string) {
-    super(stubUrl);
+  constructor(
+    private readonly stubUrl: string,
+    controlToken?: string,
+  ) {
+    super(stubUrl, { controlToken });
   }
 
   protected override refusal(status: number, body: unknown, what: string): Error {
+    const code = (body as { code?: unknown } | undefined)?.code;
+    if (status === 401 && (code === 'missing_control_token' || code === 'invalid_control_token'))
+      return new ScenarioError(
+        `badge-sim: the stub at ${this.stubUrl} locks its control API and ${code === 'missing_control_token' ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (controlToken in code)`,
+      );
     return new ScenarioError(
       `badge-sim: the stub at ${this.stubUrl} refused ${what}: ${status} ${JSON.stringify(body)}`,
     );

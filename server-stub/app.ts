@@ -29,9 +29,14 @@ declare module 'fastify' {
 
 export interface StubAppOptions {
   core: StubCore;
+  /** Locks the control API (all of `/_stub` but health) with this token; open without. */
+  controlToken?: string;
 }
 
-async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<void> {
+async function stubApp(
+  app: FastifyInstance,
+  { core, controlToken }: StubAppOptions,
+): Promise<void> {
   app.decorate('stub', core);
   const gateway = new DeviceGateway(core);
   gateway.attach(app.server);
@@ -100,7 +105,9 @@ async function stubApp(app: FastifyInstance, { core }: StubAppOptions): Promise<
       prefix: settings.prefix,
     });
   }
-  await app.register(controlRoutes, { core, gateway, prefix: CONTROL_PREFIX });
+  await app.register(controlRoutes, { core, gateway, controlToken, prefix: CONTROL_PREFIX });
+  // The OpenAPI document stays open, locked or not: it is the same for every stub and holds
+  // no secret, and tools that read it send no custom header.
   app.get(`${CONTROL_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }
 

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { ClockMode } from '../protocol/clock.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
 import type { StubSettings } from './settings.ts';
@@ -15,7 +15,11 @@ export interface StartStubOptions {
   port?: number;
   /** A fixture document, or the path of a YAML/JSON file; the default fixtures otherwise. */
   fixtures?: Fixtures | string;
-  /** Seed of task and event ids. */
+  /**
+   * Seed of task and event ids and issued tokens: the same seed gives the same ids, run after
+   * run and after each reset (K1). Without one (the default) they are random: new in each
+   * process and after each reset, in every clock mode.
+   */
   seed?: number;
   /** `virtual` (default: time moves only when told), `real`, or `scaled` by `clockScale`. */
   clock?: ClockMode;
@@ -23,6 +27,11 @@ export interface StartStubOptions {
   /** Start of virtual time (ms since epoch). */
   startTime?: number;
   settings?: Partial<StubSettings>;
+  /**
+   * Locks the control API: every `/_stub` route but `GET /_stub/health` then wants this token
+   * in the `X-Badge-Sim-Control-Token` header (401 without). Open when not given.
+   */
+  controlToken?: string;
   /** Called after each response, for a request log (never given headers or bodies). */
   onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
 }
@@ -39,11 +48,17 @@ export interface StubHandle extends AsyncDisposable {
   readonly app: FastifyInstance;
   /** WebSocket URL where virtual badges connect. */
   readonly devicesUrl: string;
+  /** Whether the control API wants a token (the token itself is not kept here). */
+  readonly controlLocked: boolean;
   close(): Promise<void>;
 }
 
 /** Starts a stub listening on a real port. */
 export async function startStub(options: StartStubOptions = {}): Promise<StubHandle> {
+  if (options.controlToken !== undefined) {
+    const problem = controlTokenProblem(options.controlToken);
+    if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
+  }
   const fixtures =
     typeof options.fixtures === 'object'
       ? options.fixtures
@@ -57,7 +72,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     startTime: options.startTime,
   });
   const app = Fastify({ logger: false, bodyLimit: core.settings.bodyLimit });
-  await app.register(stubApp, { core });
+  await app.register(stubApp, { core, controlToken: options.controlToken });
   if (options.onResponse) {
     const log = options.onResponse;
     app.addHook('onResponse', async (request, reply) => {
@@ -94,6 +109,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     port,
     core,
     app,
+    controlLocked: options.controlToken !== undefined,
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -22,7 +22,11 @@ export interface WorkflowInvocation {
 
 export interface StubCoreOptions {
   fixtures: Fixtures;
-  /** Seed of task and event ids. */
+  /**
+   * Seed of task and event ids and issued tokens: the same seed gives the same ids, run after
+   * run and after each reset. Without one they are random, new in each process and after
+   * each reset (in every clock mode).
+   */
   seed?: number;
   settings?: Partial<StubSettings>;
   clockMode?: ClockMode;
@@ -56,7 +60,7 @@ export class StubCore {
     if (options.clockMode && options.clockMode !== 'virtual') {
       this.clock.setMode(options.clockMode, options.clockScale);
     }
-    this.ids = new IdSource(options.seed ?? 0);
+    this.ids = new IdSource(options.seed);
     this.engine = new AlertEngine({
       clock: this.clock,
       ids: this.ids,
@@ -64,7 +68,7 @@ export class StubCore {
       cancelEvents: this.settings.cancelEvents,
     });
     this.tokens = new TokenStore(this.clock, this.ids);
-    this.#loadTokens();
+    this.#addFixtureTokens();
   }
 
   get fixtures(): Fixtures {
@@ -104,7 +108,8 @@ export class StubCore {
 
   /**
    * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
-   * seed, and a virtual clock back at its start. A running clock keeps running.
+   * seed (a fresh random start without one), tokens of a new generation (never one issued
+   * before), and a virtual clock back at its start. A running clock keeps running.
    */
   reset(): void {
     this.engine.reset();
@@ -127,9 +132,13 @@ export class StubCore {
     return checked;
   }
 
-  /** Refresh tokens come from the fixtures; issued access tokens do not survive a reset. */
+  /** Refresh tokens come from the fixtures; issued tokens do not survive a reset. */
   #loadTokens(): void {
     this.tokens.clear();
+    this.#addFixtureTokens();
+  }
+
+  #addFixtureTokens(): void {
     for (const account of this.#fixtures.accounts) {
       for (const token of account.refresh_tokens ?? []) {
         this.tokens.addRefreshToken(token.token, account.subscriber_id, token.environment ?? 'pro');

@@ -21,7 +21,14 @@ import {
 /** In real or scaled time, state reports go at most this often (real ms). */
 const TELEMETRY_COALESCE_MS = 250;
 
-import { type BadgeLink, type LinkHandlers, Outstanding } from './transport.ts';
+import {
+  Backoff,
+  type BadgeLink,
+  DEFAULT_RECONNECT,
+  type LinkHandlers,
+  Outstanding,
+  type ReconnectOptions,
+} from './transport.ts';
 import type { TextToSpeech } from './tts/text-to-speech.ts';
 
 /** What a badge heard: one entry a clip, with when it started and how long it lasted. */
@@ -59,8 +66,12 @@ export interface BadgeOptions {
   onStubClock?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => void | Promise<void>;
   /** A command frame was sent at the stub's time `at` (ms): the fleet's clock may follow it. */
   onStubTime?: (at: number) => void | Promise<void>;
-  /** Reconnect delay after an unexpected drop, on the badge's clock. */
-  reconnectMs?: number;
+  /**
+   * Reconnecting after an unexpected close or a failed connect: real time, bounded and
+   * jittered (see `Backoff`), drawn from `random`. `false`: stay offline. Default 100 ms
+   * doubling to 5 s.
+   */
+  reconnect?: (Partial<ReconnectOptions> & { random?: () => number }) | false;
 }
 
 export class Badge {
@@ -79,7 +90,14 @@ export class Badge {
   #status: BadgeStatus = 'offline';
   /** Offline on purpose (a behaviour, or a refusal): do not reconnect on our own. */
   #wantOnline = false;
-  #reconnectTimer: number | undefined;
+  /** Real time, not the domain clock: a stub that is down has no clock to wait on. */
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  readonly #backoff: Backoff | undefined;
+  /** When (performance.now) the link was lost unexpectedly; undefined while not reconnecting. */
+  #downSince: number | undefined;
+  /** The close code that made the badge give up (4001 refused, 4003 replaced). */
+  #gaveUpOn: number | undefined;
+  #reconnects = 0;
   /** The timer of the clip playing (the machine's `startClipTimer`), on the domain clock. */
   #clipTimer: TimerId | undefined;
   #user: string | null = null;
@@ -92,6 +110,10 @@ export class Badge {
   constructor(options: BadgeOptions) {
     this.deviceId = options.deviceId;
     this.#options = options;
+    if (options.reconnect !== false) {
+      const { random, ...given } = options.reconnect ?? {};
+      this.#backoff = new Backoff({ ...DEFAULT_RECONNECT, ...given }, random);
+    }
     this.#link = options.link({
       opened: () => this.#hello(),
       closed: (code) => this.#closed(code),
@@ -158,6 +180,32 @@ export class Badge {
     return this.#status !== 'offline' && this.#status !== 'connecting';
   }
 
+  /**
+   * Lost its connection unexpectedly (or could not make one) and is trying again with
+   * backoff; false once welcomed again, or when offline on purpose.
+   */
+  get reconnecting(): boolean {
+    return this.#downSince !== undefined;
+  }
+
+  /** How long (real ms) the badge has been trying to reconnect; 0 when it is not. */
+  get downForMs(): number {
+    return this.#downSince === undefined ? 0 : performance.now() - this.#downSince;
+  }
+
+  /** Times the badge was welcomed after an unexpected close or a failed connect. */
+  get reconnects(): number {
+    return this.#reconnects;
+  }
+
+  /**
+   * The close code that made the badge stop trying (4001 hello refused, 4003 replaced by a
+   * newer connection of the same device); undefined otherwise. Cleared by `connect()`.
+   */
+  get gaveUpOn(): number | undefined {
+    return this.#gaveUpOn;
+  }
+
   /** The user-profile name the stub greeted this badge with. */
   get user(): string | null {
     return this.#user;
@@ -170,6 +218,7 @@ export class Badge {
 
   connect(): void {
     this.#wantOnline = true;
+    this.#gaveUpOn = undefined;
     this.actor.send({ type: 'CONNECT' });
   }
 
@@ -190,8 +239,7 @@ export class Badge {
 
   /** Drops off the network, as when a worker walks into a lift. */
   goOffline(): void {
-    this.#wantOnline = false;
-    this.#options.clock.clearTimer(this.#reconnectTimer);
+    this.#stopReconnecting();
     this.actor.send({ type: 'GO_OFFLINE' });
   }
 
@@ -216,8 +264,7 @@ export class Badge {
   dispose(): void {
     Badge.#telemetryDue.delete(this);
     this.#telemetry = undefined;
-    this.#wantOnline = false;
-    this.#options.clock.clearTimer(this.#reconnectTimer);
+    this.#stopReconnecting();
     // Stopping the actor runs no exit action: the clip's timer is dropped here.
     this.#options.clock.clearTimer(this.#clipTimer);
     this.#link.close();
@@ -331,19 +378,48 @@ export class Badge {
     this.#link.answerFrames = frame.mode === 'virtual';
     if (frame.type === 'welcome') this.#user = frame.user;
     await this.#options.onStubClock?.(frame);
-    if (frame.type === 'welcome') this.actor.send({ type: 'CONNECTED', user: frame.user });
+    if (frame.type === 'welcome') {
+      if (this.#downSince !== undefined) this.#reconnects++;
+      this.#downSince = undefined;
+      this.#backoff?.reset();
+      this.actor.send({ type: 'CONNECTED', user: frame.user });
+    }
   }
 
+  /** Offline on purpose from now: no reconnect timer is left to fire. */
+  #stopReconnecting(): void {
+    this.#wantOnline = false;
+    this.#downSince = undefined;
+    clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
+  }
+
+  /**
+   * The link closed without the badge asking (a close it asked for is not reported): the
+   * stub stopped (1001), died or is not up (1006), or closed it (4001, 4002, 4003). Every
+   * close reconnects with backoff except a refused hello (4001: the same hello would be
+   * refused again, forever) and a replaced connection (4003: another connection holds the
+   * device; taking it back would make the two replace each other in a loop).
+   */
   #closed(code: number): void {
     this.actor.send({ type: 'DISCONNECTED' });
-    // Refused or replaced: reconnecting would only be refused again.
-    if (code === CLOSE_CODES.refused || code === CLOSE_CODES.replaced) this.#wantOnline = false;
-    if (!this.#wantOnline) return;
-    this.#options.clock.clearTimer(this.#reconnectTimer);
-    this.#reconnectTimer = this.#options.clock.setTimer(this.#options.reconnectMs ?? 1_000, () => {
+    if (code === CLOSE_CODES.refused || code === CLOSE_CODES.replaced) {
+      this.#gaveUpOn = code;
+      this.#stopReconnecting();
+      return;
+    }
+    if (!this.#wantOnline || !this.#backoff) {
+      this.#downSince = undefined;
+      return;
+    }
+    this.#downSince ??= performance.now();
+    clearTimeout(this.#reconnectTimer);
+    // Real time on purpose: reconnecting is about the network, and a stub that is down has
+    // no clock that could move a domain timer.
+    this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined;
       if (this.#wantOnline && this.#status === 'offline') this.actor.send({ type: 'CONNECT' });
-    });
+    }, this.#backoff.next());
   }
 }
 

@@ -15,19 +15,21 @@ import {
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
 import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import { seededRandom } from './seeded-random.ts';
-import { BadgeLink, Outstanding } from './transport.ts';
+import { Backoff, BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';
 
 export interface FleetOptions {
   /** An embedded stub (shared clock) or the base URL of a running stub. */
   stub: StubHandle | string;
+  /** The control token of a running stub whose control API is locked (`--control-token`). */
+  controlToken?: string;
   /** Only the devices of this group (name, in any account). */
   group?: string;
   /** Only the devices of this account. */
@@ -48,6 +50,33 @@ export interface FleetOptions {
   connect?: boolean;
   /** Real time to wait for quiet wires before the clock goes on (transport guard). */
   settleGuardMs?: number;
+  /**
+   * Reconnecting after the stub closes a connection or is unreachable (it restarted, it is
+   * down): real time, exponential backoff from `initialMs` (default 100) doubling to `maxMs`
+   * (default 5,000), equal jitter drawn from the fleet's seed. A refused hello (4001) or a
+   * replaced connection (4003) never reconnects. `false`: a badge that loses its connection
+   * stays offline.
+   */
+  reconnect?: { initialMs?: number; maxMs?: number } | false;
+}
+
+/** The fleet's connections at a glance (`fleet.summary()`). */
+export interface FleetSummary {
+  total: number;
+  /** Welcomed by the stub. */
+  online: number;
+  /** Connecting for the first time (or after `comeBack`), not yet welcomed. */
+  connecting: number;
+  /** Lost the connection unexpectedly, or could not make one: trying again with backoff. */
+  reconnecting: number;
+  /** Offline and not trying: on purpose (a behaviour, `goOffline`), or refused. */
+  offline: number;
+  /** Of the offline: refused (4001) or replaced (4003), so they stopped trying. */
+  refused: number;
+  /** Times a badge was welcomed after an unexpected close or a failed connect, since the start. */
+  reconnects: number;
+  /** Real ms the longest-reconnecting badge has been trying; 0 when none is. */
+  downForMs: number;
 }
 
 export interface FleetHandle extends AsyncDisposable {
@@ -58,6 +87,8 @@ export interface FleetHandle extends AsyncDisposable {
   status(deviceId: string): BadgeStatus;
   transcript(deviceId: string): readonly HeardEntry[];
   connectedCount(): number;
+  /** Online, connecting, reconnecting and offline counts, and reconnects so far. */
+  summary(): FleetSummary;
   /** Waits (real time) until `count` badges (all by default) are online. */
   waitUntilConnected(count?: number, timeoutMs?: number): Promise<void>;
   /** Resolves when every frame the badges sent has been handled by the stub. */
@@ -104,8 +135,11 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     /\/+$/,
     '',
   );
+  const controlHeaders = controlTokenHeaders(options.controlToken);
   const fixtures =
-    typeof options.stub === 'string' ? await fetchFixtures(stubUrl) : options.stub.core.fixtures;
+    typeof options.stub === 'string'
+      ? await fetchFixtures(stubUrl, controlHeaders)
+      : options.stub.core.fixtures;
   const devices = selectDevices(fixtures, options);
   const tts =
     typeof options.tts === 'object'
@@ -115,13 +149,14 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     ? checkBehaviour(options.behaviour, 'behaviour')
     : undefined;
   const guardMs = options.settleGuardMs ?? 5_000;
+  const reconnect = checkReconnect(options.reconnect);
   const outstanding = new Outstanding();
   const devicesUrl = `${stubUrl.replace(/^http/, 'ws')}${DEVICE_WS_PATH}`;
   const cleanups: (() => void)[] = [];
 
   const follower =
     typeof options.stub === 'string'
-      ? new FollowerClock(await fetchClock(stubUrl), () => badges)
+      ? new FollowerClock(await fetchClock(stubUrl, controlHeaders), () => badges)
       : undefined;
   const clock: VirtualClock = follower ?? (options.stub as StubHandle).core.clock;
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
@@ -146,6 +181,11 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         link: (handlers) => new BadgeLink(devicesUrl, handlers, outstanding),
         onStubClock: follower ? (frame) => follower.follow(frame) : undefined,
         onStubTime: follower ? (at) => follower.catchUp(at) : undefined,
+        // Its own stream: reconnect draws never shift a behaviour's draws.
+        reconnect: reconnect && {
+          ...reconnect,
+          random: seededRandom(options.seed ?? 0, device.id, 'reconnect'),
+        },
       }),
   );
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
@@ -168,11 +208,50 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     return found;
   };
   const connectedCount = () => badges.reduce((n, b) => n + (b.online ? 1 : 0), 0);
+  const summary = (): FleetSummary => {
+    const s: FleetSummary = {
+      total: badges.length,
+      online: 0,
+      connecting: 0,
+      reconnecting: 0,
+      offline: 0,
+      refused: 0,
+      reconnects: 0,
+      downForMs: 0,
+    };
+    for (const b of badges) {
+      s.reconnects += b.reconnects;
+      if (b.online) s.online++;
+      else if (b.reconnecting) {
+        s.reconnecting++;
+        s.downForMs = Math.max(s.downForMs, b.downForMs);
+      } else if (b.status === 'connecting') s.connecting++;
+      else {
+        s.offline++;
+        if (b.gaveUpOn !== undefined) s.refused++;
+      }
+    }
+    return s;
+  };
+  /** A control API call; a stub that is down is said plainly, with the badges waiting on it. */
+  const control = async (path: string, init?: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, {
+        ...init,
+        headers: { ...controlHeaders, ...(init?.headers as Record<string, string> | undefined) },
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+      throw new FleetError(
+        `badge-sim: the stub at ${stubUrl} is unreachable (${cause}); ${summary().reconnecting} of ${badges.length} badges are reconnecting`,
+      );
+    }
+  };
   /** The stub's side: frames it sent that badges have not handled yet. */
   const stubQuiet =
     typeof options.stub === 'string'
       ? async () => {
-          const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/settle`, { method: 'POST' });
+          const response = await control('/settle', { method: 'POST' });
           return response.ok && ((await response.json()) as { waited: boolean }).waited;
         }
       : () => (options.stub as StubHandle).app.gateway.quiet();
@@ -202,6 +281,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     status: (id) => badge(id).status,
     transcript: (id) => badge(id).transcript,
     connectedCount,
+    summary,
     async waitUntilConnected(count = badges.length, timeoutMs = 30_000) {
       // Connecting is real network I/O: this waits in real time, bounded.
       // Woken by every change of a badge's state, not by polling.
@@ -245,11 +325,17 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       // fleet's next timer (wakes cover connected badges; this covers a fleet all offline),
       // the fleet catches up, both sides settle, and again.
       await settled();
-      const target = (await fetchClock(stubUrl)).now_ms + ms;
+      const clockNow = await control('/clock');
+      if (!clockNow.ok) {
+        throw new FleetError(
+          `badge-sim: ${stubUrl} answered ${clockNow.status} for ${CONTROL_PREFIX}/clock`,
+        );
+      }
+      const target = ((await clockNow.json()) as { now_ms: number }).now_ms + ms;
       for (let step = 0; step < 1_000_000; step++) {
         const next = follower!.nextDueAt();
         const to = next !== null && next < target ? next : target;
-        const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock/advance`, {
+        const response = await control('/clock/advance', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ to: new Date(to).toISOString() }),
@@ -267,6 +353,22 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+function checkReconnect(
+  given: FleetOptions['reconnect'],
+): { initialMs: number; maxMs: number } | false {
+  if (given === false) return false;
+  const initialMs = given?.initialMs ?? DEFAULT_RECONNECT.initialMs;
+  const maxMs = given?.maxMs ?? Math.max(DEFAULT_RECONNECT.maxMs, initialMs);
+  if (
+    !(Number.isFinite(initialMs) && initialMs > 0 && Number.isFinite(maxMs) && maxMs >= initialMs)
+  ) {
+    throw new FleetError(
+      `badge-sim: reconnect needs 0 < initialMs <= maxMs (ms), got initialMs ${initialMs}, maxMs ${maxMs}`,
+    );
+  }
+  return { initialMs, maxMs };
 }
 
 /**
@@ -333,10 +435,51 @@ class FollowerClock extends VirtualClock {
   }
 }
 
+/**
+ * Waits (real time) until something answers HTTP at `stubUrl`, retrying a refused or failed
+ * connection with the reconnect backoff: for a fleet started at the same time as its stub.
+ * `onWaiting` hears each failure (what went wrong, and the real ms waited so far). Throws a
+ * FleetError once `timeoutMs` have passed; `timeoutMs` 0 tries once. Whether it is a stub is
+ * `startFleet`'s to say.
+ */
+export async function waitForStub(
+  stubUrl: string,
+  options: { timeoutMs: number; onWaiting?: (problem: string, waitedMs: number) => void },
+): Promise<void> {
+  const url = `${stubUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}/health`;
+  const backoff = new Backoff(DEFAULT_RECONNECT);
+  const started = performance.now();
+  for (;;) {
+    let problem: string;
+    let retry: boolean;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await response.body?.cancel();
+      return;
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      problem = cause?.code ?? cause?.message ?? (error as Error).message;
+      // A network error (refused, reset, timed out, no such host yet) may pass; a URL fetch
+      // will never open (a bad port, a malformed URL) will not.
+      retry = typeof cause?.code === 'string' || (error as Error).name === 'TimeoutError';
+    }
+    const waited = performance.now() - started;
+    if (!retry || waited >= options.timeoutMs) {
+      throw new FleetError(
+        `badge-sim: cannot reach the stub at ${stubUrl} (${problem}${retry && options.timeoutMs > 0 ? ` for ${Math.round(waited / 1000)} s` : ''}): is it running? Start one with 'badge-sim stub'.`,
+      );
+    }
+    options.onWaiting?.(problem, waited);
+    const delay = Math.min(backoff.next(), options.timeoutMs - waited);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
 async function fetchClock(
   stubUrl: string,
+  headers: Record<string, string>,
 ): Promise<{ now_ms: number; mode: ClockMode; scale: number }> {
-  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`);
+  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`, { headers });
   if (!response.ok)
     throw new FleetError(
       `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/clock`,
@@ -344,13 +487,18 @@ async function fetchClock(
   return (await response.json()) as { now_ms: number; mode: ClockMode; scale: number };
 }
 
-async function fetchFixtures(stubUrl: string): Promise<Fixtures> {
+async function fetchFixtures(stubUrl: string, headers: Record<string, string>): Promise<Fixtures> {
   let response: Response;
   try {
-    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`);
+    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`, { headers });
   } catch (error) {
     throw new FleetError(
       `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+    );
+  }
+  if (response.status === 401) {
+    throw new FleetError(
+      `badge-sim: the stub at ${stubUrl} locks its control API and ${Object.keys(headers).length === 0 ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (startFleet's controlToken in code).`,
     );
   }
   if (!response.ok) {

@@ -104,6 +104,42 @@ export class Outstanding {
   }
 }
 
+/** How a badge reconnects after an unexpected close (real ms: a transport concern). */
+export interface ReconnectOptions {
+  /** The first delay (before jitter); each failed attempt doubles it. */
+  initialMs: number;
+  /** The cap of the doubling. */
+  maxMs: number;
+}
+
+export const DEFAULT_RECONNECT: ReconnectOptions = { initialMs: 100, maxMs: 5_000 };
+
+/**
+ * Bounded exponential backoff with equal jitter: attempt n waits a delay drawn from
+ * [b/2, b], b = min(maxMs, initialMs · 2^n). Half the delay is certain, so a thousand badges
+ * never hammer a stub that is down; the other half is drawn, so they do not come back in step.
+ */
+export class Backoff {
+  #attempt = 0;
+
+  constructor(
+    readonly options: ReconnectOptions,
+    readonly random: () => number = Math.random,
+  ) {}
+
+  /** The next delay (ms), and the one after grows until the cap. */
+  next(): number {
+    const base = Math.min(this.options.maxMs, this.options.initialMs * 2 ** this.#attempt);
+    if (base < this.options.maxMs) this.#attempt++;
+    return Math.round(base / 2 + (this.random() * base) / 2);
+  }
+
+  /** Connected again: the next drop starts from `initialMs`. */
+  reset(): void {
+    this.#attempt = 0;
+  }
+}
+
 export class BadgeLink {
   #ws: WebSocket | undefined;
   #seq = 0;

@@ -3,7 +3,8 @@ import { StubControlClient } from 'badge-sim';
 import { expect, inject, test } from 'vitest';
 
 const url = inject('badgeSimUrl');
-const control = new StubControlClient(url);
+// The module locks the control API with a random token; the client sends it.
+const control = new StubControlClient(url, { controlToken: inject('badgeSimControlToken') });
 
 test('an alert to the Security group starts, and a tap acknowledges it', async () => {
   await control.reset(); // every test starts from the fixtures

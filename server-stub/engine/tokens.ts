@@ -46,6 +46,8 @@ export interface IssuedTokens {
 export class TokenStore {
   readonly #refresh = new Map<string, RefreshToken>();
   readonly #access = new Map<string, AccessToken>();
+  /** How many times `clear()` has run: marks the tokens issued since (see `#mark`). */
+  #generation = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -59,7 +61,7 @@ export class TokenStore {
 
   /** Makes a new refresh token for an account in an environment. */
   issueRefreshToken(subscriberId: string, environment: EnvironmentName): string {
-    const token = `rt_${this.ids.taskId()}${this.ids.taskId()}`;
+    const token = `rt_${this.ids.taskId()}${this.ids.taskId()}${this.#mark()}`;
     this.addRefreshToken(token, subscriberId, environment);
     return token;
   }
@@ -79,8 +81,8 @@ export class TokenStore {
     if (known.revoked) return 'revoked_refresh_token';
     if (known.environment !== environment) return 'other_environment';
     const expiresAt = this.clock.now() + ACCESS_TOKEN_LIFETIME_MS;
-    const access = `at_${this.ids.taskId()}${this.ids.taskId()}`;
-    const id = `eyJhbGciOiJub25lIn0.${this.ids.eventId()}.`;
+    const access = `at_${this.ids.taskId()}${this.ids.taskId()}${this.#mark()}`;
+    const id = `eyJhbGciOiJub25lIn0.${this.ids.eventId()}${this.#mark()}.`;
     this.#access.set(access, {
       subscriberId: known.subscriberId,
       environment,
@@ -110,9 +112,20 @@ export class TokenStore {
     return { subscriberId: token.subscriberId };
   }
 
-  /** Forgets issued access tokens and revocations; refresh tokens come again from fixtures. */
+  /**
+   * Forgets issued tokens and revocations (refresh tokens come again from the fixtures), and
+   * starts a new generation: a seeded stream repeats its ids after a reset, so tokens issued
+   * from now on carry the generation (`_r1`, `_r2`, …) and never equal a token issued before
+   * in this process, which granted another account perhaps. Before the first reset tokens
+   * carry no mark: a seeded run without resets issues the very tokens it always did.
+   */
   clear(): void {
     this.#refresh.clear();
     this.#access.clear();
+    this.#generation++;
+  }
+
+  #mark(): string {
+    return this.#generation === 0 ? '' : `_r${this.#generation}`;
   }
 }

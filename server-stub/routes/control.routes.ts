@@ -1,7 +1,9 @@
 /**
  * The control API under `/_stub`: health, reset, fixtures, the clock, transcripts, taps and
- * tasks. Only tests use it; it is apart from the emulated paths and has no API key.
+ * tasks. Only tests use it; it is apart from the emulated paths and has no API key. With a
+ * control token every route of it but health wants that token in its own header.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { Fixtures } from '../../fixtures/fixtures.schema.ts';
@@ -13,6 +15,8 @@ import {
   type ClockHeldBy,
   ClockModeChange,
   ClockView,
+  CONTROL_PREFIX,
+  CONTROL_TOKEN_HEADER,
   DeviceView,
   GenerateRequest,
   Health,
@@ -39,7 +43,10 @@ const holdView = (hold: ClockHold): ClockHeldBy => ({
 export const controlRoutes: FastifyPluginAsyncTypebox<{
   core: StubCore;
   gateway: DeviceGateway;
-}> = async (app, { core, gateway }) => {
+  /** When given, every route here but `GET /health` wants it in CONTROL_TOKEN_HEADER. */
+  controlToken?: string;
+}> = async (app, { core, gateway, controlToken }) => {
+  if (controlToken !== undefined) app.addHook('onRequest', controlTokenGuard(controlToken));
   const clockView = (): ClockView => {
     const state = core.clock.state;
     return {
@@ -406,3 +413,39 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 };
+
+/**
+ * Refuses a request to a locked control API without the right token: 401 naming the header.
+ * The hook belongs to this plugin, so it runs for the routes that matched here, however the
+ * path was written. Hashes of equal length are compared in constant time; the token is never
+ * logged or repeated.
+ */
+function controlTokenGuard(token: string) {
+  const expected = digest(token);
+  const header = CONTROL_TOKEN_HEADER.toLowerCase();
+  const open = `${CONTROL_PREFIX}/health`;
+  return async (request: { routeOptions: { url?: string }; headers: Record<string, unknown> }) => {
+    if (request.routeOptions.url === open) return;
+    const given = request.headers[header];
+    if (typeof given !== 'string' || given === '') {
+      throw new HttpError(
+        401,
+        'missing_control_token',
+        `the control API of this stub is locked: send its token in the header ${CONTROL_TOKEN_HEADER} (the stub's --control-token or BADGE_SIM_CONTROL_TOKEN)`,
+        header,
+      );
+    }
+    if (!timingSafeEqual(digest(given), expected)) {
+      throw new HttpError(
+        401,
+        'invalid_control_token',
+        `the ${CONTROL_TOKEN_HEADER} header is not this stub's control token`,
+        header,
+      );
+    }
+  };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

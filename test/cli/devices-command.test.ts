@@ -1,5 +1,6 @@
 /** `badge-sim devices` as a user runs it: a stub process, a fleet process, an alert acknowledged. */
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { runCli, startCli, startStubProcess } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
@@ -57,6 +58,81 @@ describe('badge-sim devices', () => {
     expect(tooMany.stderr).toContain('--generate 50');
   });
 
+  test('the fleet outlives its stub: killed and restarted on the same port, the badges reconnect and the process runs on', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const stubArgs = ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'];
+    await using first = await startCli(stubArgs, 'Press Ctrl+C to stop.');
+    await using devices = await startCli(
+      ['devices', '--stub', url, '--group', 'Nurses', '--ack-after', '12s'],
+      'Press Ctrl+C to stop.',
+    );
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+    await expect
+      .poll(devices.output, { timeout: 10_000 })
+      .toMatch(/lost the stub, reconnecting: \d of 3 online · \d reconnecting \(stub unreachable/);
+    expect(devices.child.exitCode).toBeNull();
+
+    await using second = await startCli(stubArgs, 'Press Ctrl+C to stop.');
+    await expect
+      .poll(devices.output, { timeout: 30_000 })
+      .toMatch(/back online: 3 of 3 online \(the stub was unreachable \d/);
+    const devicesOnStub = (await request<any[]>(`${url}/_stub/devices`)).body;
+    expect(devicesOnStub.filter((d) => d.online).map((d) => d.user)).toEqual([
+      'Ada Mensah',
+      'Ben Okafor',
+      'Lena Ortiz',
+    ]);
+    // The restarted stub's alert is heard and acknowledged as before.
+    const api = `${url}/subscribers/100001/api/v1`;
+    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+    await request(`${api}/alerts`, {
+      method: 'POST',
+      headers: auth,
+      body: { notification: 'After the restart', groups: ['Nurses'] },
+    });
+    await expect.poll(devices.output).toContain('hears alert');
+    await request(`${url}/_stub/clock/advance`, { method: 'POST', body: { by: '1m' } });
+    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+    expect(events.map((e) => e.content.type)).toEqual([
+      'start',
+      'acknowledged',
+      'acknowledged',
+      'acknowledged',
+      'end',
+    ]);
+    devices.child.kill('SIGINT');
+    const [code] = await once(devices.child, 'exit');
+    expect(code).toBe(0);
+    expect(devices.output()).toContain('connections    3 of 3 online; 3 reconnects');
+    expect(devices.output()).toContain('taps sent      3');
+    await second[Symbol.asyncDispose]();
+  });
+
+  test('started before its stub, it waits for it and then connects; --wait bounds the wait', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    await using devices = await startCli(
+      ['devices', '--stub', url, '--group', 'Nurses', '--for', '1m'],
+      'waiting for the stub',
+    );
+    expect(devices.output()).toContain(
+      `waiting for the stub at ${url} (ECONNREFUSED): retrying for up to 30s`,
+    );
+    await using _stub = await startCli(
+      ['stub', '--port', String(port), '--quiet'],
+      'Press Ctrl+C to stop.',
+    );
+    await expect.poll(devices.output, { timeout: 20_000 }).toContain('3 badges online against');
+
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const gaveUp = runCli(['devices', '--stub', nobody, '--wait', '1s']);
+    expect(gaveUp.status).toBe(2);
+    expect(gaveUp.stdout).toContain(`waiting for the stub at ${nobody} (ECONNREFUSED)`);
+    expect(gaveUp.stderr).toContain(`cannot reach the stub at ${nobody} (ECONNREFUSED for 1 s)`);
+  });
+
   test('--help lists the behaviours', () => {
     const help = runCli(['devices', '--help']);
     expect(help.status).toBe(0);
@@ -74,3 +150,13 @@ describe('badge-sim devices', () => {
     }
   });
 });
+
+/** A port nothing listens on now, for a stub that starts (again) on it. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}

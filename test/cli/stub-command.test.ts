@@ -21,6 +21,7 @@ describe('badge-sim stub', () => {
       /service API\s+http:\/\/127\.0\.0\.1:\d+\/subscribers\/\{id\}\/api\/v1/,
     );
     expect(output()).toContain('/_stub/openapi.json');
+    expect(output()).toContain('control API open (no --control-token)');
     const res = await request(`${url}/subscribers/100001/api/v1/events`, {
       headers: { authorization: `ServiceApiKey ${RIVERSIDE.key}` },
     });
@@ -66,6 +67,11 @@ describe('badge-sim stub', () => {
     ],
     [{ BADGE_SIM_BRAND_WORD: 'a/b' }, '--brand-word must be one word such as service.'],
     [{ BADGE_SIM_QUIET: 'maybe' }, "BADGE_SIM_QUIET must be true or false (it is 'maybe')."],
+    [{ BADGE_SIM_CONTROL_TOKEN: '' }, '--control-token (BADGE_SIM_CONTROL_TOKEN) is empty.'],
+    [
+      { BADGE_SIM_CONTROL_TOKEN: 'two words' },
+      '--control-token (BADGE_SIM_CONTROL_TOKEN) must be 1 to 1024 visible ASCII characters',
+    ],
     [
       { BADGE_SIM_SCALE: '60' },
       '--scale (BADGE_SIM_SCALE) is for --clock scaled, and the clock is real (BADGE_SIM_CLOCK).',
@@ -94,6 +100,57 @@ describe('badge-sim stub', () => {
     await expect.poll(cli.output).toContain('GET /_stub/health 200');
   });
 
+  test('without --seed two processes issue different first task ids (the banner says ids are random) on the same fixtures; with --seed the same ids', async () => {
+    const firstTaskId = async (args: string[]) => {
+      await using cli = await startCli(['--port', '0', '--quiet', '--generate', '3', ...args]);
+      const fixtures = (await request(`${cli.url}/_stub/fixtures`)).body;
+      const account = fixtures.accounts[0];
+      const res = await request(`${cli.url}/subscribers/${account.subscriber_id}/api/v1/alerts`, {
+        method: 'POST',
+        headers: { authorization: `ServiceApiKey ${account.api_keys[0]}` },
+        body: { notification: 'x', groups: [account.groups[0].name] },
+      });
+      expect(res.status).toBe(200);
+      return { taskId: res.body.task_id as string, banner: cli.output(), fixtures };
+    };
+    const [one, two, seeded, seededAgain] = await Promise.all([
+      firstTaskId([]),
+      firstTaskId([]),
+      firstTaskId(['--seed', '3']),
+      firstTaskId(['--seed', '3']),
+    ]);
+    expect(two.taskId).not.toBe(one.taskId);
+    expect(one.banner).toContain('ids          random: new on every start and reset (no --seed)');
+    // Generated fixtures without --seed are those of seed 0, start after start: keys stay put.
+    expect(two.fixtures).toEqual(one.fixtures);
+    expect(one.banner).toContain('generated from seed 0');
+    expect(seededAgain.taskId).toBe(seeded.taskId);
+    expect(seeded.banner).toContain('ids          from seed 3: the same on every run');
+  });
+
+  test('--control-token (or BADGE_SIM_CONTROL_TOKEN) locks the control API; the banner says so and never shows the token', async () => {
+    const token = 'cli-test-control-token-7f3a';
+    await using flag = await startCli(['--port', '0', '--control-token', token]);
+    await using fromVariable = await start(['stub', '--port', '0'], 'Press Ctrl+C to stop.', {
+      BADGE_SIM_CONTROL_TOKEN: token,
+    });
+    for (const cli of [flag, fromVariable]) {
+      const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
+      expect(cli.output()).toContain(
+        'control API locked (send header X-Badge-Sim-Control-Token: <the --control-token>)',
+      );
+      expect((await request(`${url}/_stub/fixtures`)).status).toBe(401);
+      const allowed = await request(`${url}/_stub/fixtures`, {
+        headers: { 'x-badge-sim-control-token': token },
+      });
+      expect(allowed.status).toBe(200);
+      expect((await request(`${url}/_stub/health`)).status).toBe(200);
+      await expect.poll(cli.output).toContain('GET /_stub/fixtures 200');
+      expect(cli.output()).toContain('GET /_stub/fixtures 401');
+      expect(cli.output() + cli.errors()).not.toContain(token);
+    }
+  });
+
   test('stops on SIGINT too', async () => {
     await using cli = await startCli(['--port', '0', '--quiet']);
     const { child } = cli;
@@ -115,6 +172,8 @@ describe('badge-sim stub', () => {
       '--auth-scheme',
       '--brand-word',
       '--badge-answer-timeout',
+      '--control-token',
+      'X-Badge-Sim-Control-Token',
     ]) {
       expect(help.stdout).toContain(option);
     }

@@ -12,10 +12,10 @@ import { seedEvents } from '../support/http.ts';
 beforeAll(async () => {
   // The default fixtures (another file of the run may have loaded its own), and more than
   // 100 events for the limit checks.
-  await new StubControlClient(inject('badgeSimUrl')).loadFixtures(
-    loadFixturesFile(DEFAULT_FIXTURES_FILE),
-  );
-  await seedEvents(inject('badgeSimUrl'));
+  await new StubControlClient(inject('badgeSimUrl'), {
+    controlToken: inject('badgeSimControlToken'),
+  }).loadFixtures(loadFixturesFile(DEFAULT_FIXTURES_FILE));
+  await seedEvents(inject('badgeSimUrl'), undefined, undefined, inject('badgeSimControlToken'));
 });
 
 contractSuite('the badge-sim container', () =>

@@ -111,6 +111,26 @@ describe('BadgeSimContainer', () => {
     }
   });
 
+  test('the control API is locked with a random token by default, which the handle sends and the log never shows; withControlToken chooses it', async () => {
+    await using stub = await new BadgeSimContainer(image).start();
+    expect(stub.controlToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect((await fetch(`${stub.controlUrl}/fixtures`)).status).toBe(401);
+    expect((await fetch(`${stub.controlUrl}/health`)).status).toBe(200);
+    expect((await stub.control.fixtures()).accounts).toHaveLength(2);
+    const logs = await readLogs(stub, 'Press Ctrl+C');
+    expect(logs).toContain('control API locked (send header X-Badge-Sim-Control-Token');
+    expect(logs).not.toContain(stub.controlToken);
+    await using chosen = await new BadgeSimContainer(image)
+      .withControlToken('team-control-token-3')
+      .withQuietLog()
+      .start();
+    expect(chosen.controlToken).toBe('team-control-token-3');
+    const answer = await fetch(`${chosen.controlUrl}/fixtures`, {
+      headers: { 'X-Badge-Sim-Control-Token': 'team-control-token-3' },
+    });
+    expect(answer.status).toBe(200);
+  });
+
   test('bad settings are refused before a container starts, naming what to fix', () => {
     const container = () => new BadgeSimContainer(image);
     expect(() => container().withFixtures({ accounts: [] })).toThrow(
@@ -129,6 +149,7 @@ describe('BadgeSimContainer', () => {
     expect(() => container().withClock('real', 60)).toThrow("a factor is for 'scaled' time");
     expect(() => container().withAuthScheme('')).toThrow('withAuthScheme: give one word');
     expect(() => container().withBrandWord('a/b')).toThrow('withBrandWord: give letters');
+    expect(() => container().withControlToken('')).toThrow('withControlToken: the token is empty');
     expect(() => container().withCancelEvents('bogus' as never)).toThrow(
       "withCancelEvents: give one of end-cancelled, end-normal, none (not 'bogus')",
     );

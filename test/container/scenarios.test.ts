@@ -17,9 +17,9 @@ describe('the scenario catalogue against the container (external mode)', () => {
   // The CI log lists what passed against the container (vitest shows only slow tests by name).
   afterAll(async () => {
     // Scenarios load their own fixtures: leave the shared container with the default ones.
-    await new StubControlClient(inject('badgeSimUrl')).loadFixtures(
-      loadFixturesFile(DEFAULT_FIXTURES_FILE),
-    );
+    await new StubControlClient(inject('badgeSimUrl'), {
+      controlToken: inject('badgeSimControlToken'),
+    }).loadFixtures(loadFixturesFile(DEFAULT_FIXTURES_FILE));
     console.log(
       `${passed.length} of ${files.length} scenarios passed against the container:\n${passed.map((name) => `  ✓ ${name}`).join('\n')}`,
     );
@@ -29,6 +29,7 @@ describe('the scenario catalogue against the container (external mode)', () => {
     const report = await runScenario(loadScenarioFile(file), {
       mode: 'external',
       stubUrl: inject('badgeSimUrl'),
+      controlToken: inject('badgeSimControlToken'),
     });
     if (report.passed) passed.push(report.name);
     // The console report lays expected and actual side by side when it fails.

@@ -3,7 +3,14 @@
  * the stub's clock is the authority, and a badge's own timers still fire at the right
  * instant of a jump (the `wake` frames).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { startStubProcess } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
@@ -84,5 +91,160 @@ describe('badges against a stub in another process', () => {
         { timeout: 5_000 },
       )
       .toBe('end');
+  });
+});
+
+/** A port nothing listens on now, for a stub that restarts on the same one. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** The devices the stub at `url` shows online (its control API). */
+async function onlineOnStub(url: string): Promise<string[]> {
+  const devices = (await request<any[]>(`${url}/_stub/devices`)).body;
+  return devices.filter((d) => d.online).map((d) => d.device_id);
+}
+
+describe('a fleet outlives its stub', () => {
+  test('the stub restarts on the same port: badges come back and hear and acknowledge the next alert', async () => {
+    const port = await freePort();
+    await using first = await startStub({ port });
+    await using fleet = await startFleet({
+      stub: first.url,
+      group: 'Nurses',
+      behaviour: { ack: { after: '12s' } },
+    });
+    await fleet.waitUntilConnected();
+    const nurses = fleet.badges.map((b) => b.deviceId);
+    await first.close();
+    await expect.poll(() => fleet.summary().reconnecting, { timeout: 5_000 }).toBe(3);
+    expect(fleet.summary()).toMatchObject({ online: 0, offline: 0 });
+    // Meanwhile the stub's clock cannot move, and the fleet says why.
+    await expect(fleet.advanceBy(1_000)).rejects.toThrow(
+      /the stub at http:\S+ is unreachable \(\w+\); 3 of 3 badges are reconnecting/,
+    );
+
+    await using second = await startStub({ port });
+    await expect
+      .poll(() => onlineOnStub(second.url), { timeout: 20_000, interval: 100 })
+      .toEqual(nurses);
+    await expect.poll(() => fleet.summary().online, { timeout: 5_000 }).toBe(3);
+    expect(fleet.summary()).toMatchObject({ reconnecting: 0, reconnects: 3, downForMs: 0 });
+
+    const api = `${second.url}/subscribers/100001/api/v1`;
+    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+    await request(`${api}/alerts`, {
+      method: 'POST',
+      headers: auth,
+      body: { notification: 'After the restart', groups: ['Nurses'] },
+    });
+    await fleet.advanceBy(60_000);
+    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+    expect(events.map((e) => `${e.content.type}@${seconds(e.timestamp)}`)).toEqual([
+      'start@0',
+      'acknowledged@12',
+      'acknowledged@12',
+      'acknowledged@12',
+      'end@12',
+    ]);
+    expect(fleet.transcript(nurses[0]!).map((e) => `${e.text}@${seconds(e.at)}`)).toEqual([
+      'After the restart@0',
+    ]);
+  });
+
+  test('a hello refused after the restart (the key changed) stops that badge: no reconnect loop', async () => {
+    const port = await freePort();
+    await using first = await startStub({ port });
+    await using fleet = await startFleet({
+      stub: first.url,
+      group: 'Nurses',
+      reconnect: { initialMs: 10, maxMs: 40 },
+    });
+    await fleet.waitUntilConnected();
+    await first.close();
+    const fixtures: Fixtures = structuredClone(loadFixturesFile(DEFAULT_FIXTURES_FILE));
+    const ben = fixtures.accounts[0]!.devices.find((d) => d.id === '350000000000002')!;
+    ben.key = 'a-new-key';
+    await using second = await startStub({ port, fixtures });
+    let upgrades = 0;
+    second.app.server.on('upgrade', () => upgrades++);
+    await expect
+      .poll(() => fleet.summary(), { timeout: 10_000 })
+      .toMatchObject({ online: 2, reconnecting: 0, offline: 1, refused: 1 });
+    expect(fleet.badge('350000000000002').gaveUpOn).toBe(4001);
+    expect(fleet.badge('350000000000002').errors.at(-1)?.code).toBe('invalid_key');
+    const after = upgrades;
+    // A loop would try again every 10–40 ms: a quarter of a second of real time would show it.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(upgrades).toBe(after);
+    expect(fleet.status('350000000000002')).toBe('offline');
+    expect(await onlineOnStub(second.url)).toEqual(['350000000000001', '350000000000003']);
+  });
+
+  test('a connection replaced by another of the same device (4003) does not take it back', async () => {
+    await using stub = await startStub();
+    const options = { stub: stub.url, devices: ['350000000000001'] };
+    await using older = await startFleet({ ...options, reconnect: { initialMs: 10, maxMs: 40 } });
+    await older.waitUntilConnected();
+    await using newer = await startFleet(options);
+    await newer.waitUntilConnected();
+    await expect
+      .poll(() => older.summary(), { timeout: 5_000 })
+      .toMatchObject({ online: 0, reconnecting: 0, refused: 1 });
+    expect(older.badge('350000000000001').gaveUpOn).toBe(4003);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(newer.summary()).toMatchObject({ online: 1, reconnects: 0 });
+    expect(older.summary().online).toBe(0);
+  });
+
+  test('closing the fleet while badges wait to reconnect leaves no timer: the process ends at once', async () => {
+    // A process of its own: only its exit shows that nothing keeps it alive.
+    const index = fileURLToPath(new URL('../../index.ts', import.meta.url));
+    const script = `
+      import { startFleet, startStub } from ${JSON.stringify(index)};
+      const stub = await startStub();
+      const fleet = await startFleet({
+        stub: stub.url,
+        group: 'Nurses',
+        reconnect: { initialMs: 20_000, maxMs: 20_000 },
+      });
+      await fleet.waitUntilConnected();
+      await stub.close();
+      while (fleet.summary().reconnecting < 3) await new Promise((r) => setTimeout(r, 10));
+      await fleet.close();
+      console.log('closed');
+    `;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+    });
+    const exited = once(child, 'exit');
+    try {
+      await expect.poll(() => out + err, { timeout: 30_000 }).toMatch(/closed|Error/);
+      expect(err).toBe('');
+      const closedAt = performance.now();
+      const [code] = await exited;
+      expect(code).toBe(0);
+      // A reconnect timer left behind would hold the process for 10–20 s.
+      expect(performance.now() - closedAt).toBeLessThan(3_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

@@ -74,6 +74,8 @@ export async function seedEvents(
   baseUrl: string,
   account: { id: string; key: string } = RIVERSIDE,
   count = 120,
+  /** The control token of a stub whose control API is locked (the container's). */
+  controlToken?: string,
 ): Promise<void> {
   for (let i = 0; i < count; i++) {
     const res = await request(`${baseUrl}/subscribers/${account.id}/api/v1/alerts`, {
@@ -84,6 +86,12 @@ export async function seedEvents(
     if (res.status !== 200) throw new Error(`seeding events: POST alerts answered ${res.status}`);
     // One millisecond apart on the stub's clock: paging with `oldest` can only get past 100
     // events that do not all share one instant.
-    await request(`${baseUrl}/_stub/clock/advance`, { method: 'POST', body: { by: 1 } });
+    const advanced = await request(`${baseUrl}/_stub/clock/advance`, {
+      method: 'POST',
+      headers: controlToken === undefined ? {} : { 'x-badge-sim-control-token': controlToken },
+      body: { by: 1 },
+    });
+    if (advanced.status !== 200)
+      throw new Error(`seeding events: POST /_stub/clock/advance answered ${advanced.status}`);
   }
 }
