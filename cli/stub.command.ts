@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { CONTROL_TOKEN_HEADER, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import { holdMessage } from '../server-stub/device-gateway.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import {
@@ -223,6 +224,8 @@ async function runStub(options: StubOptions): Promise<void> {
       `  account      ${account.subscriber_id} ${account.name ?? ''} (API key ${key.slice(0, 4)}…, see the fixtures)`,
     );
   }
+  // Said whatever --quiet says: it is not a request line, and the clock went on without a badge.
+  stub.app.gateway.onHold((hold) => console.log(holdMessage(hold)));
   console.log('Press Ctrl+C to stop.');
   const stop = async (signal: string) => {
     console.log(`\n${signal}: stopping the stub`);
