@@ -2,10 +2,12 @@ import { Command, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { CONTROL_TOKEN_HEADER, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import { holdMessage } from '../server-stub/device-gateway.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import {
   choiceOption,
+  durationOption,
   fail,
   integerOption,
   positiveNumberOption,
@@ -25,6 +27,7 @@ interface StubOptions {
   brandWord: string;
   unknownFields: 'reject' | 'ignore';
   cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
+  badgeAnswerTimeout: number;
   quiet?: boolean;
 }
 
@@ -114,6 +117,15 @@ export function stubCommand(): Command {
           )
           .default(DEFAULT_SETTINGS.cancelEvents),
       )
+      .addOption(
+        fromEnv(
+          '--badge-answer-timeout <duration>',
+          'how long a virtual clock waits for a badge that does not answer before it goes on without it',
+          'BADGE_ANSWER_TIMEOUT',
+        )
+          .argParser(durationOption('--badge-answer-timeout'))
+          .default(DEFAULT_SETTINGS.badgeAnswerTimeoutMs, '2s'),
+      )
       // No argParser: commander would print a refused value, and this one is a secret.
       .addOption(
         fromEnv(
@@ -171,6 +183,7 @@ async function runStub(options: StubOptions): Promise<void> {
         brandWord: options.brandWord,
         unknownFields: options.unknownFields,
         cancelEvents: options.cancelEvents,
+        badgeAnswerTimeoutMs: options.badgeAnswerTimeout,
       },
       onResponse: options.quiet
         ? undefined
@@ -211,6 +224,8 @@ async function runStub(options: StubOptions): Promise<void> {
       `  account      ${account.subscriber_id} ${account.name ?? ''} (API key ${key.slice(0, 4)}…, see the fixtures)`,
     );
   }
+  // Said whatever --quiet says: it is not a request line, and the clock went on without a badge.
+  stub.app.gateway.onHold((hold) => console.log(holdMessage(hold)));
   console.log('Press Ctrl+C to stop.');
   const stop = async (signal: string) => {
     console.log(`\n${signal}: stopping the stub`);

@@ -64,7 +64,25 @@ export const ClockAdvance = Type.Object(
 );
 export type ClockAdvance = Static<typeof ClockAdvance>;
 
-export const ClockAdvanced = Type.Object({ fired: Type.Integer(), clock: ClockView });
+/** A badge that held the clock past the bound during an advance: the clock went on without it. */
+export const ClockHeldBy = Type.Object({
+  device_id: Type.String(),
+  user: Type.String(),
+  waited_ms: Type.Integer({ description: 'Real time the clock waited for it.' }),
+  message: Type.String({
+    description:
+      "e.g. 'badge 2001 (Ada Mensah) did not answer within 2 s: the clock went on without it'",
+  }),
+});
+export type ClockHeldBy = Static<typeof ClockHeldBy>;
+
+export const ClockAdvanced = Type.Object({
+  fired: Type.Integer(),
+  clock: ClockView,
+  held_by: Type.Array(ClockHeldBy, {
+    description: 'Badges that did not answer within the bound; empty when every badge did.',
+  }),
+});
 
 export const ClockModeChange = Type.Object(
   {
@@ -96,6 +114,13 @@ export const DeviceView = Type.Object({
   online: Type.Boolean({ description: 'A badge is connected for this device now.' }),
   state: Type.Union([Type.String(), Type.Null()], {
     description: 'Last state the badge reported.',
+  }),
+  responsive: Type.Boolean({
+    description:
+      'False while a connected badge is counted unresponsive: it held the virtual clock past the bound, which no longer waits for it.',
+  }),
+  unresponsive_since: Type.Union([Type.String(), Type.Null()], {
+    description: 'When (the stub clock) it was counted unresponsive.',
   }),
 });
 

@@ -16,8 +16,18 @@ let flushQueued = false;
  * Sends on a WebSocket with its TCP socket corked until the end of the tick, so the frames
  * one connection sends in the same tick (a badge's state report and its `handled`) leave in
  * one write instead of one system call each. At 10,000 badges that is most of the cost.
+ *
+ * A peer that does not read makes everything sent to it wait in this process's memory. With
+ * `maxQueuedBytes`, nothing is sent once that much is queued (`ws.bufferedAmount`: written but
+ * not yet taken by the kernel), and the answer is false: the caller cuts such a peer off. So
+ * one connection never holds more than the cap plus one frame.
  */
-export function sendCorked(ws: WebSocket, data: string): void {
+export function sendCorked(
+  ws: WebSocket,
+  data: string,
+  maxQueuedBytes = Number.POSITIVE_INFINITY,
+): boolean {
+  if (ws.bufferedAmount > maxQueuedBytes) return false;
   // ws keeps its socket private; corking it is the only way to coalesce writes.
   const socket = (ws as unknown as { _socket?: Socket })._socket;
   if (socket && !corked.has(socket)) {
@@ -31,6 +41,7 @@ export function sendCorked(ws: WebSocket, data: string): void {
   }
   ws.send(data);
   if (corked.size >= MAX_CORKED_SOCKETS) uncorkAll();
+  return true;
 }
 
 function flushAtTickEnd(): void {

@@ -16,17 +16,33 @@ export const DEVICE_PROTOCOL_VERSION = 1;
 /** Where badges connect on the stub's port (under the reserved control prefix). */
 export const DEVICE_WS_PATH = '/_stub/devices/connect';
 
-const Seq = Type.Integer({ minimum: 0, description: 'Sender-numbered sequence of the frame.' });
+/**
+ * The latest instant a frame may name: 9999-12-31T23:59:59.999Z, the last one an ISO 8601
+ * timestamp with a four-digit year (formatTimestamp) can show. JSON numbers reach 1e308 and
+ * beyond (1e999 parses as Infinity): every number a badge sends is bounded here.
+ */
+export const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const Seq = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'Sender-numbered sequence of the frame: a non-negative safe integer.',
+});
 const TaskId = Type.String({ minLength: 1 });
 /** The stub's clock when it sent the frame: a badge on a clock of its own catches up first. */
 const At = Type.Number({ description: "The stub's clock at sending, ms since the epoch." });
 
-export const Location = Type.Object({
-  lat: Type.Number({ minimum: -90, maximum: 90 }),
-  long: Type.Number({ minimum: -180, maximum: 180 }),
-  accuracy: Type.Optional(Type.Number({ minimum: 0, description: 'Metres.' })),
-  address: Type.Optional(Type.String()),
-});
+export const Location = Type.Object(
+  {
+    lat: Type.Number({ minimum: -90, maximum: 90 }),
+    long: Type.Number({ minimum: -180, maximum: 180 }),
+    accuracy: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 20_000_000, description: 'Metres (at most 20,000 km).' }),
+    ),
+    address: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 export type Location = Static<typeof Location>;
 
 export const BatteryStatus = Type.Union([
@@ -51,6 +67,8 @@ export const HelloFrame = Type.Object(
     type: Type.Literal('hello'),
     seq: Seq,
     protocol: Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
       description: `Protocol version; this stub speaks ${DEVICE_PROTOCOL_VERSION}.`,
     }),
     device_id: Type.String({ minLength: 1 }),
@@ -96,7 +114,16 @@ export const StateFrame = Type.Object(
  * instant of a virtual-clock jump. A new wake replaces the connection's previous one.
  */
 export const WakeFrame = Type.Object(
-  { type: Type.Literal('wake'), seq: Seq, at: Type.Number({ description: 'ms since the epoch.' }) },
+  {
+    type: Type.Literal('wake'),
+    seq: Seq,
+    at: Type.Number({
+      minimum: 0,
+      maximum: MAX_INSTANT,
+      description:
+        'ms since the epoch, up to MAX_INSTANT (9999-12-31T23:59:59.999Z). An instant already past wakes at once.',
+    }),
+  },
   { additionalProperties: false },
 );
 export type WakeFrame = Static<typeof WakeFrame>;
@@ -216,6 +243,10 @@ export const CLOSE_CODES = {
   helloTimeout: 4002,
   /** The same device connected again; the older connection is closed. */
   replaced: 4003,
+  /** The badge does not read what it is sent: more than the cap (1 MiB) waited for it. */
+  tooSlow: 4008,
+  /** The badge sent more bad frames a second than the stub answers (20). */
+  tooManyBadFrames: 4009,
   /** The stub is stopping. */
   shutdown: 1001,
 } as const;

@@ -17,7 +17,9 @@ import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtur
 import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { holdMessage } from '../server-stub/device-gateway.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
+import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
@@ -67,6 +69,11 @@ export interface ScenarioReport {
   };
   /** The command that runs this scenario again. */
   rerun: string;
+  /**
+   * What the run noticed that is not a failure of the scenario: a badge that did not answer
+   * the stub within the bound, so the clock went on without it. Said once each.
+   */
+  notes?: string[];
 }
 
 /** The tolerance of `at` when a scenario gives none: exact on the virtual clock. */
@@ -123,6 +130,9 @@ export async function runScenario(
   }
 
   let fleet: FleetHandle | undefined;
+  const notes = new Set<string>();
+  // In process, the stub's gateway says which badge the clock went on without.
+  const stopHolds = stub?.app.gateway.onHold((hold) => notes.add(holdMessage(hold)));
   try {
     const start = stub ? stub.core.clock.now() : (await control.clock()).now_ms;
     // The badges: a group, a list, or every device of the account.
@@ -174,9 +184,24 @@ export async function runScenario(
       const by = time - (await now());
       if (by <= 0) return;
       if (mode === 'realtime') await new Promise((resolve) => setTimeout(resolve, by));
-      else if (fleet) await fleet.advanceBy(by);
-      else if (stub) await stub.core.clock.advanceBy(by);
-      else await control.advance(by);
+      else if (stub) await (fleet ? fleet.advanceBy(by) : stub.core.clock.advanceBy(by));
+      else if (fleet) {
+        // The fleet advances the external stub itself; the stub's device list tells who held it.
+        await fleet.advanceBy(by);
+        for (const device of await control.devices()) {
+          if (device.responsive !== false) continue;
+          notes.add(
+            holdMessage({
+              deviceId: device.device_id,
+              user: device.user,
+              boundMs: settings.badgeAnswerTimeoutMs ?? DEFAULT_SETTINGS.badgeAnswerTimeoutMs,
+            }),
+          );
+        }
+      } else {
+        const answer = await control.advance(by);
+        for (const hold of answer.held_by ?? []) notes.add(hold.message);
+      }
     };
     const settle = async () => {
       if (fleet) await fleet.settled();
@@ -434,9 +459,11 @@ export async function runScenario(
         invocations,
         token_requests: trigger.tokenRequests,
       },
+      notes: [...notes],
       rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${stubUrl}` : ''}`,
     };
   } finally {
+    stopHolds?.();
     await fleet?.close();
     await stub?.close();
   }

@@ -5,7 +5,10 @@
  *
  * It also keeps the virtual clock honest across the wire: every frame sent waits for the
  * badge's `handled`, and the clock's settle hook waits until none is outstanding, so a timer
- * fires only once the badges have answered everything the previous one caused.
+ * fires only once the badges have answered everything the previous one caused. A badge that
+ * holds the clock longer than `badgeAnswerTimeoutMs` (real time) is counted unresponsive: the
+ * clock goes on without it, and what it has not answered no longer holds the clock, until it
+ * answers again.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -43,13 +46,35 @@ export interface DeviceLiveState {
   batteryStatus: 'charging' | 'discharging' | 'full' | null;
   location: (Location & { timestamp: number }) | null;
   appVersion: string | null;
+  /** False while a connected badge is counted unresponsive (it held the clock too long). */
+  responsive: boolean;
+  /** Domain time it was counted unresponsive, ms since the epoch. */
+  unresponsiveSince: number | null;
+}
+
+/** A badge that held the virtual clock past the bound: the clock went on without it. */
+export interface ClockHold {
+  deviceId: string;
+  user: string;
+  /** Real time the clock waited for it. */
+  waitedMs: number;
+  /** The bound it ran past (`badgeAnswerTimeoutMs`). */
+  boundMs: number;
+}
+
+/** What a runner or a CLI shows of a hold: the same words everywhere. */
+export function holdMessage(hold: { deviceId: string; user: string; boundMs: number }): string {
+  const bound = hold.boundMs % 1000 === 0 ? `${hold.boundMs / 1000} s` : `${hold.boundMs} ms`;
+  return `badge ${hold.deviceId} (${hold.user}) did not answer within ${bound}: the clock went on without it`;
 }
 
 export interface DeviceGatewayOptions {
   /** Real time a new connection has to say hello (a transport guard, not domain time). */
   helloTimeoutMs?: number;
-  /** Real time the settle hook waits for silent badges before it lets the clock go on. */
-  settleTimeoutMs?: number;
+  /** Real time the clock waits for one badge's answer; the stub setting by default. */
+  answerTimeoutMs?: number;
+  /** Real time a connection being cut off has to take its close frame before it is dropped. */
+  cutOffGraceMs?: number;
 }
 
 type Outgoing = StubFrame extends infer F
@@ -58,25 +83,42 @@ type Outgoing = StubFrame extends infer F
     : never
   : never;
 
-const validators: Record<BadgeFrame['type'], ValidateFunction> = (() => {
+/**
+ * One validator a frame type. A Map, never a plain object: the type is whatever a client sent,
+ * and `validators["valueOf"]` on an object literal is Object.prototype's function.
+ */
+const validators: ReadonlyMap<string, ValidateFunction> = (() => {
   const ajv = new Ajv({ allErrors: false, strict: false });
-  return {
-    hello: ajv.compile(HelloFrame),
-    button: ajv.compile(ButtonFrame),
-    state: ajv.compile(StateFrame),
-    wake: ajv.compile(WakeFrame),
-    handled: ajv.compile(HandledFrame),
-  };
+  return new Map<BadgeFrame['type'], ValidateFunction>([
+    ['hello', ajv.compile(HelloFrame)],
+    ['button', ajv.compile(ButtonFrame)],
+    ['state', ajv.compile(StateFrame)],
+    ['wake', ajv.compile(WakeFrame)],
+    ['handled', ajv.compile(HandledFrame)],
+  ]);
 })();
 
 class Connection {
   deviceId: string | undefined;
   #seq = 0;
+  /** Frames sent that the badge has not handled yet. */
   readonly pending = new Set<number>();
+  /** While true, `pending` holds the clock; an unresponsive badge's frames do not. */
+  responsive = true;
+  /** Real time (performance.now) of its last answer, or of the first frame it now owes. */
+  owingSince = 0;
+  /** Error frames sent in the current one-second window (real time), for the flood guard. */
+  badFrames = 0;
+  badFramesSince = 0;
+  /** Called with the bytes queued when the badge does not read what it is sent. */
+  onTooSlow: (queued: number) => void = () => {};
   helloTimer: NodeJS.Timeout | undefined;
   wakeTimer: TimerId | undefined;
 
-  constructor(readonly ws: WebSocket) {}
+  constructor(
+    readonly ws: WebSocket,
+    readonly maxQueuedBytes: number,
+  ) {}
 
   get open(): boolean {
     return this.ws.readyState === this.ws.OPEN;
@@ -85,13 +127,20 @@ class Connection {
   /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
   send(frame: Outgoing, track: boolean): void {
     const seq = this.#seq++;
-    if (track) this.pending.add(seq);
-    sendCorked(this.ws, JSON.stringify({ ...frame, seq }));
+    if (track) {
+      if (this.pending.size === 0) this.owingSince = performance.now();
+      this.pending.add(seq);
+    }
+    this.#write(JSON.stringify({ ...frame, seq }));
   }
 
   /** Answers a badge's frame: processed, and everything it caused has been sent. */
   handled(seq: number): void {
-    sendCorked(this.ws, `{"type":"handled","seq":${seq}}`);
+    this.#write(`{"type":"handled","seq":${seq}}`);
+  }
+
+  #write(data: string): void {
+    if (!sendCorked(this.ws, data, this.maxQueuedBytes)) this.onTooSlow(this.ws.bufferedAmount);
   }
 }
 
@@ -100,17 +149,25 @@ export class DeviceGateway {
   readonly #wss: WebSocketServer;
   readonly #connections = new Map<string, Connection>();
   readonly #all = new Set<Connection>();
+  /** Sockets cut off (4008, 4009) whose close has not finished yet. */
+  readonly #cutOffSockets = new Set<WebSocket>();
   readonly #live = new Map<string, DeviceLiveState>();
   readonly #helloTimeoutMs: number;
-  readonly #settleTimeoutMs: number;
+  readonly #answerTimeoutMs: number;
+  readonly #cutOffGraceMs: number;
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #holdListeners = new Set<(hold: ClockHold) => void>();
+  /** Frames sent to responsive badges and not handled yet: what the clock waits for. */
   #outstanding = 0;
+  /** Real time (performance.now) of the last `handled` from any badge. */
+  #lastAnswer = 0;
   #waiters: (() => void)[] = [];
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
     this.#helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
-    this.#settleTimeoutMs = options.settleTimeoutMs ?? 5_000;
+    this.#answerTimeoutMs = options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs;
+    this.#cutOffGraceMs = options.cutOffGraceMs ?? 5_000;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.#wss.on('connection', (ws) => this.#accept(ws));
     this.#unsubscribe.push(
@@ -152,15 +209,45 @@ export class DeviceGateway {
     return true;
   }
 
-  /** Resolves once every frame sent to a badge has been handled (or the settle guard ran out). */
-  settled(): Promise<void> {
-    if (this.#outstanding === 0) return Promise.resolve();
+  /**
+   * Resolves once every frame sent to a responsive badge has been handled. When no badge has
+   * answered anything for `badgeAnswerTimeoutMs` of this wait, the badges that still owe frames
+   * are counted unresponsive (listeners of `onHold` hear of it) and the wait ends without them.
+   * Progress of any badge keeps the wait going: a busy process answering thousands of badges
+   * one after another is slow, not silent.
+   */
+  async settled(): Promise<void> {
+    const start = performance.now();
+    while (this.#outstanding > 0) {
+      const now = performance.now();
+      const deadline = Math.max(start, this.#lastAnswer) + this.#answerTimeoutMs;
+      if (deadline <= now) {
+        for (const connection of this.#all) {
+          if (!connection.responsive || connection.pending.size === 0) continue;
+          this.#unresponsive(connection, now - Math.max(start, connection.owingSince));
+        }
+        return;
+      }
+      await this.#quietOr(deadline - now);
+    }
+  }
+
+  /** Listens for badges the clock went on without; returns a function that stops listening. */
+  onHold(listener: (hold: ClockHold) => void): () => void {
+    this.#holdListeners.add(listener);
+    return () => this.#holdListeners.delete(listener);
+  }
+
+  /** Resolves when nothing is outstanding or after `ms` (real time), whichever comes first. */
+  #quietOr(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      // A transport guard in real time: a badge that never answers must not stop the clock.
-      const guard = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== done);
-        resolve();
-      }, this.#settleTimeoutMs);
+      const guard = setTimeout(
+        () => {
+          this.#waiters = this.#waiters.filter((w) => w !== done);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       const done = () => {
         clearTimeout(guard);
         resolve();
@@ -169,16 +256,38 @@ export class DeviceGateway {
     });
   }
 
+  /** The badge held the clock past the bound: its frames stop holding it until it answers. */
+  #unresponsive(connection: Connection, waitedMs: number): void {
+    connection.responsive = false;
+    this.#outstanding -= connection.pending.size;
+    this.#wakeIfQuiet();
+    const id = connection.deviceId;
+    if (id === undefined) return;
+    const live = this.#liveOf(id);
+    live.responsive = false;
+    live.unresponsiveSince = this.#core.clock.now();
+    const hold: ClockHold = {
+      deviceId: id,
+      user: this.#core.directory.device(id)?.user ?? id,
+      waitedMs: Math.round(waitedMs),
+      boundMs: this.#answerTimeoutMs,
+    };
+    for (const listener of this.#holdListeners) listener(hold);
+  }
+
   /** Closes every badge connection (1001) and stops listening to the engine. */
   async close(): Promise<void> {
     for (const off of this.#unsubscribe) off();
     for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const connection of this.#all) connection.ws.terminate();
+    for (const ws of this.#cutOffSockets) ws.terminate();
   }
 
   #accept(ws: WebSocket): void {
-    const connection = new Connection(ws);
+    const connection = new Connection(ws, this.#core.settings.badgeMaxQueuedBytes);
+    connection.onTooSlow = (queued) =>
+      this.#cutOff(connection, CLOSE_CODES.tooSlow, `too slow: ${queued} bytes queued`);
     this.#all.add(connection);
     // Transport guard in real time, like any server's handshake timeout.
     connection.helloTimer = setTimeout(() => {
@@ -191,6 +300,8 @@ export class DeviceGateway {
   }
 
   #receive(connection: Connection, text: string, isBinary: boolean): void {
+    // Cut off or closing: what it still sends is not read.
+    if (!connection.open) return;
     if (isBinary) {
       this.#sendError(connection, 'invalid_frame', 'frames are JSON text, not binary');
       return;
@@ -202,13 +313,16 @@ export class DeviceGateway {
       this.#sendError(connection, 'invalid_json', 'the frame is not valid JSON');
       return;
     }
-    const type = (frame as { type?: unknown })?.type;
-    const validate = typeof type === 'string' ? validators[type as BadgeFrame['type']] : undefined;
+    const type =
+      typeof frame === 'object' && frame !== null && Object.hasOwn(frame, 'type')
+        ? (frame as { type: unknown }).type
+        : undefined;
+    const validate = typeof type === 'string' ? validators.get(type) : undefined;
     if (!validate) {
       this.#sendError(
         connection,
         'unknown_frame',
-        `unknown frame type ${JSON.stringify(type)}; expected one of ${Object.keys(validators).join(', ')}`,
+        `unknown frame type ${JSON.stringify(type) ?? 'none'}; expected one of ${[...validators.keys()].join(', ')}`,
         'type',
       );
       return;
@@ -290,6 +404,8 @@ export class DeviceGateway {
     const live = this.#liveOf(device.id);
     const now = this.#core.clock.now();
     live.online = true;
+    live.responsive = true;
+    live.unresponsiveSince = null;
     live.lastConnect = now;
     live.state = 'idle';
     if (hello.battery_level !== undefined) live.batteryLevel = hello.battery_level;
@@ -358,17 +474,33 @@ export class DeviceGateway {
   #send(connection: Connection, frame: Outgoing): void {
     // Only a virtual clock waits for badges; in real or scaled time they do not answer.
     const track = this.#core.clock.mode === 'virtual';
-    if (track) this.#outstanding++;
+    if (track && connection.responsive) this.#outstanding++;
     connection.send(frame, track);
   }
 
   #handled(connection: Connection, seq: number): void {
     if (!connection.pending.delete(seq)) return;
-    this.#settleOne();
+    this.#lastAnswer = connection.owingSince = performance.now();
+    if (connection.responsive) {
+      this.#settleBy(1);
+      return;
+    }
+    // It answers again: what it still owes holds the clock again (bounded again).
+    connection.responsive = true;
+    this.#outstanding += connection.pending.size;
+    if (connection.deviceId !== undefined) {
+      const live = this.#liveOf(connection.deviceId);
+      live.responsive = true;
+      live.unresponsiveSince = null;
+    }
   }
 
-  #settleOne(): void {
-    this.#outstanding--;
+  #settleBy(count: number): void {
+    this.#outstanding -= count;
+    this.#wakeIfQuiet();
+  }
+
+  #wakeIfQuiet(): void {
     if (this.#outstanding === 0) {
       const waiters = this.#waiters;
       this.#waiters = [];
@@ -376,17 +508,40 @@ export class DeviceGateway {
     }
   }
 
+  /**
+   * Closes a connection the stub will not serve any more (it does not read, or it floods) and
+   * counts the badge offline at once, as any close. The close frame waits behind what is
+   * queued; a peer that does not take it within the grace is dropped (terminate).
+   */
+  #cutOff(connection: Connection, code: number, reason: string): void {
+    if (!connection.open) return;
+    const { ws } = connection;
+    ws.close(code, reason);
+    this.#cutOffSockets.add(ws);
+    const grace = setTimeout(() => ws.terminate(), this.#cutOffGraceMs);
+    grace.unref();
+    ws.once('close', () => {
+      clearTimeout(grace);
+      this.#cutOffSockets.delete(ws);
+    });
+    this.#closed(connection);
+  }
+
   #closed(connection: Connection): void {
+    // Once: a cut-off connection is counted closed before its socket is.
+    if (!this.#all.delete(connection)) return;
     clearTimeout(connection.helloTimer);
     this.#core.clock.clearTimer(connection.wakeTimer);
-    this.#all.delete(connection);
-    for (const _ of connection.pending) this.#settleOne();
+    const owed = connection.responsive ? connection.pending.size : 0;
     connection.pending.clear();
+    if (owed > 0) this.#settleBy(owed);
     const id = connection.deviceId;
     if (id === undefined || this.#connections.get(id) !== connection) return;
     this.#connections.delete(id);
     const live = this.#liveOf(id);
     live.online = false;
+    live.responsive = true;
+    live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
   }
 
@@ -398,6 +553,21 @@ export class DeviceGateway {
     inReplyTo?: number,
   ): void {
     if (!connection.open) return;
+    // A flood of bad frames is not answered frame for frame: past the limit, 4009.
+    const now = performance.now();
+    if (now - connection.badFramesSince >= 1_000) {
+      connection.badFramesSince = now;
+      connection.badFrames = 0;
+    }
+    const limit = this.#core.settings.badgeMaxBadFramesPerSecond;
+    if (++connection.badFrames > limit) {
+      this.#cutOff(
+        connection,
+        CLOSE_CODES.tooManyBadFrames,
+        `too many bad frames: more than ${limit} in 1 s`,
+      );
+      return;
+    }
     connection.send(
       {
         type: 'error',
@@ -439,6 +609,8 @@ function emptyLiveState(): DeviceLiveState {
     batteryStatus: null,
     location: null,
     appVersion: null,
+    responsive: true,
+    unresponsiveSince: null,
   };
 }
 

@@ -26,6 +26,18 @@ export interface StubSettings {
   bodyLimit: number;
   /** The environments of the token, trigger and device interface. */
   environments: Record<EnvironmentName, EnvironmentSettings>;
+  /**
+   * Real time, in ms, a virtual clock waits for one badge's `handled` before it goes on
+   * without it and counts the badge unresponsive (docs/device-protocol.md, "Time").
+   */
+  badgeAnswerTimeoutMs: number;
+  /**
+   * Bytes the stub queues for one badge that does not read what it is sent; past it the
+   * connection is closed (4008) and the badge counts offline.
+   */
+  badgeMaxQueuedBytes: number;
+  /** Error frames the stub answers one connection's bad frames with in a second; past it, 4009. */
+  badgeMaxBadFramesPerSecond: number;
 }
 
 export const DEFAULT_SETTINGS: StubSettings = {
@@ -38,4 +50,7 @@ export const DEFAULT_SETTINGS: StubSettings = {
     pro: { prefix: '', cliClientId: 'badge-sim-pro-cli', sdkClientId: 'badge-sim-pro-sdk' },
     qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'badge-sim-qa-sdk' },
   },
+  badgeAnswerTimeoutMs: 2_000,
+  badgeMaxQueuedBytes: 1024 * 1024,
+  badgeMaxBadFramesPerSecond: 20,
 };

@@ -51,18 +51,19 @@ export interface LinkHandlers {
   invalid?(text: string, problem: string): void;
 }
 
-const validators: Record<string, ValidateFunction> = (() => {
+/** A Map, not an object literal: the type is whatever the other side sent (`valueOf`, …). */
+const validators: ReadonlyMap<string, ValidateFunction> = (() => {
   const ajv = new Ajv({ strict: false });
-  return {
-    welcome: ajv.compile(WelcomeFrame),
-    play: ajv.compile(PlayFrame),
-    broadcast: ajv.compile(BroadcastFrame),
-    stop: ajv.compile(StopFrame),
-    speak: ajv.compile(SpeakFrame),
-    clock: ajv.compile(ClockFrame),
-    error: ajv.compile(ErrorFrame),
-    handled: ajv.compile(HandledFrame),
-  };
+  return new Map([
+    ['welcome', ajv.compile(WelcomeFrame)],
+    ['play', ajv.compile(PlayFrame)],
+    ['broadcast', ajv.compile(BroadcastFrame)],
+    ['stop', ajv.compile(StopFrame)],
+    ['speak', ajv.compile(SpeakFrame)],
+    ['clock', ajv.compile(ClockFrame)],
+    ['error', ajv.compile(ErrorFrame)],
+    ['handled', ajv.compile(HandledFrame)],
+  ]);
 })();
 
 /** Counts frames not yet handled across many links, and wakes waiters at zero. */
@@ -229,7 +230,8 @@ export class BadgeLink {
       this.handlers.invalid?.(text, 'not JSON');
       return;
     }
-    const validate = validators[(frame as { type?: string }).type ?? ''];
+    const type = (frame as { type?: unknown } | null)?.type;
+    const validate = typeof type === 'string' ? validators.get(type) : undefined;
     if (!validate?.(frame)) {
       this.handlers.invalid?.(
         text,

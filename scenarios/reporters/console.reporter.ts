@@ -8,6 +8,12 @@ const green = paint(32);
 const red = paint(31);
 const dim = paint(2);
 const bold = paint(1);
+const yellow = paint(33);
+
+/** What the run noticed that is not a failure (a badge the clock went on without), one a line. */
+export function formatNotes(report: ScenarioReport): string[] {
+  return (report.notes ?? []).map((note) => `  ${yellow('!')} ${note}`);
+}
 
 /** Expected and actual side by side, the first difference marked with `>`. */
 export function formatFailure(failure: Failure): string {
@@ -33,6 +39,7 @@ export function formatReport(report: ScenarioReport): string {
   const lines = [
     `${red('✗')} ${report.name} ${dim(`(${report.source})`)}`,
     `  proves: ${report.proves}`,
+    ...formatNotes(report),
   ];
   for (const failure of report.failures) lines.push(formatFailure(failure));
   lines.push(`  seed ${report.seed}; run it again: ${report.rerun}`);
@@ -49,9 +56,10 @@ export function createConsoleReporter(out: NodeJS.WritableStream = process.stdou
     },
     onScenarioEnd(report, wallMs) {
       clear();
-      if (report.passed)
+      if (report.passed) {
         out.write(`${green('✓')} ${report.name} ${dim(`${Math.round(wallMs)} ms`)}\n`);
-      else out.write(`${formatReport(report)}\n`);
+        for (const line of formatNotes(report)) out.write(`${line}\n`);
+      } else out.write(`${formatReport(report)}\n`);
     },
     onLoadError(source, message) {
       clear();

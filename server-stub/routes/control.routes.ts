@@ -12,6 +12,7 @@ import { formatTimestamp } from '../../protocol/clock.ts';
 import {
   ClockAdvance,
   ClockAdvanced,
+  type ClockHeldBy,
   ClockModeChange,
   ClockView,
   CONTROL_PREFIX,
@@ -25,13 +26,19 @@ import {
 } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
-import type { DeviceGateway } from '../device-gateway.ts';
+import { type ClockHold, type DeviceGateway, holdMessage } from '../device-gateway.ts';
 import { HttpError } from '../http-errors.ts';
 import type { StubCore } from '../stub-core.ts';
 
 const tags = ['control'];
 const DeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
 const errors = { 400: ErrorBody, 404: ErrorBody };
+const holdView = (hold: ClockHold): ClockHeldBy => ({
+  device_id: hold.deviceId,
+  user: hold.user,
+  waited_ms: hold.waitedMs,
+  message: holdMessage(hold),
+});
 
 export const controlRoutes: FastifyPluginAsyncTypebox<{
   core: StubCore;
@@ -175,33 +182,45 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         );
       }
       let fired: number;
-      if (by !== undefined) {
-        const ms = parseDuration(by);
-        if (ms === undefined) {
-          throw new HttpError(
-            400,
-            'invalid_field',
-            `by '${by}' is not a duration (try '30s', '5m', '2h', '7d' or milliseconds)`,
-            'by',
-          );
+      // Badges the clock goes on without during this advance, for the answer.
+      const heldBy: ClockHeldBy[] = [];
+      const stopListening = gateway.onHold((hold) => heldBy.push(holdView(hold)));
+      try {
+        if (by !== undefined) {
+          const ms = parseDuration(by);
+          if (ms === undefined) {
+            throw new HttpError(
+              400,
+              'invalid_field',
+              `by '${by}' is not a duration (try '30s', '5m', '2h', '7d' or milliseconds)`,
+              'by',
+            );
+          }
+          fired = await core.clock.advanceBy(ms);
+        } else {
+          const time = Date.parse(to!);
+          if (Number.isNaN(time))
+            throw new HttpError(
+              400,
+              'invalid_field',
+              `to '${to}' is not an ISO 8601 instant`,
+              'to',
+            );
+          if (time < core.clock.now()) {
+            throw new HttpError(
+              400,
+              'invalid_field',
+              `to '${to}' is before the clock's now (${formatTimestamp(core.clock.now())})`,
+              'to',
+            );
+          }
+          fired = await core.clock.advanceTo(time);
         }
-        fired = await core.clock.advanceBy(ms);
-      } else {
-        const time = Date.parse(to!);
-        if (Number.isNaN(time))
-          throw new HttpError(400, 'invalid_field', `to '${to}' is not an ISO 8601 instant`, 'to');
-        if (time < core.clock.now()) {
-          throw new HttpError(
-            400,
-            'invalid_field',
-            `to '${to}' is before the clock's now (${formatTimestamp(core.clock.now())})`,
-            'to',
-          );
-        }
-        fired = await core.clock.advanceTo(time);
+      } finally {
+        stopListening();
       }
       core.clockChanged();
-      return { fired, clock: clockView() };
+      return { fired, clock: clockView(), held_by: heldBy };
     },
   );
 
@@ -316,6 +335,9 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           subscriber_id: d.subscriberId,
           online: live.online,
           state: live.state,
+          responsive: live.responsive,
+          unresponsive_since:
+            live.unresponsiveSince === null ? null : formatTimestamp(live.unresponsiveSince),
         };
       }),
   );

@@ -1,6 +1,7 @@
 /** `badge-sim stub` as a user runs it: a real process, a real port, a clean stop. */
 import { once } from 'node:events';
 import { describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
 import { runCli as run, startCli as start } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
 
@@ -42,11 +43,16 @@ describe('badge-sim stub', () => {
       BADGE_SIM_AUTH_SCHEME: 'Token',
       BADGE_SIM_BRAND_WORD: 'envword',
       BADGE_SIM_QUIET: '1',
+      BADGE_SIM_BADGE_ANSWER_TIMEOUT: '500ms',
     });
     const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
     expect(cli.output()).toContain('clock        virtual');
     const settings = await request(`${url}/_stub/settings`);
-    expect(settings.body).toMatchObject({ authScheme: 'Token', brandWord: 'flagword' });
+    expect(settings.body).toMatchObject({
+      authScheme: 'Token',
+      brandWord: 'flagword',
+      badgeAnswerTimeoutMs: 500,
+    });
     await request(`${url}/_stub/health`);
     expect(cli.output()).not.toContain('GET /_stub/health');
   });
@@ -166,6 +172,7 @@ describe('badge-sim stub', () => {
       '--generate',
       '--auth-scheme',
       '--brand-word',
+      '--badge-answer-timeout',
       '--control-token',
       'X-Badge-Sim-Control-Token',
     ]) {
@@ -185,6 +192,42 @@ describe('badge-sim stub', () => {
     const missing = runCli(['stub', '--fixtures', '/nonexistent/fixtures.yaml']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('cannot read fixtures file /nonexistent/fixtures.yaml');
+  });
+
+  test('says which badge the clock went on without (--badge-answer-timeout)', async () => {
+    await using cli = await startCli([
+      '--port',
+      '0',
+      '--clock',
+      'virtual',
+      '--quiet',
+      '--badge-answer-timeout',
+      '200ms',
+    ]);
+    const ws = new WebSocket(`${cli.url.replace(/^http/, 'ws')}/_stub/devices/connect`);
+    await once(ws, 'open');
+    // Says hello, then answers nothing.
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        seq: 0,
+        protocol: 1,
+        device_id: '350000000000001',
+        key: 'badge-key-0001',
+      }),
+    );
+    await once(ws, 'message');
+    const advanced = await request(`${cli.url}/_stub/clock/advance`, {
+      method: 'POST',
+      body: { by: '1s' },
+    });
+    expect(advanced.body.held_by).toHaveLength(1);
+    await expect
+      .poll(cli.output)
+      .toContain(
+        'badge 350000000000001 (Ada Mensah) did not answer within 200 ms: the clock went on without it',
+      );
+    ws.close();
   });
 
   test('a port in use is reported plainly', async () => {

@@ -3,11 +3,16 @@
  * Refusals, malformed and unexpected frames, and the `handled` bookkeeping.
  */
 import { once } from 'node:events';
-import { describe, expect, test } from 'vitest';
-import WebSocket from 'ws';
-import { CLOSE_CODES } from '../../protocol/device-frames.schema.ts';
-import { startStub } from '../../server-stub/start-stub.ts';
-import { serviceClient } from '../support/http.ts';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
+import { defineScenario } from '../../scenarios/load-scenario.ts';
+import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
+import { runScenario } from '../../scenarios/run-scenario.ts';
+import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { BadgeLink, Outstanding } from '../../simulator/transport.ts';
+import { controlClient, request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
 
@@ -235,5 +240,337 @@ describe('the clock across the wire', () => {
     client.send({ type: 'handled', seq: clock.seq });
     await advancing;
     client.ws.close();
+  });
+});
+
+describe('hardening: no frame can crash the stub', () => {
+  // Names a plain-object lookup would find on Object.prototype: valueOf, __proto__, …
+  const inherited = Object.getOwnPropertyNames(Object.prototype);
+  let stub: StubHandle;
+  beforeAll(async () => {
+    stub = await startStub();
+  });
+  afterAll(() => stub.close());
+  const stillServing = async () =>
+    expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+
+  test.each(inherited)(
+    '%s as a frame type, before and after hello, is an unknown_frame error; the stub keeps serving',
+    async (name) => {
+      const client = await rawClient(stub.devicesUrl);
+      client.raw(JSON.stringify({ type: name, seq: 0 }));
+      expect(await client.next('error')).toMatchObject({ code: 'unknown_frame', field: 'type' });
+      client.send(hello({ seq: 1 }));
+      await client.next('welcome');
+      client.raw(JSON.stringify({ type: name, seq: 2 }));
+      expect(await client.next('error')).toMatchObject({ code: 'unknown_frame', field: 'type' });
+      expect(client.closed()).toBeUndefined();
+      expect(stub.app.gateway.liveState(ADA).online).toBe(true);
+      client.ws.close();
+      await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+      await stillServing();
+    },
+  );
+
+  test.each(inherited)(
+    '%s as a key inside a hello or a state frame is an invalid_frame error naming it',
+    async (name) => {
+      const client = await rawClient(stub.devicesUrl);
+      client.raw(`{"type":"hello","seq":0,"protocol":1,"device_id":"${ADA}","${name}":{"x":1}}`);
+      expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field: name });
+      expect(stub.app.gateway.connected()).toEqual([]);
+      client.raw(JSON.stringify({ ...hello(), seq: 1 }));
+      await client.next('welcome');
+      client.raw(`{"type":"state","seq":2,"state":"playing","${name}":{"state":"speaking"}}`);
+      expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field: name });
+      expect(stub.app.gateway.liveState(ADA).state).toBe('idle');
+      expect(client.closed()).toBeUndefined();
+      client.ws.close();
+      await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+      await stillServing();
+    },
+  );
+
+  test.each(inherited)(
+    '%s as the device_id of a hello is refused (unknown_device, 4001)',
+    async (name) => {
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello({ device_id: name }));
+      expect(await client.next('error')).toMatchObject({
+        code: 'unknown_device',
+        field: 'device_id',
+      });
+      await expect.poll(client.closed).toMatchObject({ code: CLOSE_CODES.refused });
+      await stillServing();
+    },
+  );
+});
+
+describe('hardening: numbers in frames are bounded', () => {
+  const at = (iso: string) => Date.parse(iso);
+  test.each([
+    ['a seq of 1e999 (Infinity)', '{"type":"button","seq":1e999,"taps":"double"}', 'seq'],
+    [
+      'a seq past the safe integers',
+      '{"type":"button","seq":9007199254740994,"taps":"double"}',
+      'seq',
+    ],
+    ['a wake at 1e999 (Infinity)', '{"type":"wake","seq":1,"at":1e999}', 'at'],
+    [
+      'a wake past the JavaScript date range',
+      '{"type":"wake","seq":1,"at":8640000000000001}',
+      'at',
+    ],
+    [
+      'a wake in the year 10000',
+      `{"type":"wake","seq":1,"at":${at('+010000-01-01T00:00:00Z')}}`,
+      'at',
+    ],
+    ['a wake before the epoch', '{"type":"wake","seq":1,"at":-1}', 'at'],
+    [
+      'a state with a location accuracy of 1e999',
+      '{"type":"state","seq":1,"state":"playing","location":{"lat":1,"long":2,"accuracy":1e999}}',
+      'location.accuracy',
+    ],
+    [
+      'a state with a field inside the location',
+      '{"type":"state","seq":1,"state":"playing","location":{"lat":1,"long":2,"__proto__":{}}}',
+      'location.__proto__',
+    ],
+  ])(
+    '%s is an invalid_frame error naming the field; nothing changes and the stub answers',
+    async (_name, text, field) => {
+      await using stub = await startStub();
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello());
+      await client.next('welcome');
+      const before = (await request(`${stub.controlUrl}/clock`)).body;
+      client.raw(text);
+      expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field });
+      // Nothing else came back: no `handled`, let alone one whose JSON cannot be read.
+      await client.next('handled', (f) => f.seq === 0);
+      client.raw('{"type":"button","seq":99,"taps":"double"}');
+      await client.next('handled', (f) => f.seq === 99);
+      expect(client.frames.filter((f) => f.type === 'handled')).toEqual([]);
+      expect(stub.app.gateway.liveState(ADA).state).toBe('idle');
+      expect(stub.app.gateway.liveState(ADA).location?.lat).not.toBe(1);
+      const health = await request(`${stub.controlUrl}/health`);
+      expect(health.status).toBe(200);
+      const clock = await request(`${stub.controlUrl}/clock`);
+      expect(clock.status).toBe(200);
+      expect(clock.body).toEqual(before);
+      expect(client.closed()).toBeUndefined();
+      client.ws.close();
+    },
+  );
+
+  test('a hello with a protocol of 1e999 is an invalid_frame error, not a version', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.raw(
+      `{"type":"hello","seq":0,"protocol":1e999,"device_id":"${ADA}","key":"badge-key-0001"}`,
+    );
+    expect(await client.next('error')).toMatchObject({ code: 'invalid_frame', field: 'protocol' });
+    expect(stub.app.gateway.connected()).toEqual([]);
+    client.ws.close();
+  });
+
+  test('a wake at the latest instant is kept; one ms later is refused', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    client.send({ type: 'wake', at: MAX_INSTANT + 1 });
+    expect(await client.next('error')).toMatchObject({ field: 'at' });
+    const seq = client.send({ type: 'wake', at: MAX_INSTANT });
+    await client.next('handled', (f) => f.seq === seq);
+    const clock = await request(`${stub.controlUrl}/clock`);
+    expect(clock.body).toMatchObject({ next_due_at: '9999-12-31T23:59:59.999000Z' });
+    client.ws.close();
+  });
+});
+
+describe('hardening: a silent badge cannot wedge the clock', () => {
+  test('one advance over several timers waits one bound, names the badge, and fires the timers in order', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
+    const control = controlClient(stub);
+    // Says hello, then never answers anything (not even the welcome).
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const fired: number[] = [];
+    for (let i = 1; i <= 5; i++) {
+      stub.core.clock.setTimer(i * 150, () => {
+        fired.push(i);
+        // Each timer sends the badge a frame the clock would wait for (a clock frame).
+        stub.core.clockChanged();
+      });
+    }
+    const started = performance.now();
+    const answer = await control.advance('1s');
+    const took = performance.now() - started;
+    expect(answer.status).toBe(200);
+    expect(fired).toEqual([1, 2, 3, 4, 5]);
+    expect(answer.body).toMatchObject({
+      fired: 5,
+      clock: { now: '2026-01-01T00:00:01.000000Z' },
+      held_by: [
+        {
+          device_id: ADA,
+          user: 'Ada Mensah',
+          message: `badge ${ADA} (Ada Mensah) did not answer within 200 ms: the clock went on without it`,
+        },
+      ],
+    });
+    expect((answer.body as any).held_by[0].waited_ms).toBeGreaterThanOrEqual(190);
+    // About one bound, not one per timer (5 × 200 ms) and far from the old 5 s per wait.
+    expect(took).toBeGreaterThanOrEqual(190);
+    expect(took).toBeLessThan(900);
+    // Every timer's frame was sent all the same (and the answer's own jump announced after).
+    await expect.poll(() => silent.frames.filter((f) => f.type === 'clock').length).toBe(6);
+    const ada = (await control.devices()).body.find((d) => d.device_id === ADA);
+    expect(ada).toMatchObject({
+      online: true,
+      responsive: false,
+      unresponsive_since: '2026-01-01T00:00:00.000000Z',
+    });
+
+    // Still silent: the next advance does not wait for it at all, and names nobody.
+    const again = await control.advance('1s');
+    expect(again.body).toMatchObject({ fired: 0, held_by: [] });
+
+    // It answers again: responsive again.
+    silent.send({ type: 'handled', seq: 0 });
+    await expect
+      .poll(async () => (await control.devices()).body.find((d) => d.device_id === ADA))
+      .toMatchObject({ responsive: true, unresponsive_since: null });
+    silent.ws.close();
+    await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+  });
+
+  test('a scenario run says plainly which badge the clock went on without', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const report = await runScenario(
+      defineScenario({
+        name: 'Time moves on',
+        proves: 'A jump finishes with a silent badge connected.',
+        badges: 'none',
+        timeline: [{ at: '0s', jump: '1m' }],
+        expect: {},
+      }),
+      { mode: 'external', stubUrl: stub.url },
+    );
+    const message = `badge ${ADA} (Ada Mensah) did not answer within 200 ms: the clock went on without it`;
+    expect(report.passed).toBe(true);
+    expect(report.notes).toEqual([message]);
+    let printed = '';
+    const out = { write: (text: string) => (printed += text) } as unknown as NodeJS.WritableStream;
+    createConsoleReporter(out).onScenarioEnd?.(report, 1);
+    expect(printed).toContain(`! ${message}`);
+    expect(formatReport({ ...report, passed: false })).toContain(message);
+    silent.ws.close();
+  });
+
+  test('POST /_stub/settle waits at most one bound for a silent badge', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const started = performance.now();
+    const answer = await request(`${stub.controlUrl}/settle`, { method: 'POST' });
+    expect(answer.body).toEqual({ waited: true });
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(stub.app.gateway.liveState(ADA)).toMatchObject({ responsive: false });
+    silent.ws.close();
+  });
+});
+
+describe('hardening: greedy WebSocket clients are cut off', () => {
+  const adaOnline = async (stub: StubHandle) =>
+    (await controlClient(stub).devices()).body.find((d) => d.device_id === ADA)?.online;
+
+  test('a badge that does not read what it is sent is closed with 4008 and counts offline', async () => {
+    await using stub = await startStub({ settings: { badgeMaxQueuedBytes: 64 * 1024 } });
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    expect(await adaOnline(stub)).toBe(true);
+    // The badge stops reading; the stub keeps sending it clock frames (as after every jump).
+    const socket = (client.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.pause();
+    let sent = 0;
+    for (let round = 0; round < 400 && stub.app.gateway.connected().length > 0; round++) {
+      for (let i = 0; i < 1_000; i++) stub.core.clockChanged();
+      sent += 1_000;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Cut off long before 400,000 frames (about 30 MB): the kernel's buffers, then 64 KiB.
+    expect(stub.app.gateway.connected()).toEqual([]);
+    expect(sent).toBeLessThan(400_000);
+    expect(await adaOnline(stub)).toBe(false);
+    expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+    // When it reads again, the close frame is there, after what was queued.
+    socket.resume();
+    await expect.poll(client.closed, { timeout: 4_000 }).toMatchObject({
+      code: CLOSE_CODES.tooSlow,
+      reason: expect.stringMatching(/^too slow: \d+ bytes queued$/),
+    });
+  });
+
+  test('a badge flooding bad frames gets a bounded number of error frames, then 4009', async () => {
+    await using stub = await startStub({ settings: { badgeMaxBadFramesPerSecond: 10 } });
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    await client.next('welcome');
+    for (let i = 0; i < 5_000; i++) client.raw('{oops');
+    await expect.poll(client.closed).toMatchObject({
+      code: CLOSE_CODES.tooManyBadFrames,
+      reason: 'too many bad frames: more than 10 in 1 s',
+    });
+    const errors = client.frames.filter((f) => f.type === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.length).toBeLessThanOrEqual(10);
+    expect(await adaOnline(stub)).toBe(false);
+    expect((await request(`${stub.controlUrl}/health`)).status).toBe(200);
+  });
+});
+
+describe('hardening: the badge side reads any frame too', () => {
+  test.each([
+    ...Object.getOwnPropertyNames(Object.prototype).map((name) =>
+      JSON.stringify({ type: name, seq: 0 }),
+    ),
+    'null',
+  ])('a badge link told %s calls it invalid and keeps going', async (text) => {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    server.on('connection', (ws) => {
+      ws.send(text);
+      ws.send('{"type":"handled","seq":0}');
+    });
+    const invalid: string[] = [];
+    let opened = false;
+    const link = new BadgeLink(
+      `ws://127.0.0.1:${port}`,
+      {
+        frame: () => undefined,
+        opened: () => {
+          opened = true;
+        },
+        closed: () => undefined,
+        invalid: (_text, problem) => invalid.push(problem),
+      },
+      new Outstanding(),
+    );
+    link.open();
+    await expect.poll(() => invalid).toEqual(['unknown type']);
+    expect(opened).toBe(true);
+    expect(link.isOpen).toBe(true);
+    link.close();
+    server.close();
   });
 });

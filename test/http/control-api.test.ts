@@ -245,6 +245,8 @@ describe('devices and tasks', () => {
       subscriber_id: '100001',
       online: false,
       state: null,
+      responsive: true,
+      unresponsive_since: null,
     });
   });
 });
