@@ -110,6 +110,18 @@ export class StubControlClient {
     return this.#call('GET', `/tasks/${encodeURIComponent(taskId)}`);
   }
 
+  /** One task, or undefined when the stub does not know it (never created, or forgotten 7 days after it ended). */
+  async findTask(taskId: string): Promise<Static<typeof TaskView> | undefined> {
+    const response = await fetch(`${this.#base}/tasks/${encodeURIComponent(taskId)}`, {
+      headers: this.#headers,
+    });
+    const answer = await readBody(response);
+    if (response.status === 404) return undefined;
+    if (!response.ok)
+      throw this.refusal(response.status, answer, `GET ${CONTROL_PREFIX}/tasks/${taskId}`);
+    return answer as Static<typeof TaskView>;
+  }
+
   invocations(): Promise<WorkflowInvocation[]> {
     return this.#call('GET', '/workflows/invocations');
   }
