@@ -9,6 +9,7 @@ import { formatTimestamp } from '../../protocol/clock.ts';
 import type { DeviceGateway } from '../device-gateway.ts';
 import type { EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
+import { jsonBytes, MAX_STORED_JSON_BYTES } from '../json-body.ts';
 import type { StubCore } from '../stub-core.ts';
 
 export interface TriggerApiOptions {
@@ -183,6 +184,16 @@ export async function triggerApiRoutes(
             Array.isArray(body.action_args))
         ) {
           throw new HttpError(400, 'invalid_field', 'action_args must be an object', 'action_args');
+        }
+        // Stored and shown later (GET /_stub/workflows/invocations): bounded in size; its depth
+        // is bounded by the body parser.
+        if (body.action_args !== undefined && jsonBytes(body.action_args) > MAX_STORED_JSON_BYTES) {
+          throw new HttpError(
+            400,
+            'too_large',
+            `action_args is over ${MAX_STORED_JSON_BYTES} bytes as JSON`,
+            'action_args',
+          );
         }
         const targets = body.target_device_ids;
         if (
