@@ -10,6 +10,21 @@ export interface EnvironmentSettings {
 }
 
 /**
+ * How long the HTTP server waits on a client, in ms (docs/decisions.md I9). A WebSocket
+ * badge, once upgraded, is not subject to them.
+ */
+export interface HttpTimeouts {
+  /** From connecting to the end of the request headers. */
+  headersMs: number;
+  /** From connecting (or the start of a request) to the end of its body. */
+  requestMs: number;
+  /** Longest silence on a connection, in either direction, before it is closed. */
+  idleMs: number;
+  /** How long a keep-alive connection waits for its next request. */
+  keepAliveMs: number;
+}
+
+/**
  * Choices a team can change to match what they observe of the original service. The defaults
  * are the decisions in docs/decisions.md.
  */
@@ -26,6 +41,8 @@ export interface StubSettings {
   bodyLimit: number;
   /** The environments of the token, trigger and device interface. */
   environments: Record<EnvironmentName, EnvironmentSettings>;
+  /** Transport timeouts of the HTTP server (not of upgraded WebSocket connections). */
+  httpTimeouts: HttpTimeouts;
 }
 
 export const DEFAULT_SETTINGS: StubSettings = {
@@ -38,4 +55,5 @@ export const DEFAULT_SETTINGS: StubSettings = {
     pro: { prefix: '', cliClientId: 'badge-sim-pro-cli', sdkClientId: 'badge-sim-pro-sdk' },
     qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'badge-sim-qa-sdk' },
   },
+  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, keepAliveMs: 5_000 },
 };
