@@ -7,6 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
+import { hasOwn } from '../protocol/own.ts';
 import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import { Scenario, Step } from './scenario.schema.ts';
@@ -113,7 +114,7 @@ export function checkScenario(input: unknown): Scenario {
   scenario.timeline.forEach((step, i) => {
     checkStep(step, `timeline[${i}]`);
   });
-  if (typeof scenario.fixtures === 'object' && 'accounts' in scenario.fixtures) {
+  if (typeof scenario.fixtures === 'object' && hasOwn(scenario.fixtures, 'accounts')) {
     try {
       checkFixtures(scenario.fixtures);
     } catch (error) {
@@ -137,7 +138,7 @@ export function checkScenario(input: unknown): Scenario {
     }
     // A request step stays under the service API: `..`, plain or percent-encoded, would
     // reach other paths (the token endpoint, whose answer would then land in a report).
-    if ('request' in step && /\.\.|%2e/i.test(step.request.path))
+    if (hasOwn(step, 'request') && /\.\.|%2e/i.test(step.request.path))
       throw new ScenarioError(
         `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
         `timeline[${i}].request.path`,
@@ -156,12 +157,11 @@ export function checkScenario(input: unknown): Scenario {
         `timeline[${i}].at`,
       );
     }
-    const by =
-      'jump' in step
-        ? parseDuration(step.jump)!
-        : 'expire_tokens' in step
-          ? ACCESS_TOKEN_LIFETIME_MS
-          : 0;
+    const by = hasOwn(step, 'jump')
+      ? parseDuration(step.jump)!
+      : hasOwn(step, 'expire_tokens')
+        ? ACCESS_TOKEN_LIFETIME_MS
+        : 0;
     if (by > 0) {
       const from = Math.max(at, jump?.end ?? 0);
       jump = { index: i, at, end: from + by };
@@ -208,7 +208,7 @@ export function checkScenario(input: unknown): Scenario {
 
 /** The action of a step. */
 export function actionOf(step: Step): StepAction {
-  return STEP_ACTIONS.find((action) => action in step)!;
+  return STEP_ACTIONS.find((action) => Object.hasOwn(step, action))!;
 }
 
 function checkStep(step: unknown, path: string): void {

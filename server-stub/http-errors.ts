@@ -30,13 +30,13 @@ const ENGINE_STATUS: Record<EngineErrorCode, number> = {
 };
 
 /** fastify's own refusals (body parsing, limits) by code: status, our code, field. */
-const FASTIFY_ERRORS: Record<string, [number, string, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'content-type'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'content-length'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'body_too_large', 'body'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'body'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'body'],
-};
+const FASTIFY_ERRORS = new Map<string, [number, string, string]>([
+  ['FST_ERR_CTP_INVALID_MEDIA_TYPE', [415, 'unsupported_media_type', 'content-type']],
+  ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', [400, 'invalid_content_length', 'content-length']],
+  ['FST_ERR_CTP_BODY_TOO_LARGE', [413, 'body_too_large', 'body']],
+  ['FST_ERR_CTP_EMPTY_JSON_BODY', [400, 'invalid_json', 'body']],
+  ['FST_ERR_CTP_INVALID_JSON_BODY', [400, 'invalid_json', 'body']],
+]);
 
 export function errorBody(
   statusCode: number,
@@ -82,7 +82,7 @@ export function handleError(
     send(reply, 400, 'invalid_field', `${where} ${detail}`, field ?? where);
     return;
   }
-  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  const known = error.code ? FASTIFY_ERRORS.get(error.code) : undefined;
   if (known) {
     send(reply, known[0], known[1], error.message, known[2]);
     return;

@@ -18,6 +18,7 @@ import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../proto
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
+import { hasOwn, ownValue } from '../protocol/own.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
@@ -84,7 +85,7 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
   }
   const b = behaviour as FixtureBehaviour;
   const ranges = [
-    b.ack && b.ack !== 'never' && 'after' in b.ack ? ['ack.after', b.ack.after] : undefined,
+    b.ack && b.ack !== 'never' && hasOwn(b.ack, 'after') ? ['ack.after', b.ack.after] : undefined,
     b.flaky ? ['flaky.every', b.flaky.every] : undefined,
     b.flaky ? ['flaky.down', b.flaky.down] : undefined,
   ];
@@ -150,7 +151,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   );
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
   devices.forEach((device, i) => {
-    const given = options.behaviours?.[device.id] ?? device.behaviour;
+    const given = ownValue(options.behaviours, device.id) ?? device.behaviour;
     const behaviour = given
       ? checkBehaviour(given, `behaviour of device ${device.id}`)
       : defaultBehaviour;
