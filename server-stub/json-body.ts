@@ -40,7 +40,7 @@ export function tooDeep(text: string, limit = MAX_JSON_DEPTH): string | undefine
       stringStart = i;
     } else if (c === 0x7b || c === 0x5b) {
       depth++;
-      if (depth > limit) return depth === 1 || topKey === undefined ? 'body' : topKey;
+      if (depth > limit) return topKey === undefined ? 'body' : topKey || '""';
       if (depth === 1) {
         topIsObject = c === 0x7b;
         expectTopKey = topIsObject;

@@ -6,6 +6,7 @@ import type { ClockMode } from '../protocol/clock.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
+import { handleError } from './http-errors.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettings } from './settings.ts';
 import { StubCore } from './stub-core.ts';
 
@@ -82,6 +83,8 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
   const app = Fastify({
     logger: false,
     bodyLimit: core.settings.bodyLimit,
+    // A path fastify cannot decode (`/tasks/%`) is refused with the stub's error body too.
+    frameworkErrors: handleError,
     // A client that sends nothing, or its headers or body a byte at a time, is cut off.
     connectionTimeout: timeouts.idleMs,
     keepAliveTimeout: timeouts.keepAliveMs,
