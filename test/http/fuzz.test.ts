@@ -8,7 +8,7 @@
  * the clock or replaced the fixtures is undone first).
  *
  * fast-check prints the seed and the shrunk request when a property fails; re-run it with
- * `FUZZ_SEED=<seed>`.
+ * `FUZZ_SEED=<seed>`, and widen it with `FUZZ_RUNS=<runs>` (400 a property by default).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -17,7 +17,7 @@ import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { HARBOUR, RIVERSIDE } from '../support/http.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
-const RUNS = 400;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const ADA = '350000000000001';
 const NAMES = Object.getOwnPropertyNames(Object.prototype);
 const SERVICE_KEY = `ServiceApiKey ${RIVERSIDE.key}`;
@@ -442,16 +442,17 @@ function requestArb(endpoints: Endpoint[], tokens: () => Record<Prefix, string>)
             ? fc.option(bodyArb(endpoint.body), { nil: undefined, freq: 8 })
             : fc.constant(undefined),
         contentType: contentTypeArb,
-        auth: fc.constantFrom('good', 'good', 'good', 'good', 'none', 'other', 'garbage'),
-        agent: fc.constantFrom('fuzz/1', 'fuzz/1', 'fuzz/1', '', ' '),
-        method: fc.constantFrom(
-          endpoint.method,
-          endpoint.method,
-          endpoint.method,
-          endpoint.method,
-          'PATCH',
-          'GET',
-          'DELETE',
+        auth: fc.oneof(
+          { weight: 8, arbitrary: fc.constant('good') },
+          { weight: 1, arbitrary: fc.constantFrom('none', 'other', 'garbage') },
+        ),
+        agent: fc.oneof(
+          { weight: 8, arbitrary: fc.constant('fuzz/1') },
+          { weight: 1, arbitrary: fc.constantFrom('', ' ') },
+        ),
+        method: fc.oneof(
+          { weight: 8, arbitrary: fc.constant(endpoint.method) },
+          { weight: 1, arbitrary: fc.constantFrom('PATCH', 'GET', 'DELETE', 'PUT', 'POST') },
         ),
       })
       .map(({ id, query, body, contentType, auth, agent, method }): FuzzRequest => {
