@@ -143,7 +143,8 @@ export function checkScenario(input: unknown): Scenario {
         `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
         `timeline[${i}].request.path`,
       );
-    const at = parseDuration(step.at)!;
+    const at = duration(step.at, `timeline[${i}].at`);
+    if (step.repeat) duration(step.repeat.every, `timeline[${i}].repeat.every`);
     if (at < last) {
       throw new ScenarioError(
         `timeline[${i}].at ${step.at} is before the step above it: steps go in time order`,
@@ -158,7 +159,7 @@ export function checkScenario(input: unknown): Scenario {
       );
     }
     const by = hasOwn(step, 'jump')
-      ? parseDuration(step.jump)!
+      ? duration(step.jump, `timeline[${i}].jump`)
       : hasOwn(step, 'expire_tokens')
         ? ACCESS_TOKEN_LIFETIME_MS
         : 0;
@@ -190,20 +191,28 @@ export function checkScenario(input: unknown): Scenario {
       );
     }
   });
-  const duration = scenario.duration === undefined ? undefined : parseDuration(scenario.duration)!;
-  if (duration !== undefined && jump && duration > jump.at && duration < jump.end) {
+  const length =
+    scenario.duration === undefined ? undefined : duration(scenario.duration, 'duration');
+  if (length !== undefined && jump && length > jump.at && length < jump.end) {
     throw new ScenarioError(
       `duration ${scenario.duration} ends inside the jump of timeline[${jump.index}] (${formatDuration(jump.at)} → ${formatDuration(jump.end)}): write ${formatDuration(jump.end)} or later, or leave it out`,
       'duration',
     );
   }
-  if (duration !== undefined && duration < last) {
+  if (length !== undefined && length < last) {
     throw new ScenarioError(
       `duration ${scenario.duration} ends before the last step (${scenario.timeline.at(-1)?.at})`,
       'duration',
     );
   }
   return scenario;
+}
+
+/** A duration the schema's pattern let through, in ms; too long (over 3650 days) is refused. */
+function duration(text: string, path: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new ScenarioError(`${path} '${text}' is longer than 3650 days`, path);
+  return ms;
 }
 
 /** The action of a step. */
