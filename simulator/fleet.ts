@@ -88,11 +88,16 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
     b.ack && b.ack !== 'never' && hasOwn(b.ack, 'after') ? ['ack.after', b.ack.after] : undefined,
     b.flaky ? ['flaky.every', b.flaky.every] : undefined,
     b.flaky ? ['flaky.down', b.flaky.down] : undefined,
+    // Offline times are single durations (the schema's pattern); a range check also bounds them.
+    ...(b.offline ?? []).flatMap((drop, i) => [
+      [`offline[${i}].at`, drop.at],
+      drop.for === undefined ? undefined : [`offline[${i}].for`, drop.for],
+    ]),
   ];
   for (const entry of ranges) {
     if (entry && !parseDurationRange(entry[1]!)) {
       throw new FleetError(
-        `badge-sim: ${where}.${entry[0]} '${entry[1]}' is not a duration or a range low..high`,
+        `badge-sim: ${where}.${entry[0]} '${entry[1]}' is not a duration of at most 3650 days or a range low..high`,
       );
     }
   }

@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { formatTimestamp, MAX_INSTANT, VirtualClock } from '../../protocol/clock.ts';
 import { MAX_DURATION_MS, parseDuration } from '../../protocol/duration.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { checkBehaviour, FleetError } from '../../simulator/fleet.ts';
 import { RIVERSIDE, request, serviceClient } from '../support/http.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -152,6 +153,18 @@ describe('numbers are finite and in range where they enter', () => {
     await expect(clock.advanceTo(MAX_INSTANT + 1)).rejects.toThrow(RangeError);
     expect(clock.now()).toBe(MAX_INSTANT - 10);
     expect(() => new VirtualClock({ start: Number.POSITIVE_INFINITY })).toThrow(RangeError);
+  });
+
+  test('a behaviour given in code with a duration over 3650 days is refused naming it', () => {
+    expect(() =>
+      checkBehaviour({ offline: [{ at: '3651d' }] }, 'behaviour of device 7001'),
+    ).toThrow(
+      new FleetError(
+        "badge-sim: behaviour of device 7001.offline[0].at '3651d' is not a duration of at most 3650 days or a range low..high",
+      ),
+    );
+    expect(() => checkBehaviour({ ack: { after: '1s..3651d' } }, 'b')).toThrow(FleetError);
+    expect(checkBehaviour({ offline: [{ at: '3650d', for: '1s' }] }, 'b')).toBeDefined();
   });
 
   test('formatTimestamp never throws and always has a four-digit year', () => {
