@@ -3,6 +3,8 @@
  * (with paging past the 100-event limit). It sends a `User-Agent` on every request and never
  * puts the API key in an error message.
  */
+
+import { ownValue } from '../protocol/own.ts';
 import type {
   AlertRequest,
   AnalyticEvent,
@@ -34,7 +36,7 @@ export class ServiceError extends Error {
     what: string,
   ) {
     const detail =
-      body && typeof body === 'object' && 'message' in body ? `: ${String(body.message)}` : '';
+      ownValue(body, 'message') !== undefined ? `: ${String(ownValue(body, 'message'))}` : '';
     super(`badge-sim client: ${what} answered ${status}${detail}`);
     this.name = 'ServiceError';
   }

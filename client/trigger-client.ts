@@ -4,6 +4,8 @@
  * when a call answers 401, retries that call once, and never loops. Every request carries a
  * User-Agent (the firewall wants one). Tokens never appear in its error messages.
  */
+
+import { ownValue } from '../protocol/own.ts';
 import { readBody, ServiceError } from './service-client.ts';
 
 export interface TriggerClientOptions {
@@ -27,11 +29,10 @@ export class TokenError extends Error {
     readonly status: number,
     readonly body: unknown,
   ) {
-    const error =
-      body && typeof body === 'object' && 'error' in body ? String(body.error) : 'error';
+    const error = ownValue(body, 'error') !== undefined ? String(ownValue(body, 'error')) : 'error';
     const description =
-      body && typeof body === 'object' && 'error_description' in body
-        ? `: ${String(body.error_description)}`
+      ownValue(body, 'error_description') !== undefined
+        ? `: ${String(ownValue(body, 'error_description'))}`
         : '';
     super(
       `badge-sim client: the token endpoint answered ${status} ${error}${description} (check the refresh token and the client id)`,

@@ -405,6 +405,6 @@ function expectEventShape(event: any): void {
   expect(Number.isInteger(event.task.task_type.major)).toBe(true);
   expect(Number.isInteger(event.task.task_type.minor)).toBe(true);
   // content.device only on acknowledged, content.status only on end.
-  expect('device' in event.content).toBe(event.content.type === 'acknowledged');
-  expect('status' in event.content).toBe(event.content.type === 'end');
+  expect(Object.hasOwn(event.content, 'device')).toBe(event.content.type === 'acknowledged');
+  expect(Object.hasOwn(event.content, 'status')).toBe(event.content.type === 'end');
 }

@@ -80,6 +80,18 @@ interface Timer {
 export const DEFAULT_VIRTUAL_START = Date.UTC(2026, 0, 1);
 
 /**
+ * The instants the stub's clock can hold: years 0000 to 9999, where an ISO 8601 timestamp
+ * keeps its four-digit year (`formatTimestamp`). The clock never moves past `MAX_INSTANT`.
+ */
+export const MIN_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+export const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** Whether the clock can stand at `time` (finite, within `MIN_INSTANT`..`MAX_INSTANT`). */
+export function isHoldableInstant(time: number): boolean {
+  return Number.isFinite(time) && time >= MIN_INSTANT && time <= MAX_INSTANT;
+}
+
+/**
  * A deterministic clock. Timers sit in a binary heap ordered by due time, then by the order
  * they were set. Advancing awaits every settle hook first (what was sent at this instant is
  * handled at this instant), then fires the timers in that order, one at a time, awaiting the
@@ -107,6 +119,11 @@ export class VirtualClock implements Clock {
 
   constructor(options: { start?: number } = {}) {
     this.#start = options.start ?? DEFAULT_VIRTUAL_START;
+    if (!isHoldableInstant(this.#start)) {
+      throw new RangeError(
+        `badge-sim: the clock cannot start at ${this.#start} ms (years 0000 to 9999 only)`,
+      );
+    }
     this.#t = this.#start;
   }
 
@@ -168,15 +185,26 @@ export class VirtualClock implements Clock {
     if (!Number.isFinite(ms) || ms < 0) {
       return Promise.reject(new RangeError(`badge-sim: cannot advance the clock by ${ms} ms`));
     }
-    return this.#serialise(() => this.#advanceTo(this.now() + ms));
+    return this.#serialise(async () => {
+      const target = this.now() + ms;
+      if (target > MAX_INSTANT) {
+        throw new RangeError(
+          `badge-sim: cannot advance the clock by ${ms} ms: past ${formatTimestamp(MAX_INSTANT)}`,
+        );
+      }
+      return this.#advanceTo(target);
+    });
   }
 
-  /** Moves time forward to `time` (ms since epoch); a time in the past is an error. */
+  /**
+   * Moves time forward to `time` (ms since epoch); a time in the past, or past `MAX_INSTANT`,
+   * is an error.
+   */
   advanceTo(time: number): Promise<number> {
     return this.#serialise(async () => {
-      if (!Number.isFinite(time) || time < this.now()) {
+      if (!isHoldableInstant(time) || time < this.now()) {
         throw new RangeError(
-          `badge-sim: cannot move the clock back to ${new Date(time).toISOString()}`,
+          `badge-sim: cannot move the clock to ${time} ms (${formatTimestamp(time)}): it is now ${formatTimestamp(this.now())}, and it never goes past ${formatTimestamp(MAX_INSTANT)}`,
         );
       }
       return this.#advanceTo(time);
@@ -189,7 +217,7 @@ export class VirtualClock implements Clock {
    */
   catchUpTo(time: number): Promise<number> {
     return this.#serialise(async () =>
-      Number.isFinite(time) && time > this.now() ? this.#advanceTo(time) : 0,
+      isHoldableInstant(time) && time > this.now() ? this.#advanceTo(time) : 0,
     );
   }
 
@@ -329,8 +357,12 @@ function before(a: Timer, b: Timer): boolean {
   return a.due < b.due || (a.due === b.due && a.seq < b.seq);
 }
 
-/** Formats domain time as the service does: ISO 8601 UTC with microseconds and `Z`. */
+/**
+ * Formats domain time as the service does: ISO 8601 UTC with microseconds and `Z`. Never
+ * throws: an instant outside years 0000–9999 (or not a number) is shown at the nearer end.
+ */
 export function formatTimestamp(ms: number): string {
+  if (!isHoldableInstant(ms)) ms = ms > MAX_INSTANT ? MAX_INSTANT : MIN_INSTANT;
   const whole = Math.floor(ms);
   const micros = Math.min(999, Math.round((ms - whole) * 1000));
   return `${new Date(whole).toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}Z`;

@@ -4,6 +4,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { ClockModeSchema } from './clock.schema.ts';
+import { MAX_DURATION_MS, MAX_DURATION_TEXT } from './duration.ts';
 
 export const CONTROL_PREFIX = '/_stub';
 
@@ -52,12 +53,23 @@ export const Health = Type.Object({
 export const ClockAdvance = Type.Object(
   {
     by: Type.Optional(
-      Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })], {
-        description: "A duration: '30s', '5m', '2h', '7d', '1500ms', or milliseconds as a number.",
-      }),
+      Type.Union(
+        [
+          Type.String({ minLength: 1, maxLength: MAX_DURATION_TEXT }),
+          Type.Number({ minimum: 0, maximum: MAX_DURATION_MS }),
+        ],
+        {
+          description:
+            "A duration: '30s', '5m', '2h', '7d', '1500ms', or milliseconds as a number; at most 3650 days.",
+        },
+      ),
     ),
     to: Type.Optional(
-      Type.String({ minLength: 1, description: 'An ISO 8601 instant ahead of now.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'An ISO 8601 instant ahead of now, at most 9999-12-31T23:59:59.999Z.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -84,10 +96,20 @@ export const ClockAdvanced = Type.Object({
   }),
 });
 
+/** Bounds of a scaled clock's speed (docs/decisions.md I-rows). */
+export const CLOCK_SCALE_MIN = 0.001;
+export const CLOCK_SCALE_MAX = 1_000_000;
+
 export const ClockModeChange = Type.Object(
   {
     mode: ClockModeSchema,
-    scale: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'For scaled mode.' })),
+    scale: Type.Optional(
+      Type.Number({
+        minimum: CLOCK_SCALE_MIN,
+        maximum: CLOCK_SCALE_MAX,
+        description: `For scaled mode: ${CLOCK_SCALE_MIN} to ${CLOCK_SCALE_MAX} times as fast as real time.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -162,9 +184,12 @@ export const TaskView = Type.Object({
   ),
 });
 
+/** At most this many devices are generated in all (accounts × devicesPerAccount). */
+export const GENERATE_MAX_DEVICES = 100_000;
+
 export const GenerateRequest = Type.Object(
   {
-    seed: Type.Integer(),
+    seed: Type.Integer({ minimum: -(2 ** 31), maximum: 2 ** 32 - 1 }),
     accounts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     groupsPerAccount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     devicesPerAccount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),

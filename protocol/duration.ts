@@ -10,15 +10,28 @@ export const DURATION_SOURCE = String.raw`(?:${NUMBER}|(?=\d)(?:${NUMBER}\s*d\s*
 const DURATION = new RegExp(`^${DURATION_SOURCE}$`);
 const PART = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?/g;
 
-/** Parses a duration; returns undefined when the text is not one. */
+/** The longest duration anything accepts: 3650 days (about 10 years), in ms. */
+export const MAX_DURATION_MS = 3650 * UNIT_MS.d;
+/** The longest text read as a duration (`2h3m4s5ms` is 9): longer is not one. */
+export const MAX_DURATION_TEXT = 64;
+
+/**
+ * Parses a duration; returns undefined when the text is not one, or when it is longer than
+ * `MAX_DURATION_MS` (or than `MAX_DURATION_TEXT` characters).
+ */
 export function parseDuration(text: string | number): number | undefined {
-  if (typeof text === 'number') return Number.isFinite(text) && text >= 0 ? text : undefined;
+  if (typeof text === 'number') return inRange(text);
+  if (text.length > MAX_DURATION_TEXT) return undefined;
   const trimmed = text.trim();
   if (!DURATION.test(trimmed)) return undefined;
   let ms = 0;
   for (const [, amount, unit] of trimmed.matchAll(PART))
     ms += Number(amount) * UNIT_MS[(unit ?? 'ms') as keyof typeof UNIT_MS];
-  return ms;
+  return inRange(ms);
+}
+
+function inRange(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms >= 0 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
 /** Formats milliseconds the short way (`90s` → `1m30s`), for progress lines and reports. */

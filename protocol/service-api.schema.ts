@@ -12,6 +12,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Alert timeout bounds in seconds. The spec gives only the default; see docs/decisions.md. */
 export const TIMEOUT_DEFAULT_S = 300;
 export const TIMEOUT_MAX_S = 7 * 24 * 3600;
+/** The largest `quorum` an alert may ask for (as many as the most devices generated). */
+export const QUORUM_MAX = 100_000;
 /** Every GET events answers at most this many events, whatever `limit` says. */
 export const EVENTS_LIMIT_MAX = 100;
 
@@ -28,6 +30,7 @@ export const AlertRequest = Type.Object(
     quorum: Type.Optional(
       Type.Integer({
         minimum: 1,
+        maximum: QUORUM_MAX,
         description: 'Acknowledgements after which remaining alerts are cancelled. Default: all.',
       }),
     ),

@@ -5,6 +5,7 @@
  * marked.
  */
 import { parseDuration } from '../protocol/duration.ts';
+import { ownValue } from '../protocol/own.ts';
 import type {
   EventMatcher,
   Expectations,
@@ -210,19 +211,19 @@ export function checkHeard(
   const actual = heard.map(describeHeard);
   const what = `heard by ${who}`;
   if (expectation.count) {
-    const counts: Record<string, number> = {
-      alert: 0,
-      broadcast: 0,
-      speech: 0,
-      total: heard.length,
-    };
-    for (const h of heard) counts[h.kind] = (counts[h.kind] ?? 0) + 1;
-    const wrong = Object.entries(expectation.count).filter(([kind, n]) => counts[kind] !== n);
+    const counts = new Map<string, number>([
+      ['alert', 0],
+      ['broadcast', 0],
+      ['speech', 0],
+      ['total', heard.length],
+    ]);
+    for (const h of heard) counts.set(h.kind, (counts.get(h.kind) ?? 0) + 1);
+    const wrong = Object.entries(expectation.count).filter(([kind, n]) => counts.get(kind) !== n);
     if (wrong.length > 0) {
       failures.push({
         what,
         message: wrong
-          .map(([kind, n]) => `${kind}: expected ${n}, heard ${counts[kind]}`)
+          .map(([kind, n]) => `${kind}: expected ${n}, heard ${counts.get(kind)}`)
           .join('; '),
         expected: Object.entries(expectation.count).map(([kind, n]) => `${kind} × ${n}`),
         actual,
@@ -331,11 +332,7 @@ export function partialDifference(
     if (actual === null || typeof actual !== 'object')
       return `${path} is ${JSON.stringify(actual)}, expected an object`;
     for (const [key, value] of Object.entries(expected)) {
-      const d = partialDifference(
-        value,
-        (actual as Record<string, unknown>)[key],
-        `${path}.${key}`,
-      );
+      const d = partialDifference(value, ownValue(actual, key), `${path}.${key}`);
       if (d) return d;
     }
     return undefined;

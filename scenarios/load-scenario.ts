@@ -7,6 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
+import { hasOwn } from '../protocol/own.ts';
 import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import { Scenario, Step } from './scenario.schema.ts';
@@ -113,7 +114,7 @@ export function checkScenario(input: unknown): Scenario {
   scenario.timeline.forEach((step, i) => {
     checkStep(step, `timeline[${i}]`);
   });
-  if (typeof scenario.fixtures === 'object' && 'accounts' in scenario.fixtures) {
+  if (typeof scenario.fixtures === 'object' && hasOwn(scenario.fixtures, 'accounts')) {
     try {
       checkFixtures(scenario.fixtures);
     } catch (error) {
@@ -137,12 +138,13 @@ export function checkScenario(input: unknown): Scenario {
     }
     // A request step stays under the service API: `..`, plain or percent-encoded, would
     // reach other paths (the token endpoint, whose answer would then land in a report).
-    if ('request' in step && /\.\.|%2e/i.test(step.request.path))
+    if (hasOwn(step, 'request') && /\.\.|%2e/i.test(step.request.path))
       throw new ScenarioError(
         `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
         `timeline[${i}].request.path`,
       );
-    const at = parseDuration(step.at)!;
+    const at = duration(step.at, `timeline[${i}].at`);
+    if (step.repeat) duration(step.repeat.every, `timeline[${i}].repeat.every`);
     if (at < last) {
       throw new ScenarioError(
         `timeline[${i}].at ${step.at} is before the step above it: steps go in time order`,
@@ -156,12 +158,11 @@ export function checkScenario(input: unknown): Scenario {
         `timeline[${i}].at`,
       );
     }
-    const by =
-      'jump' in step
-        ? parseDuration(step.jump)!
-        : 'expire_tokens' in step
-          ? ACCESS_TOKEN_LIFETIME_MS
-          : 0;
+    const by = hasOwn(step, 'jump')
+      ? duration(step.jump, `timeline[${i}].jump`)
+      : hasOwn(step, 'expire_tokens')
+        ? ACCESS_TOKEN_LIFETIME_MS
+        : 0;
     if (by > 0) {
       const from = Math.max(at, jump?.end ?? 0);
       jump = { index: i, at, end: from + by };
@@ -190,14 +191,15 @@ export function checkScenario(input: unknown): Scenario {
       );
     }
   });
-  const duration = scenario.duration === undefined ? undefined : parseDuration(scenario.duration)!;
-  if (duration !== undefined && jump && duration > jump.at && duration < jump.end) {
+  const length =
+    scenario.duration === undefined ? undefined : duration(scenario.duration, 'duration');
+  if (length !== undefined && jump && length > jump.at && length < jump.end) {
     throw new ScenarioError(
       `duration ${scenario.duration} ends inside the jump of timeline[${jump.index}] (${formatDuration(jump.at)} → ${formatDuration(jump.end)}): write ${formatDuration(jump.end)} or later, or leave it out`,
       'duration',
     );
   }
-  if (duration !== undefined && duration < last) {
+  if (length !== undefined && length < last) {
     throw new ScenarioError(
       `duration ${scenario.duration} ends before the last step (${scenario.timeline.at(-1)?.at})`,
       'duration',
@@ -206,9 +208,16 @@ export function checkScenario(input: unknown): Scenario {
   return scenario;
 }
 
+/** A duration the schema's pattern let through, in ms; too long (over 3650 days) is refused. */
+function duration(text: string, path: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new ScenarioError(`${path} '${text}' is longer than 3650 days`, path);
+  return ms;
+}
+
 /** The action of a step. */
 export function actionOf(step: Step): StepAction {
-  return STEP_ACTIONS.find((action) => action in step)!;
+  return STEP_ACTIONS.find((action) => Object.hasOwn(step, action))!;
 }
 
 function checkStep(step: unknown, path: string): void {

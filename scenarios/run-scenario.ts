@@ -16,6 +16,7 @@ import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
+import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { holdMessage } from '../server-stub/device-gateway.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
@@ -239,24 +240,26 @@ export async function runScenario(
     async function perform(step: Step, path: string): Promise<StepAnswer | undefined> {
       // The API key header of a service API step (trigger steps choose a bearer instead).
       const auth =
-        'auth' in step && !('workflow' in step) && !('device_info' in step)
-          ? authHeader(step.auth)
+        Object.hasOwn(step, 'auth') &&
+        !Object.hasOwn(step, 'workflow') &&
+        !Object.hasOwn(step, 'device_info')
+          ? authHeader((step as { auth?: Parameters<typeof authHeader>[0] }).auth)
           : undefined;
-      if ('alert' in step) {
+      if (hasOwn(step, 'alert')) {
         const answer = await client.request('POST', 'alerts', { body: step.alert, auth });
         const taskId = (answer.body as { task_id?: string } | undefined)?.task_id;
         if (step.as && taskId) taskIds.set(step.as, taskId);
         return answer;
       }
-      if ('broadcast' in step)
+      if (hasOwn(step, 'broadcast'))
         return client.request('POST', 'broadcasts', { body: step.broadcast, auth });
-      if ('cancel' in step)
+      if (hasOwn(step, 'cancel'))
         return client.request(
           'DELETE',
           `alerts/${encodeURIComponent(taskIds.get(step.cancel) ?? step.cancel)}`,
           { auth },
         );
-      if ('events' in step) {
+      if (hasOwn(step, 'events')) {
         const query = new URLSearchParams();
         if (step.events.oldest !== undefined) {
           const ms = parseDuration(step.events.oldest);
@@ -266,7 +269,7 @@ export async function runScenario(
         const text = query.toString();
         return client.request('GET', `events${text ? `?${text}` : ''}`, { auth });
       }
-      if ('request' in step) {
+      if (hasOwn(step, 'request')) {
         const { method, path: apiPath, body, raw_body, content_type } = step.request;
         return client.request(method, apiPath.replace(/^\/+/, ''), {
           body,
@@ -275,12 +278,12 @@ export async function runScenario(
           auth,
         });
       }
-      if ('jump' in step || 'expire_tokens' in step) {
-        const by = 'jump' in step ? parseDuration(step.jump)! : ACCESS_TOKEN_LIFETIME_MS;
+      if (hasOwn(step, 'jump') || hasOwn(step, 'expire_tokens')) {
+        const by = hasOwn(step, 'jump') ? parseDuration(step.jump)! : ACCESS_TOKEN_LIFETIME_MS;
         await advanceTo((await now()) + by);
         return undefined;
       }
-      if ('workflow' in step) {
+      if (hasOwn(step, 'workflow')) {
         const { id, user, targets, action_args } = step.workflow;
         const answer = await trigger.invokeWorkflow(
           step.environment ?? 'pro',
@@ -296,17 +299,21 @@ export async function runScenario(
         if (step.as && invocationId) invocationIds.set(step.as, invocationId);
         return answer;
       }
-      if ('device_info' in step)
+      if (hasOwn(step, 'device_info'))
         return trigger.deviceInfo(
           step.environment ?? 'pro',
           step.auth ?? 'valid',
           resolveAny(step.device_info, `${path}.device_info`).id,
           settings.brandWord,
         );
-      const ref = 'tap' in step ? step.tap : 'offline' in step ? step.offline : step.online;
+      const ref = hasOwn(step, 'tap')
+        ? step.tap
+        : hasOwn(step, 'offline')
+          ? step.offline
+          : step.online;
       const device = resolve(ref, path);
       const badge = fleet?.badges.find((b) => b.deviceId === device.id);
-      if ('tap' in step) {
+      if (hasOwn(step, 'tap')) {
         // A device without a badge taps through the control API, like pressing it by hand.
         if (badge) badge.tap();
         else await control.tap(device.id);
@@ -316,7 +323,7 @@ export async function runScenario(
         throw new ScenarioError(
           `badge-sim: ${source}: ${path}: device '${ref}' runs no badge (see badges:)`,
         );
-      if ('offline' in step) {
+      if (hasOwn(step, 'offline')) {
         badge.goOffline();
         // The stub learns of a close only when it arrives: wait for that, so that what the
         // next step reads of the device (device info, the control API) is already offline.
@@ -483,7 +490,7 @@ function resolveFixtures(scenario: Scenario): Fixtures {
     defaultFixtures ??= loadFixturesFile(DEFAULT_FIXTURES_FILE);
     return defaultFixtures;
   }
-  if ('generate' in given) return generateFixtures(given.generate);
+  if (hasOwn(given, 'generate')) return generateFixtures(given.generate);
   return given;
 }
 

@@ -5,8 +5,10 @@
  */
 import Type, { type Static } from 'typebox';
 import { DURATION_PATTERN, FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
+import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 
-const Duration = (description: string) => Type.String({ pattern: DURATION_PATTERN, description });
+const Duration = (description: string) =>
+  Type.String({ maxLength: MAX_DURATION_TEXT, pattern: DURATION_PATTERN, description });
 /** A device by id (`350000000000002`) or by its user's name (`Ben Okafor`). */
 const DeviceRef = Type.String({ minLength: 1, description: "A device id or its user's name." });
 

@@ -13,6 +13,7 @@ import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { DeviceGateway } from './device-gateway.ts';
 import type { EnvironmentName } from './engine/tokens.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
+import { parseJsonBody } from './json-body.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
 import { triggerApiRoutes } from './routes/trigger-api.routes.ts';
@@ -45,22 +46,27 @@ async function stubApp(
   app.addHook('preClose', async () => gateway.close());
 
   // fastify's default Ajv coerces "5" to 5 and drops unknown fields in silence. Bodies are
-  // JSON and keep their types; only the query string and path, which are text, are coerced.
-  // Compiled once per process and shared by every stub (tests start hundreds).
+  // JSON and keep their types; only the query string and path, which are text, are read as
+  // numbers, and only when written as plain decimals (`readDecimals`): Ajv's own coercion
+  // would take `Infinity`, `1e2`, `0x10` and ` 5`. Compiled once per process and shared by
+  // every stub (tests start hundreds).
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    compiledValidator(
-      schema,
-      httpPart === 'body' ? bodyAjv(core.settings.unknownFields) : textAjv(),
-    ),
+    httpPart === 'body'
+      ? compiledValidator(schema, bodyAjv(core.settings.unknownFields))
+      : compiledValidator(schema, textAjv(), readDecimals),
   );
   app.setSerializerCompiler(({ schema }) => compiledSerializer(schema));
 
   // Bodies are JSON only: any other media type gets 415. Clients commonly send `Content-Type: application/json` on a DELETE with no body.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Nesting is bounded and `__proto__` keys are refused by name (json-body.ts).
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 
   app.setErrorHandler(handleError);
@@ -128,11 +134,48 @@ const bodyAjv = (unknownFields: 'reject' | 'ignore') =>
     coerceTypes: false,
     removeAdditional: unknownFields === 'ignore',
   });
-const textAjv = () => ajv('text', { coerceTypes: true, removeAdditional: false });
+const textAjv = () => ajv('text', { coerceTypes: false, removeAdditional: false });
+
+/** A whole number in a query string or path: decimal digits, at most 15 (exact in a double). */
+const DECIMAL_INTEGER = /^-?\d{1,15}$/;
+const DECIMAL_NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
+
+/**
+ * Wraps the validator of a query string or path schema: a text value of a number field that is
+ * written as a plain decimal becomes that number; any other text stays text, and the schema
+ * refuses it (`must be integer`), naming the field.
+ */
+function readDecimals(schema: object, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  const numeric = new Map<string, RegExp>();
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    if (property.type === 'integer') numeric.set(name, DECIMAL_INTEGER);
+    if (property.type === 'number') numeric.set(name, DECIMAL_NUMBER);
+  }
+  if (numeric.size === 0) return validate;
+  const wrapped = ((data: unknown) => {
+    if (data !== null && typeof data === 'object') {
+      const fields = data as Record<string, unknown>;
+      for (const [name, pattern] of numeric) {
+        if (!Object.hasOwn(fields, name)) continue;
+        const text = fields[name];
+        if (typeof text === 'string' && pattern.test(text)) fields[name] = Number(text);
+      }
+    }
+    const valid = validate(data);
+    wrapped.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return wrapped;
+}
 
 // Keyed by the schema's text: fastify hands the compilers copies, never the same object.
 const validators = new WeakMap<Ajv, Map<string, ValidateFunction>>();
-function compiledValidator(schema: object, instance: Ajv): ValidateFunction {
+function compiledValidator(
+  schema: object,
+  instance: Ajv,
+  wrap: (schema: object, validate: ValidateFunction) => ValidateFunction = (_, v) => v,
+): ValidateFunction {
   let cache = validators.get(instance);
   if (!cache) {
     cache = new Map();
@@ -141,7 +184,7 @@ function compiledValidator(schema: object, instance: Ajv): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = cache.get(key);
   if (!validate) {
-    validate = instance.compile(schema);
+    validate = wrap(schema, instance.compile(schema));
     cache.set(key, validate);
   }
   return validate;

@@ -30,13 +30,14 @@ const ENGINE_STATUS: Record<EngineErrorCode, number> = {
 };
 
 /** fastify's own refusals (body parsing, limits) by code: status, our code, field. */
-const FASTIFY_ERRORS: Record<string, [number, string, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'content-type'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'content-length'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'body_too_large', 'body'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'body'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'body'],
-};
+const FASTIFY_ERRORS = new Map<string, [number, string, string]>([
+  ['FST_ERR_CTP_INVALID_MEDIA_TYPE', [415, 'unsupported_media_type', 'content-type']],
+  ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', [400, 'invalid_content_length', 'content-length']],
+  ['FST_ERR_CTP_BODY_TOO_LARGE', [413, 'body_too_large', 'body']],
+  ['FST_ERR_CTP_EMPTY_JSON_BODY', [400, 'invalid_json', 'body']],
+  ['FST_ERR_CTP_INVALID_JSON_BODY', [400, 'invalid_json', 'body']],
+  ['FST_ERR_BAD_URL', [400, 'bad_url', 'path']],
+]);
 
 export function errorBody(
   statusCode: number,
@@ -82,13 +83,13 @@ export function handleError(
     send(reply, 400, 'invalid_field', `${where} ${detail}`, field ?? where);
     return;
   }
-  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  const known = error.code ? FASTIFY_ERRORS.get(error.code) : undefined;
   if (known) {
     send(reply, known[0], known[1], error.message, known[2]);
     return;
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    send(reply, error.statusCode, 'bad_request', error.message);
+    send(reply, error.statusCode, 'bad_request', error.message, 'request');
     return;
   }
   request.log.error({ err: error }, 'unexpected error');
@@ -96,7 +97,7 @@ export function handleError(
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
-  send(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+  send(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`, 'path');
 }
 
 function send(reply: FastifyReply, status: number, code: string, message: string, field?: string) {
@@ -112,8 +113,9 @@ function fieldOf(instancePath: string, params: Record<string, unknown>): string 
   if (typeof params.missingProperty === 'string') segments.push(params.missingProperty);
   if (typeof params.additionalProperty === 'string') segments.push(params.additionalProperty);
   if (segments.length === 0) return undefined;
+  // An empty key is shown as `""`, so that the field named is never blank.
   return segments.reduce(
-    (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s),
+    (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s || '""'}` : s || '""'),
     '',
   );
 }

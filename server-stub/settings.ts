@@ -10,6 +10,21 @@ export interface EnvironmentSettings {
 }
 
 /**
+ * How long the HTTP server waits on a client, in ms (docs/decisions.md I9). A WebSocket
+ * badge, once upgraded, is not subject to them.
+ */
+export interface HttpTimeouts {
+  /** From connecting to the end of the request headers. */
+  headersMs: number;
+  /** From connecting (or the start of a request) to the end of its body. */
+  requestMs: number;
+  /** Longest silence on a connection, in either direction, before it is closed. */
+  idleMs: number;
+  /** How long a keep-alive connection waits for its next request. */
+  keepAliveMs: number;
+}
+
+/**
  * Choices a team can change to match what they observe of the original service. The defaults
  * are the decisions in docs/decisions.md.
  */
@@ -38,6 +53,8 @@ export interface StubSettings {
   badgeMaxQueuedBytes: number;
   /** Error frames the stub answers one connection's bad frames with in a second; past it, 4009. */
   badgeMaxBadFramesPerSecond: number;
+  /** Transport timeouts of the HTTP server (not of upgraded WebSocket connections). */
+  httpTimeouts: HttpTimeouts;
 }
 
 export const DEFAULT_SETTINGS: StubSettings = {
@@ -53,4 +70,5 @@ export const DEFAULT_SETTINGS: StubSettings = {
   badgeAnswerTimeoutMs: 2_000,
   badgeMaxQueuedBytes: 1024 * 1024,
   badgeMaxBadFramesPerSecond: 20,
+  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, keepAliveMs: 5_000 },
 };

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
@@ -5,7 +6,8 @@ import type { ClockMode } from '../protocol/clock.ts';
 import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
-import type { StubSettings } from './settings.ts';
+import { handleError } from './http-errors.ts';
+import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettings } from './settings.ts';
 import { StubCore } from './stub-core.ts';
 
 export interface StartStubOptions {
@@ -32,6 +34,11 @@ export interface StartStubOptions {
    * in the `X-Badge-Sim-Control-Token` header (401 without). Open when not given.
    */
   controlToken?: string;
+  /**
+   * Transport timeouts of the HTTP server in ms, each optional (defaults: headers 10 s,
+   * request 30 s, idle connection 30 s, keep-alive 5 s). Shown by `GET /_stub/settings`.
+   */
+  timeouts?: Partial<HttpTimeouts>;
   /** Called after each response, for a request log (never given headers or bodies). */
   onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
 }
@@ -53,6 +60,22 @@ export interface StubHandle extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+/** The HTTP timeouts with defaults filled in; each a whole number of ms ≥ 1, headers ≤ request. */
+function httpTimeouts(given: Partial<HttpTimeouts>): HttpTimeouts {
+  const timeouts = { ...DEFAULT_SETTINGS.httpTimeouts, ...given };
+  for (const [name, ms] of Object.entries(timeouts)) {
+    if (!Number.isInteger(ms) || ms < 1 || ms > 3_600_000) {
+      throw new RangeError(
+        `badge-sim: timeouts.${name} must be whole ms from 1 to 3600000, got ${ms}`,
+      );
+    }
+  }
+  if (timeouts.headersMs > timeouts.requestMs) {
+    throw new RangeError('badge-sim: timeouts.headersMs must not exceed timeouts.requestMs');
+  }
+  return timeouts;
+}
+
 /** Starts a stub listening on a real port. */
 export async function startStub(options: StartStubOptions = {}): Promise<StubHandle> {
   if (options.controlToken !== undefined) {
@@ -63,15 +86,37 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     typeof options.fixtures === 'object'
       ? options.fixtures
       : loadFixturesFile(options.fixtures ?? DEFAULT_FIXTURES_FILE);
+  const timeouts = httpTimeouts({ ...options.settings?.httpTimeouts, ...options.timeouts });
   const core = new StubCore({
     fixtures,
     seed: options.seed,
-    settings: options.settings,
+    settings: { ...options.settings, httpTimeouts: timeouts },
     clockMode: options.clock,
     clockScale: options.clockScale,
     startTime: options.startTime,
   });
-  const app = Fastify({ logger: false, bodyLimit: core.settings.bodyLimit });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: core.settings.bodyLimit,
+    // A path fastify cannot decode (`/tasks/%`) is refused with the stub's error body too.
+    frameworkErrors: handleError,
+    // A client that sends nothing, or its headers or body a byte at a time, is cut off.
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      // Node checks the headers and request deadlines on this interval (30 s by default).
+      connectionsCheckingInterval: Math.max(
+        10,
+        Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)),
+      ),
+    },
+  });
+  // An upgraded WebSocket (a badge) is no longer an HTTP request: no idle timeout applies
+  // (Node drops its own on upgrade; this says so and keeps it so).
+  app.server.on('upgrade', (_request, socket: Socket) => socket.setTimeout(0));
   await app.register(stubApp, { core, controlToken: options.controlToken });
   if (options.onResponse) {
     const log = options.onResponse;

@@ -8,6 +8,7 @@
 import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
 import type { Clock, TimerId } from '../protocol/clock.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
+import { hasOwn } from '../protocol/own.ts';
 import { draw } from './seeded-random.ts';
 
 export type Behaviour = FixtureBehaviour;
@@ -48,7 +49,7 @@ export function runBehaviour(
     const heard = new Set<string>();
     stops.push(
       badge.onAlertPlay((taskId, repeat) => {
-        if ('on_repeat' in ack) {
+        if (hasOwn(ack, 'on_repeat')) {
           if (repeat === ack.on_repeat) badge.tap(taskId);
           return;
         }

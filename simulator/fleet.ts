@@ -18,6 +18,7 @@ import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../proto
 import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
+import { hasOwn, ownValue } from '../protocol/own.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
@@ -115,14 +116,19 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
   }
   const b = behaviour as FixtureBehaviour;
   const ranges = [
-    b.ack && b.ack !== 'never' && 'after' in b.ack ? ['ack.after', b.ack.after] : undefined,
+    b.ack && b.ack !== 'never' && hasOwn(b.ack, 'after') ? ['ack.after', b.ack.after] : undefined,
     b.flaky ? ['flaky.every', b.flaky.every] : undefined,
     b.flaky ? ['flaky.down', b.flaky.down] : undefined,
+    // Offline times are single durations (the schema's pattern); a range check also bounds them.
+    ...(b.offline ?? []).flatMap((drop, i) => [
+      [`offline[${i}].at`, drop.at],
+      drop.for === undefined ? undefined : [`offline[${i}].for`, drop.for],
+    ]),
   ];
   for (const entry of ranges) {
     if (entry && !parseDurationRange(entry[1]!)) {
       throw new FleetError(
-        `badge-sim: ${where}.${entry[0]} '${entry[1]}' is not a duration or a range low..high`,
+        `badge-sim: ${where}.${entry[0]} '${entry[1]}' is not a duration of at most 3650 days or a range low..high`,
       );
     }
   }
@@ -190,7 +196,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   );
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
   devices.forEach((device, i) => {
-    const given = options.behaviours?.[device.id] ?? device.behaviour;
+    const given = ownValue(options.behaviours, device.id) ?? device.behaviour;
     const behaviour = given
       ? checkBehaviour(given, `behaviour of device ${device.id}`)
       : defaultBehaviour;

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { FixtureError } from '../../fixtures/load-fixtures.ts';
-import { formatTimestamp } from '../../protocol/clock.ts';
+import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from '../../protocol/clock.ts';
 import {
   ClockAdvance,
   ClockAdvanced,
@@ -18,6 +18,7 @@ import {
   CONTROL_PREFIX,
   CONTROL_TOKEN_HEADER,
   DeviceView,
+  GENERATE_MAX_DEVICES,
   GenerateRequest,
   Health,
   TapResult,
@@ -128,6 +129,15 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
+      const { accounts = 1, devicesPerAccount = 12 } = request.body;
+      if (accounts * devicesPerAccount > GENERATE_MAX_DEVICES) {
+        throw new HttpError(
+          400,
+          'invalid_field',
+          `devicesPerAccount × accounts is ${accounts * devicesPerAccount}: at most ${GENERATE_MAX_DEVICES} devices are generated`,
+          'devicesPerAccount',
+        );
+      }
       // faker is large: loaded only when fixtures are generated.
       const { generateFixtures } = await import('../../fixtures/generate-fixtures.ts');
       return loadFixtures(generateFixtures(request.body));
@@ -181,41 +191,54 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           by === undefined ? 'by' : 'to',
         );
       }
+      const past = (field: 'by' | 'to', what: string) =>
+        new HttpError(
+          400,
+          'invalid_field',
+          `${field} ${what} would move the clock past ${formatTimestamp(MAX_INSTANT)}, the last instant it can hold`,
+          field,
+        );
+      let target: number;
+      let ms = 0;
+      if (by !== undefined) {
+        const parsed = parseDuration(by);
+        if (parsed === undefined) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `by '${by}' is not a duration of at most 3650 days (try '30s', '5m', '2h', '7d' or milliseconds)`,
+            'by',
+          );
+        }
+        ms = parsed;
+        target = core.clock.now() + ms;
+        if (target > MAX_INSTANT) throw past('by', `'${by}'`);
+      } else {
+        target = Date.parse(to!);
+        if (Number.isNaN(target))
+          throw new HttpError(400, 'invalid_field', `to '${to}' is not an ISO 8601 instant`, 'to');
+        if (!isHoldableInstant(target)) throw past('to', `'${to}'`);
+        if (target < core.clock.now()) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `to '${to}' is before the clock's now (${formatTimestamp(core.clock.now())})`,
+            'to',
+          );
+        }
+      }
       let fired: number;
       // Badges the clock goes on without during this advance, for the answer.
       const heldBy: ClockHeldBy[] = [];
       const stopListening = gateway.onHold((hold) => heldBy.push(holdView(hold)));
       try {
-        if (by !== undefined) {
-          const ms = parseDuration(by);
-          if (ms === undefined) {
-            throw new HttpError(
-              400,
-              'invalid_field',
-              `by '${by}' is not a duration (try '30s', '5m', '2h', '7d' or milliseconds)`,
-              'by',
-            );
-          }
-          fired = await core.clock.advanceBy(ms);
-        } else {
-          const time = Date.parse(to!);
-          if (Number.isNaN(time))
-            throw new HttpError(
-              400,
-              'invalid_field',
-              `to '${to}' is not an ISO 8601 instant`,
-              'to',
-            );
-          if (time < core.clock.now()) {
-            throw new HttpError(
-              400,
-              'invalid_field',
-              `to '${to}' is before the clock's now (${formatTimestamp(core.clock.now())})`,
-              'to',
-            );
-          }
-          fired = await core.clock.advanceTo(time);
-        }
+        fired =
+          by !== undefined ? await core.clock.advanceBy(ms) : await core.clock.advanceTo(target);
+      } catch (error) {
+        // Another advance got there first: the clock refuses a target it cannot reach.
+        if (error instanceof RangeError)
+          throw new HttpError(400, 'invalid_field', error.message, by !== undefined ? 'by' : 'to');
+        throw error;
       } finally {
         stopListening();
       }

@@ -6,9 +6,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatTimestamp } from '../../protocol/clock.ts';
+import { ownValue } from '../../protocol/own.ts';
 import type { DeviceGateway } from '../device-gateway.ts';
 import type { EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
+import { jsonBytes, MAX_STORED_JSON_BYTES } from '../json-body.ts';
 import type { StubCore } from '../stub-core.ts';
 
 export interface TriggerApiOptions {
@@ -59,10 +61,10 @@ export async function triggerApiRoutes(
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const grantType = body.grant_type;
-      const clientId = body.client_id;
-      const refreshToken = body.refresh_token;
+      // Own fields only: a client word never finds what every object inherits.
+      const grantType = ownValue(request.body, 'grant_type');
+      const clientId = ownValue(request.body, 'client_id');
+      const refreshToken = ownValue(request.body, 'refresh_token');
       if (typeof grantType !== 'string' || grantType === '')
         return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
       if (grantType !== 'refresh_token')
@@ -155,9 +157,9 @@ export async function triggerApiRoutes(
       { schema: { tags: ['service'], summary: `Invoke an HTTP workflow (${environment}).` } },
       async (request) => {
         const { workflow_id: workflowId } = request.params as { workflow_id: string };
-        const query = request.query as Record<string, unknown>;
-        const subscriberId = account(request, query.subscriber_id);
-        if (typeof query.user_id !== 'string' || query.user_id === '') {
+        const subscriberId = account(request, ownValue(request.query, 'subscriber_id'));
+        const userId = ownValue(request.query, 'user_id');
+        if (typeof userId !== 'string' || userId === '') {
           throw new HttpError(
             400,
             'invalid_field',
@@ -165,7 +167,7 @@ export async function triggerApiRoutes(
             'user_id',
           );
         }
-        const body = request.body as Record<string, unknown> | undefined;
+        const body = request.body;
         if (!body || typeof body !== 'object' || Array.isArray(body)) {
           throw new HttpError(
             400,
@@ -174,17 +176,26 @@ export async function triggerApiRoutes(
             'body',
           );
         }
-        if (body.action !== 'invoke')
+        const actionArgs = ownValue(body, 'action_args');
+        if (ownValue(body, 'action') !== 'invoke')
           throw new HttpError(400, 'invalid_field', "action must be 'invoke'", 'action');
         if (
-          body.action_args !== undefined &&
-          (typeof body.action_args !== 'object' ||
-            body.action_args === null ||
-            Array.isArray(body.action_args))
+          actionArgs !== undefined &&
+          (typeof actionArgs !== 'object' || actionArgs === null || Array.isArray(actionArgs))
         ) {
           throw new HttpError(400, 'invalid_field', 'action_args must be an object', 'action_args');
         }
-        const targets = body.target_device_ids;
+        // Stored and shown later (GET /_stub/workflows/invocations): bounded in size; its depth
+        // is bounded by the body parser.
+        if (actionArgs !== undefined && jsonBytes(actionArgs) > MAX_STORED_JSON_BYTES) {
+          throw new HttpError(
+            400,
+            'too_large',
+            `action_args is over ${MAX_STORED_JSON_BYTES} bytes as JSON`,
+            'action_args',
+          );
+        }
+        const targets = ownValue(body, 'target_device_ids');
         if (
           targets !== undefined &&
           (!Array.isArray(targets) || targets.some((t) => typeof t !== 'string'))
@@ -222,7 +233,7 @@ export async function triggerApiRoutes(
             'workflow_id',
           );
         }
-        const user = deviceOf(subscriberId, query.user_id, 'user_id');
+        const user = deviceOf(subscriberId, userId, 'user_id');
         const targetDevices = ((targets as string[] | undefined) ?? []).map((id, i) =>
           deviceOf(subscriberId, id, `target_device_ids[${i}]`),
         );
@@ -234,7 +245,7 @@ export async function triggerApiRoutes(
           subscriber_id: subscriberId,
           user_id: user.id,
           action: 'invoke',
-          ...(body.action_args === undefined ? {} : { action_args: body.action_args }),
+          ...(actionArgs === undefined ? {} : { action_args: actionArgs }),
           ...(targets === undefined ? {} : { target_device_ids: targets as string[] }),
           at: formatTimestamp(core.clock.now()),
         });
@@ -253,10 +264,7 @@ export async function triggerApiRoutes(
       { schema: { tags: ['service'], summary: `Device information (${environment}).` } },
       async (request) => {
         const { device_id: deviceId } = request.params as { device_id: string };
-        const subscriberId = account(
-          request,
-          (request.query as Record<string, unknown>).subscriber_id,
-        );
+        const subscriberId = account(request, ownValue(request.query, 'subscriber_id'));
         const device = deviceOf(subscriberId, deviceId, 'device_id');
         const fixture = core.deviceFixture(device.id);
         const live = gateway.liveState(device.id);

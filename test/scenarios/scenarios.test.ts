@@ -110,6 +110,11 @@ describe('loading', () => {
       ":10: timeline[1].request.path '../../../../oauth2/token' must stay under /subscribers/{id}/api/v1/: no '..'",
     ],
     [
+      'a jump longer than 3650 days (docs/decisions.md I3)',
+      GOOD.replace('    as: runner', '    as: runner\n  - { at: 1s, jump: 3651d }'),
+      ":10: timeline[1].jump '3651d' is longer than 3650 days",
+    ],
+    [
       'YAML that does not parse',
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',

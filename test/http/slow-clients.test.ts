@@ -1,0 +1,132 @@
+/**
+ * Slow HTTP clients are cut off (docs/decisions.md I9): one that connects and sends nothing,
+ * one that sends its headers a byte at a time, one that sends its body a byte at a time.
+ * A normal keep-alive client and a connected WebSocket badge are not. The timeouts are real
+ * transport time, set small (a few hundred ms) for the test.
+ */
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { startStub } from '../../server-stub/start-stub.ts';
+import { request } from '../support/http.ts';
+
+const TIMEOUTS = { headersMs: 300, requestMs: 600, idleMs: 400, keepAliveMs: 300 };
+/** Well past every timeout above: a client still connected then was not cut off. */
+const PAST = 1_500;
+
+/** A raw TCP client; `closedWithin` resolves to whether the server closed it in time. */
+async function rawSocket(port: number) {
+  const socket = connect({ host: '127.0.0.1', port });
+  await once(socket, 'connect');
+  let received = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    received += chunk;
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return {
+    socket,
+    received: () => received,
+    closedWithin: (ms: number) =>
+      Promise.race([closed.then(() => true), sleep(ms).then(() => false)]),
+  };
+}
+
+/** Writes `text` one byte every `everyMs`, until done or the socket is closed. */
+async function dribble(socket: Socket, text: string, everyMs: number) {
+  for (const byte of text) {
+    if (socket.destroyed || socket.writableEnded) return;
+    socket.write(byte);
+    await sleep(everyMs);
+  }
+}
+
+describe('slow HTTP clients are cut off', () => {
+  test('the timeouts are settings, shown by GET /_stub/settings', async () => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const res = await request(`${stub.controlUrl}/settings`);
+    expect(res.body.httpTimeouts).toEqual(TIMEOUTS);
+    await using defaults = await startStub();
+    expect((await request(`${defaults.controlUrl}/settings`)).body.httpTimeouts).toEqual({
+      headersMs: 10_000,
+      requestMs: 30_000,
+      idleMs: 30_000,
+      keepAliveMs: 5_000,
+    });
+  });
+
+  test('a client that connects and sends nothing is disconnected', async () => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const client = await rawSocket(stub.port);
+    expect(await client.closedWithin(PAST)).toBe(true);
+  });
+
+  test('a client that sends its headers a byte every 100 ms is disconnected', async () => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const client = await rawSocket(stub.port);
+    const headers = `GET /_stub/health HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(100)}\r\n\r\n`;
+    void dribble(client.socket, headers, 100);
+    expect(await client.closedWithin(PAST)).toBe(true);
+    // Cut before it could finish its request: it never got an answer of 200.
+    expect(client.received()).not.toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  test('a client that sends its body a byte every 100 ms is disconnected', async () => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const client = await rawSocket(stub.port);
+    const body = JSON.stringify({ by: '1s', padding: undefined }).padEnd(60, ' ');
+    client.socket.write(
+      `POST /_stub/clock/advance HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    void dribble(client.socket, body, 100);
+    expect(await client.closedWithin(PAST)).toBe(true);
+    // The advance never happened.
+    expect((await request(`${stub.controlUrl}/clock`)).body.now).toBe(
+      '2026-01-01T00:00:00.000000Z',
+    );
+  });
+
+  test('a normal keep-alive client is served, request after request', async () => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const client = await rawSocket(stub.port);
+    for (let i = 0; i < 4; i++) {
+      client.socket.write('GET /_stub/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      await expect.poll(() => client.received().split('HTTP/1.1 200').length - 1).toBe(i + 1);
+      // Within the keep-alive timeout: the same connection serves the next request.
+      await sleep(100);
+    }
+    expect(client.socket.destroyed).toBe(false);
+  });
+
+  test('a connected WebSocket badge stays connected past every timeout', async () => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const ws = new WebSocket(stub.devicesUrl);
+    const frames: { type: string }[] = [];
+    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+    let closed = false;
+    ws.on('close', () => {
+      closed = true;
+    });
+    await once(ws, 'open');
+    ws.send(
+      JSON.stringify({
+        seq: 0,
+        type: 'hello',
+        protocol: 1,
+        device_id: '350000000000001',
+        key: 'badge-key-0001',
+      }),
+    );
+    await expect.poll(() => frames.some((f) => f.type === 'welcome')).toBe(true);
+    await sleep(PAST);
+    expect(closed).toBe(false);
+    const devices = await request<{ device_id: string; online: boolean }[]>(
+      `${stub.controlUrl}/devices`,
+    );
+    expect(devices.body.find((d) => d.device_id === '350000000000001')?.online).toBe(true);
+    ws.close();
+  });
+});
