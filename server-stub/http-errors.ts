@@ -70,7 +70,7 @@ export function handleError(
     return;
   }
   if (error.validation) {
-    const [first] = error.validation;
+    const first = mostTelling(error.validation);
     const part = error.validationContext ?? 'body';
     const field = first ? fieldOf(first.instancePath, first.params) : undefined;
     let detail = first?.message ?? 'is invalid';
@@ -94,6 +94,25 @@ export function handleError(
   }
   request.log.error({ err: error }, 'unexpected error');
   send(reply, 500, 'internal', 'badge-sim: unexpected error in the stub (see its log)');
+}
+
+type ValidationError = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * The error that says most. A field of several types (`by`: a duration text or a number)
+ * fails every branch; the first branch's complaint ("must be string") misleads a client that
+ * sent a number out of range, so prefer the branch whose type matched, else list the types.
+ */
+function mostTelling(errors: ValidationError[]): ValidationError | undefined {
+  const [first] = errors;
+  if (!first) return undefined;
+  const path = first.instancePath;
+  if (!errors.some((e) => e.keyword === 'anyOf' && e.instancePath === path)) return first;
+  const branches = errors.filter((e) => e.instancePath === path && e.keyword !== 'anyOf');
+  const matched = branches.find((e) => e.keyword !== 'type');
+  if (matched) return matched;
+  const types = branches.map((e) => String(e.params.type));
+  return { ...first, message: `must be ${[...new Set(types)].join(' or ')}` };
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {

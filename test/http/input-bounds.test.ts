@@ -118,6 +118,24 @@ describe('numbers are finite and in range where they enter', () => {
     },
   );
 
+  test.each([
+    ['{"by":1e308}', 'by must be <= 315360000000'],
+    ['{"by":-5}', 'by must be >= 0'],
+    ['{"by":true}', 'by must be string or number'],
+  ])(
+    'advance %s: a field of two types says what is wrong with the type that was sent',
+    async (body, message) => {
+      await using stub = await startStub();
+      const res = await request(`${stub.controlUrl}/clock/advance`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        rawBody: body,
+      });
+      expectRefusal(res, 'by');
+      expect(res.body.message).toBe(message);
+    },
+  );
+
   test('events limit stays a decimal whole number, clamped to 100', async () => {
     await using stub = await startStub();
     const api = serviceClient(stub);
