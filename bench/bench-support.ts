@@ -3,6 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** The installed version of a package, or `?`. */
 export function packageVersion(name: string): string {
@@ -92,4 +94,32 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
+}
+
+/** What a bench reads of a process's memory, in bytes. */
+export interface ProcessMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
+/** The `gc` function, exposed at run time when node did not start with --expose-gc. */
+export function exposeGc(): (() => void) | undefined {
+  const existing = (globalThis as { gc?: () => void }).gc;
+  if (existing) return existing;
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's memory after a full GC (twice: the first may leave work for finalisers). */
+export function memoryAfterGc(gc: (() => void) | undefined): ProcessMemory {
+  gc?.();
+  gc?.();
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  return { rss, heapUsed, heapTotal, external };
 }

@@ -32,15 +32,15 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import {
   awaitChildLine,
   environmentLines,
+  exposeGc,
   loadavg,
+  memoryAfterGc,
   percentile,
   readNumber,
   stopChild,
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
 
   // ---- Connect ------------------------------------------------------------------------------
   const stubRssIdle = procRssKb(stubPid);
-  const before = memory();
+  const before = memoryAfterGc(gc);
   const stubCpu0 = procCpuMs(stubPid);
   const tcp0 = tcpCounters();
   const selfCpu0 = process.cpuUsage();
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   const connectStubCpu = procCpuMs(stubPid) - stubCpu0;
   const tcp = tcpDelta(tcp0, tcpCounters());
   const connected = fleet.connectedCount();
-  const after = memory();
+  const after = memoryAfterGc(gc);
   const stubRssConnected = procRssKb(stubPid);
 
   print(`### Connect: ${BADGES.toLocaleString('en-US')} badges, one stub`);
@@ -457,33 +457,6 @@ function errorSummary(handle: FleetHandle): string {
 
 // ---------------------------------------------------------------------------------------------
 // Measurement helpers
-
-interface Memory {
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
-}
-
-/** This process's memory after a full GC (twice: the first may leave work for finalisers). */
-function memory(): Memory {
-  gc?.();
-  gc?.();
-  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external };
-}
-
-/** The `gc` function, exposed at run time when node did not start with --expose-gc. */
-function exposeGc(): (() => void) | undefined {
-  const existing = (globalThis as { gc?: () => void }).gc;
-  if (existing) return existing;
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
-  } catch {
-    return undefined;
-  }
-}
 
 /** VmRSS of a process in KB, from /proc; NaN where there is no /proc. */
 function procRssKb(pid: number): number {

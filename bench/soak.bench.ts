@@ -45,8 +45,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
@@ -54,7 +52,10 @@ import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import {
   awaitChildLine,
   environmentLines,
+  exposeGc,
   loadavg,
+  memoryAfterGc,
+  type ProcessMemory,
   readNumber,
   stopChild,
 } from './bench-support.ts';
@@ -93,11 +94,7 @@ const WINDOW_ROUNDS = Math.ceil(RETENTION_MS / ROUND_MS) + 1;
 const WARMUP = warmupRounds();
 const CYCLES = Math.round(setting('cycles', 'BENCH_CYCLES', 2, 2));
 
-interface Memory {
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
+interface Memory extends ProcessMemory {
   /** The stub only: compiled code, and V8's malloc'd memory. */
   codeSpace?: number;
   malloced?: number;
@@ -139,7 +136,7 @@ async function main(): Promise<void> {
   const idle = await stubMemory();
   progress(`connecting ${BADGES} badges…`);
   fleet = await connectFleet(url);
-  const connected = { stub: await stubMemory(), fleet: fleetMemory() };
+  const connected = { stub: await stubMemory(), fleet: memoryAfterGc(gc) };
   print(
     `- stub pid ${stub!.pid}, ${url}: RSS ${mib(idle.rss)} with the fixtures loaded, ` +
       `${mib(connected.stub.rss)} with ${fleet.connectedCount()} badges online`,
@@ -168,7 +165,7 @@ async function main(): Promise<void> {
     const measured: Round = {
       round,
       stub: await stubMemory(),
-      fleet: fleetMemory(),
+      fleet: memoryAfterGc(gc),
       wallMs: performance.now() - t0,
     };
     rounds.push(measured);
@@ -476,25 +473,6 @@ function killStub(): void {
 
 // ---------------------------------------------------------------------------------------------
 // Measurement
-
-function fleetMemory(): Memory {
-  gc?.();
-  gc?.();
-  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external };
-}
-
-/** The `gc` function, exposed at run time when node did not start with --expose-gc. */
-function exposeGc(): (() => void) | undefined {
-  const existing = (globalThis as { gc?: () => void }).gc;
-  if (existing) return existing;
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Least-squares slope of y over x; NaN with fewer than two points. */
 export function leastSquaresSlope(points: [number, number][]): number {
