@@ -17,6 +17,7 @@ import {
 import type { Device, Directory } from './directory.ts';
 import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
+import { Transcript } from './transcript.ts';
 
 /** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
 export const REPEAT_INTERVAL_MS = 30_000;
@@ -108,21 +109,6 @@ interface TaskDevice {
   timer: TimerId | undefined;
 }
 
-/** A transcript line as stored: the instant as a number, formatted only when read. */
-interface StoredLine {
-  atMs: number;
-  command: DeviceCommand;
-}
-
-/**
- * A device's transcript: lines before `head` are dropped and their slots emptied, so they are
- * not kept alive (amortised, as in the EventStore).
- */
-interface DeviceTranscript {
-  lines: (StoredLine | undefined)[];
-  head: number;
-}
-
 interface Task {
   id: string;
   subscriberId: string;
@@ -135,8 +121,19 @@ interface Task {
   outcome: TaskOutcome | null;
   endedAt: number | null;
   acks: number;
+  /** The devices of an alerting task; emptied when it ends (see `recipients`). */
   devices: Map<string, TaskDevice>;
+  /** The devices of an ended task, compact: it is kept 7 days and never changes again. */
+  recipients: EndedRecipients | undefined;
   timeoutTimer: TimerId | undefined;
+  /** Commands made once and given to every device: each transcript line points at one. */
+  commands: TaskCommands;
+}
+
+interface TaskCommands {
+  plays: DeviceCommand[];
+  stop: Partial<Record<StopCause, DeviceCommand>>;
+  speak: Partial<Record<SpeechCause, DeviceCommand>>;
 }
 
 export interface AlertEngineOptions {
@@ -165,7 +162,7 @@ export class AlertEngine {
    * (serial alerting for one name); different names each have a lane and interleave.
    */
   #lanes = new Map<string, Map<string, Lane>>();
-  #transcripts = new Map<string, DeviceTranscript>();
+  #transcripts = new Map<string, Transcript>();
   readonly #listeners = new Set<DeliveryListener>();
 
   constructor(options: AlertEngineOptions) {
@@ -207,7 +204,9 @@ export class AlertEngine {
           { device, status: 'queued', plays: 0, lastPlayedAt: 0, timer: undefined },
         ]),
       ),
+      recipients: undefined,
       timeoutTimer: undefined,
+      commands: { plays: [], stop: {}, speak: {} },
     };
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start');
@@ -247,9 +246,8 @@ export class AlertEngine {
   broadcast(subscriberId: string, request: BroadcastRequest): { taskId: string } {
     const devices = this.#directory.resolveGroups(subscriberId, request.groups);
     const taskId = this.#ids.taskId();
-    for (const device of devices) {
-      this.#deliver(device.id, { type: 'broadcast', taskId, text: request.notification });
-    }
+    const command: DeviceCommand = { type: 'broadcast', taskId, text: request.notification };
+    for (const device of devices) this.#deliver(device.id, command);
     return { taskId };
   }
 
@@ -281,14 +279,14 @@ export class AlertEngine {
     const task = this.#tasks.get(taskId);
     if (!task) throw new EngineError('unknown_task', `no alert task '${taskId}'`, 'task_id');
     const td = task.devices.get(deviceId);
-    if (!td) {
+    if (!td && !task.recipients?.has(deviceId)) {
       throw new EngineError(
         'unknown_device',
         `device '${deviceId}' is not a recipient of alert '${taskId}'`,
         'device_id',
       );
     }
-    if (task.state === 'ended') return { result: 'ended', taskId };
+    if (!td || task.state === 'ended') return { result: 'ended', taskId };
     if (td.status === 'acknowledged') return { result: 'duplicate', taskId };
     if (td.status !== 'playing') return { result: 'not_playing', taskId };
 
@@ -296,15 +294,9 @@ export class AlertEngine {
     this.#clock.clearTimer(td.timer);
     task.acks++;
     this.#emit(task, 'acknowledged', { device: td.device.user });
-    this.#deliver(deviceId, { type: 'stop', taskId, cause: 'acknowledged' });
-    if (task.request.on_ack) {
-      this.#deliver(deviceId, {
-        type: 'speak',
-        taskId,
-        text: task.request.on_ack,
-        cause: 'on_ack',
-      });
-    }
+    this.#deliver(deviceId, stopCommand(task, 'acknowledged'));
+    if (task.request.on_ack)
+      this.#deliver(deviceId, speakCommand(task, 'on_ack', task.request.on_ack));
     this.#leaveLane(task, td);
     if (task.acks >= task.quorum) this.#finish(task, 'quorum');
     return { result: 'acknowledged', taskId };
@@ -359,10 +351,9 @@ export class AlertEngine {
   transcript(deviceId: string): readonly TranscriptEntry[] {
     const transcript = this.#transcripts.get(deviceId);
     if (!transcript) return [];
-    this.#pruneTranscript(transcript, this.#clock.now());
+    transcript.dropBefore(this.#clock.now() - TRANSCRIPT_RETENTION_MS);
     const entries: TranscriptEntry[] = [];
-    for (let i = transcript.head; i < transcript.lines.length; i++) {
-      const { atMs, command } = transcript.lines[i]!;
+    for (const { atMs, command } of transcript.lines()) {
       entries.push({ ...command, at: formatTimestamp(atMs) });
     }
     return entries;
@@ -386,7 +377,7 @@ export class AlertEngine {
     let lanes = 0;
     for (const byName of this.#lanes.values()) lanes += byName.size;
     let transcriptEntries = 0;
-    for (const t of this.#transcripts.values()) transcriptEntries += t.lines.length - t.head;
+    for (const t of this.#transcripts.values()) transcriptEntries += t.size;
     const events = this.#events.stats();
     const ended = this.#ended.length - this.#endedHead;
     return {
@@ -446,21 +437,6 @@ export class AlertEngine {
     }
   }
 
-  /** Drops a transcript's lines older than the retention and beyond the cap (amortised). */
-  #pruneTranscript(transcript: DeviceTranscript, now: number): void {
-    const lines = transcript.lines;
-    const cutoff = now - TRANSCRIPT_RETENTION_MS;
-    let head = Math.max(transcript.head, lines.length - TRANSCRIPT_CAP);
-    while (head < lines.length && lines[head]!.atMs < cutoff) head++;
-    if (head * 2 > lines.length || head > 256) {
-      transcript.lines = lines.slice(head);
-      transcript.head = 0;
-    } else {
-      for (let i = transcript.head; i < head; i++) lines[i] = undefined;
-      transcript.head = head;
-    }
-  }
-
   #enqueue(task: Task, td: TaskDevice): void {
     let lanes = this.#lanes.get(td.device.id);
     if (!lanes) {
@@ -479,13 +455,7 @@ export class AlertEngine {
 
   #play(task: Task, td: TaskDevice): void {
     td.lastPlayedAt = this.#clock.now();
-    this.#deliver(td.device.id, {
-      type: 'play',
-      taskId: task.id,
-      name: task.name,
-      text: task.request.notification,
-      repeat: td.plays++,
-    });
+    this.#deliver(td.device.id, playCommand(task, td.plays++));
     td.timer = this.#clock.setTimer(REPEAT_INTERVAL_MS, () => this.#play(task, td));
   }
 
@@ -528,13 +498,15 @@ export class AlertEngine {
       if (td.status === 'acknowledged') continue;
       if (td.status === 'playing') {
         this.#clock.clearTimer(td.timer);
-        this.#deliver(td.device.id, { type: 'stop', taskId: task.id, cause: outcome });
+        this.#deliver(td.device.id, stopCommand(task, outcome));
       }
       td.status = 'stopped';
-      if (speech)
-        this.#deliver(td.device.id, { type: 'speak', taskId: task.id, text: speech, cause });
+      if (speech) this.#deliver(td.device.id, speakCommand(task, cause, speech));
       this.#leaveLane(task, td);
     }
+    task.recipients = new EndedRecipients(task.devices.values());
+    task.devices = new Map();
+    task.commands = { plays: [], stop: {}, speak: {} };
     if (outcome !== 'cancelled') this.#emit(task, 'end', { status: 'normal' });
     else if (this.#cancelEvents === 'end-cancelled')
       this.#emit(task, 'end', { status: 'cancelled' });
@@ -555,18 +527,12 @@ export class AlertEngine {
   #deliver(deviceId: string, command: DeviceCommand): void {
     let transcript = this.#transcripts.get(deviceId);
     if (!transcript) {
-      transcript = { lines: [], head: 0 };
+      transcript = new Transcript(TRANSCRIPT_CAP);
       this.#transcripts.set(deviceId, transcript);
     }
     const now = this.#clock.now();
-    transcript.lines.push({ atMs: now, command });
-    // Over the cap, or the oldest line expired: prune (usually neither, one comparison each).
-    if (
-      transcript.lines.length - transcript.head > TRANSCRIPT_CAP ||
-      transcript.lines[transcript.head]!.atMs < now - TRANSCRIPT_RETENTION_MS
-    ) {
-      this.#pruneTranscript(transcript, now);
-    }
+    transcript.add(now, command);
+    transcript.dropBefore(now - TRANSCRIPT_RETENTION_MS);
     for (const listener of this.#listeners) listener(deviceId, command);
   }
 }
@@ -582,6 +548,28 @@ function headOf(lane: Lane): Task {
   return lane.values().next().value!;
 }
 
+/** A task's n-th play, made once and shared by every device that hears it. */
+function playCommand(task: Task, repeat: number): DeviceCommand {
+  task.commands.plays[repeat] ??= {
+    type: 'play',
+    taskId: task.id,
+    name: task.name,
+    text: task.request.notification,
+    repeat,
+  };
+  return task.commands.plays[repeat];
+}
+
+function stopCommand(task: Task, cause: StopCause): DeviceCommand {
+  task.commands.stop[cause] ??= { type: 'stop', taskId: task.id, cause };
+  return task.commands.stop[cause];
+}
+
+function speakCommand(task: Task, cause: SpeechCause, text: string): DeviceCommand {
+  task.commands.speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
+  return task.commands.speak[cause];
+}
+
 function snapshot(task: Task): TaskSnapshot {
   return {
     task_id: task.id,
@@ -595,11 +583,64 @@ function snapshot(task: Task): TaskSnapshot {
     quorum: task.quorum,
     timeout: task.timeoutS,
     acknowledgements: task.acks,
-    devices: [...task.devices.values()].map((td) => ({
-      device_id: td.device.id,
-      user: td.device.user,
-      status: td.status,
-      plays: td.plays,
-    })),
+    devices:
+      task.recipients?.view() ??
+      [...task.devices.values()].map((td) => ({
+        device_id: td.device.id,
+        user: td.device.user,
+        status: td.status,
+        plays: td.plays,
+      })),
   };
+}
+
+const STATUSES: readonly DeviceAlertStatus[] = ['queued', 'playing', 'acknowledged', 'stopped'];
+
+/**
+ * An ended task's devices in a few bytes each (a task is kept 7 days): the devices in the
+ * order they were alerted, their final status and play count, and their indices sorted by
+ * device id, so asking whether a device was alerted is a binary search, not a Map entry each.
+ */
+class EndedRecipients {
+  readonly #devices: Device[] = [];
+  readonly #status: Uint8Array;
+  readonly #plays: Uint32Array;
+  readonly #byId: Uint32Array;
+
+  constructor(tds: Iterable<TaskDevice>) {
+    const all = [...tds];
+    this.#status = new Uint8Array(all.length);
+    this.#plays = new Uint32Array(all.length);
+    all.forEach((td, i) => {
+      this.#devices.push(td.device);
+      this.#status[i] = STATUSES.indexOf(td.status);
+      this.#plays[i] = td.plays;
+    });
+    const ids = this.#devices.map((d) => d.id);
+    this.#byId = Uint32Array.from(ids.keys()).sort((a, b) =>
+      ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0,
+    );
+  }
+
+  has(deviceId: string): boolean {
+    let lo = 0;
+    let hi = this.#byId.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const id = this.#devices[this.#byId[mid]!]!.id;
+      if (id === deviceId) return true;
+      if (id < deviceId) lo = mid + 1;
+      else hi = mid;
+    }
+    return false;
+  }
+
+  view(): TaskSnapshot['devices'] {
+    return this.#devices.map((device, i) => ({
+      device_id: device.id,
+      user: device.user,
+      status: STATUSES[this.#status[i]!]!,
+      plays: this.#plays[i]!,
+    }));
+  }
 }

@@ -192,3 +192,41 @@ function catchEngineError(action: () => unknown): EngineError {
   }
   throw new Error('expected an EngineError, but nothing was thrown');
 }
+
+describe('an ended task is kept compactly (H1)', () => {
+  it('shows the same devices after it ends, and still tells a recipient from a stranger', async () => {
+    const { clock, engine } = setup();
+    const { taskId } = engine.createAlert(HOSPITAL, {
+      notification: 'Only Ada and Ben',
+      groups: ['Ada', 'Nurses'],
+      quorum: 1,
+      timeout: 60,
+    });
+    await clock.advanceBy(31_000); // a repeat: plays 2 on every device
+    const alerting = engine.task(taskId)!.devices;
+    expect(alerting.map((d) => [d.device_id, d.status, d.plays])).toEqual([
+      [ADA, 'playing', 2],
+      [BEN, 'playing', 2],
+      [LENA, 'playing', 2],
+    ]);
+    expect(engine.acknowledge(BEN, taskId)).toEqual({ result: 'acknowledged', taskId });
+    const ended = engine.task(taskId)!;
+    expect(ended.state).toBe('ended');
+    expect(ended.devices.map((d) => [d.device_id, d.user, d.status, d.plays])).toEqual([
+      [ADA, 'Ada Mensah', 'stopped', 2],
+      [BEN, 'Ben Okafor', 'acknowledged', 2],
+      [LENA, 'Lena Ortiz', 'stopped', 2],
+    ]);
+    expect(engine.acknowledge(ADA, taskId)).toEqual({ result: 'ended', taskId });
+    expect(engine.acknowledge(LENA, taskId)).toEqual({ result: 'ended', taskId });
+    const stranger = (() => {
+      try {
+        engine.acknowledge('350000000000009', taskId);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(stranger).toBeInstanceOf(EngineError);
+    expect((stranger as EngineError).code).toBe('unknown_device');
+  });
+});

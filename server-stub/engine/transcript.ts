@@ -1,0 +1,71 @@
+import type { DeviceCommand } from './alert-engine.ts';
+
+/** The smallest buffer a transcript starts with; it doubles up to its cap as lines come. */
+const INITIAL_CAPACITY = 8;
+
+/**
+ * One device's transcript: the commands it was given and when, oldest first, at most `cap`
+ * lines. A ring of instants in a Float64Array beside the (shared) command objects: 12 bytes a
+ * line, so a stub that keeps a week of lines for thousands of devices stays small (H2).
+ */
+export class Transcript {
+  #times = new Float64Array(INITIAL_CAPACITY);
+  #commands: (DeviceCommand | undefined)[] = new Array(INITIAL_CAPACITY);
+  #start = 0;
+  #size = 0;
+
+  constructor(readonly cap: number) {}
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Appends a line; at the cap, the oldest line is dropped. */
+  add(atMs: number, command: DeviceCommand): void {
+    if (this.#size === this.#times.length && this.#size < this.cap) this.#grow();
+    const capacity = this.#times.length;
+    if (this.#size === capacity) {
+      this.#commands[this.#start] = undefined;
+      this.#start = (this.#start + 1) % capacity;
+      this.#size--;
+    }
+    const at = (this.#start + this.#size) % capacity;
+    this.#times[at] = atMs;
+    this.#commands[at] = command;
+    this.#size++;
+  }
+
+  /** Drops the lines older than `cutoff` (usually none: one comparison). */
+  dropBefore(cutoff: number): void {
+    const capacity = this.#times.length;
+    while (this.#size > 0 && this.#times[this.#start]! < cutoff) {
+      this.#commands[this.#start] = undefined;
+      this.#start = (this.#start + 1) % capacity;
+      this.#size--;
+    }
+  }
+
+  /** The lines, oldest first. */
+  *lines(): Generator<{ atMs: number; command: DeviceCommand }> {
+    const capacity = this.#times.length;
+    for (let i = 0; i < this.#size; i++) {
+      const at = (this.#start + i) % capacity;
+      yield { atMs: this.#times[at]!, command: this.#commands[at]! };
+    }
+  }
+
+  #grow(): void {
+    const capacity = Math.min(this.cap, this.#times.length * 2);
+    const times = new Float64Array(capacity);
+    const commands: (DeviceCommand | undefined)[] = new Array(capacity);
+    const old = this.#times.length;
+    for (let i = 0; i < this.#size; i++) {
+      const from = (this.#start + i) % old;
+      times[i] = this.#times[from]!;
+      commands[i] = this.#commands[from];
+    }
+    this.#times = times;
+    this.#commands = commands;
+    this.#start = 0;
+  }
+}
