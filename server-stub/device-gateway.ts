@@ -98,12 +98,29 @@ const validators: ReadonlyMap<string, ValidateFunction> = (() => {
   ]);
 })();
 
+/**
+ * The most frames one badge is tracked for at a time (what the clock waits for). A badge that
+ * owes more has the oldest forgotten: it answers in order, so the newest still hold the clock.
+ */
+export const MAX_TRACKED_FRAMES = 1024;
+
+/** What the gateway holds for one connection (for tests and diagnostics). */
+export interface ConnectionStats {
+  deviceId: string | undefined;
+  /** Frames sent and tracked that it has not handled yet: at most MAX_TRACKED_FRAMES. */
+  pending: number;
+  responsive: boolean;
+}
+
 class Connection {
   deviceId: string | undefined;
   #seq = 0;
-  /** Frames sent that the badge has not handled yet. */
+  /**
+   * Frames sent that the badge has not handled yet and that hold the clock: only while it is
+   * responsive (counted unresponsive, it owes nothing), and at most MAX_TRACKED_FRAMES.
+   */
   readonly pending = new Set<number>();
-  /** While true, `pending` holds the clock; an unresponsive badge's frames do not. */
+  /** While false, frames sent to it are not tracked: they do not hold the clock. */
   responsive = true;
   /** Real time (performance.now) of its last answer, or of the first frame it now owes. */
   owingSince = 0;
@@ -129,11 +146,19 @@ class Connection {
     return this.ws.readyState === this.ws.OPEN;
   }
 
+  /** Frames sent so far: the seqs below it are the stub's. */
+  get sent(): number {
+    return this.#seq;
+  }
+
   /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
   send(frame: Outgoing, track: boolean): void {
     const seq = this.#seq++;
     if (track) {
       if (this.pending.size === 0) this.owingSince = performance.now();
+      // Full: forget the oldest (the caller counted the clock's wait unchanged).
+      if (this.pending.size >= MAX_TRACKED_FRAMES)
+        this.pending.delete(this.pending.values().next().value!);
       this.pending.add(seq);
     }
     this.#write(JSON.stringify({ ...frame, seq }));
@@ -202,6 +227,15 @@ export class DeviceGateway {
     return [...this.#connections.keys()];
   }
 
+  /** What the gateway holds for each connection, hello said or not. */
+  connectionStats(): ConnectionStats[] {
+    return [...this.#all].map((c) => ({
+      deviceId: c.deviceId,
+      pending: c.pending.size,
+      responsive: c.responsive,
+    }));
+  }
+
   /** Live state of a device (offline and unknown until it first connects). */
   liveState(deviceId: string): DeviceLiveState {
     return this.#live.get(deviceId) ?? emptyLiveState();
@@ -264,7 +298,9 @@ export class DeviceGateway {
   /** The badge held the clock past the bound: its frames stop holding it until it answers. */
   #unresponsive(connection: Connection, waitedMs: number): void {
     connection.responsive = false;
+    // What it owes no longer holds the clock, and what it is sent from now on is not tracked.
     this.#outstanding -= connection.pending.size;
+    connection.pending.clear();
     this.#wakeIfQuiet();
     const id = connection.deviceId;
     if (id === undefined) return;
@@ -493,22 +529,26 @@ export class DeviceGateway {
 
   /** Sends a frame the clock waits on until the badge has handled it. */
   #send(connection: Connection, frame: Outgoing): void {
-    // Only a virtual clock waits for badges; in real or scaled time they do not answer.
-    const track = this.#core.clock.mode === 'virtual';
-    if (track && connection.responsive) this.#outstanding++;
+    // Only a virtual clock waits for badges; in real or scaled time they do not answer. Nor
+    // does it wait for a badge counted unresponsive.
+    const track = this.#core.clock.mode === 'virtual' && connection.responsive;
+    // A full `pending` forgets its oldest for this one: the count the clock waits on stays.
+    if (track && connection.pending.size < MAX_TRACKED_FRAMES) this.#outstanding++;
     connection.send(frame, track);
   }
 
   #handled(connection: Connection, seq: number): void {
-    if (!connection.pending.delete(seq)) return;
-    this.#lastAnswer = connection.owingSince = performance.now();
-    if (connection.responsive) {
+    if (connection.pending.delete(seq)) {
+      this.#lastAnswer = connection.owingSince = performance.now();
       this.#settleBy(1);
       return;
     }
-    // It answers again: what it still owes holds the clock again (bounded again).
+    // An unresponsive badge owes nothing tracked: a `handled` for any frame the stub sent it
+    // (not tracked, or forgotten) is an answer, and it is responsive again: frames sent from
+    // now on hold the clock again (bounded again). A seq the stub never sent changes nothing.
+    if (connection.responsive || seq >= connection.sent) return;
     connection.responsive = true;
-    this.#outstanding += connection.pending.size;
+    connection.owingSince = performance.now();
     if (connection.deviceId !== undefined) {
       const live = this.#liveOf(connection.deviceId);
       live.responsive = true;

@@ -10,6 +10,7 @@ import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
+import { MAX_TRACKED_FRAMES } from '../../server-stub/device-gateway.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { BadgeLink, Outstanding } from '../../simulator/transport.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
@@ -518,6 +519,37 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
       .toMatchObject({ responsive: true, unresponsive_since: null });
     silent.ws.close();
     await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+  });
+
+  test('a badge counted unresponsive is not tracked: pending stays bounded, and its next answer makes it responsive', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 100 } });
+    const stats = () => stub.app.gateway.connectionStats();
+    const clocks = (client: { frames: any[] }) => client.frames.filter((f) => f.type === 'clock');
+    // Reads everything it is sent (so never 4008), answers nothing.
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    await request(`${stub.controlUrl}/settle`, { method: 'POST' });
+    expect(stats()).toEqual([{ deviceId: ADA, pending: 0, responsive: false }]);
+    for (let i = 0; i < 5_000; i++) stub.core.clockChanged();
+    await expect.poll(() => clocks(silent).length, { timeout: 5_000 }).toBe(5_000);
+    expect(stats()).toEqual([{ deviceId: ADA, pending: 0, responsive: false }]);
+    // A seq the stub never sent is no answer.
+    silent.send({ type: 'handled', seq: 1_000_000 });
+    // An answer to a frame it was sent while unresponsive (not tracked) is one.
+    silent.send({ type: 'handled', seq: clocks(silent).at(-1).seq });
+    await expect.poll(() => stats()[0]?.responsive).toBe(true);
+    expect(stub.app.gateway.liveState(ADA)).toMatchObject({ responsive: true });
+    // Responsive again, it is tracked again, never for more than MAX_TRACKED_FRAMES frames.
+    for (let i = 0; i < 3_000; i++) stub.core.clockChanged();
+    expect(stats()).toEqual([{ deviceId: ADA, pending: MAX_TRACKED_FRAMES, responsive: true }]);
+    const started = performance.now();
+    expect((await request(`${stub.controlUrl}/settle`, { method: 'POST' })).body).toEqual({
+      waited: true,
+    });
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(stats()).toEqual([{ deviceId: ADA, pending: 0, responsive: false }]);
+    silent.ws.close();
   });
 
   test('a scenario run says plainly which badge the clock went on without', async () => {
