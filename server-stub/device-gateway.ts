@@ -68,6 +68,28 @@ export function holdMessage(hold: { deviceId: string; user: string; boundMs: num
   return `badge ${hold.deviceId} (${hold.user}) did not answer within ${bound}: the clock went on without it`;
 }
 
+/** Bounds of `badgeAnswerTimeoutMs`: at least 1 ms, at most 60 s (below every HTTP timeout). */
+export const BADGE_ANSWER_TIMEOUT_MIN_MS = 1;
+export const BADGE_ANSWER_TIMEOUT_MAX_MS = 60_000;
+
+/** The longest delay `setTimeout` keeps; a longer one fires after 1 ms. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** A delay `setTimeout` takes as given: from 0 to 2^31 − 1 ms. */
+function timerDelay(ms: number): number {
+  return Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS);
+}
+
+/** Throws a RangeError naming `badgeAnswerTimeoutMs` unless it is from 1 ms to 60 s. */
+export function checkBadgeAnswerTimeout(ms: number): number {
+  if (!(ms >= BADGE_ANSWER_TIMEOUT_MIN_MS && ms <= BADGE_ANSWER_TIMEOUT_MAX_MS)) {
+    throw new RangeError(
+      `badge-sim: badgeAnswerTimeoutMs must be from ${BADGE_ANSWER_TIMEOUT_MIN_MS} to ${BADGE_ANSWER_TIMEOUT_MAX_MS} ms (1 ms to 60 s), got ${ms}`,
+    );
+  }
+  return ms;
+}
+
 export interface DeviceGatewayOptions {
   /** Real time a new connection has to say hello (a transport guard, not domain time). */
   helloTimeoutMs?: number;
@@ -196,7 +218,9 @@ export class DeviceGateway {
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
     this.#helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
-    this.#answerTimeoutMs = options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs;
+    this.#answerTimeoutMs = checkBadgeAnswerTimeout(
+      options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs,
+    );
     this.#cutOffGraceMs = options.cutOffGraceMs ?? 5_000;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.#wss.on('connection', (ws) => this.#accept(ws));
@@ -280,13 +304,10 @@ export class DeviceGateway {
   /** Resolves when nothing is outstanding or after `ms` (real time), whichever comes first. */
   #quietOr(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const guard = setTimeout(
-        () => {
-          this.#waiters = this.#waiters.filter((w) => w !== done);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
+      const guard = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== done);
+        resolve();
+      }, timerDelay(ms));
       const done = () => {
         clearTimeout(guard);
         resolve();
@@ -334,7 +355,7 @@ export class DeviceGateway {
     connection.helloTimer = setTimeout(() => {
       this.#sendError(connection, 'hello_timeout', `no hello within ${this.#helloTimeoutMs} ms`);
       ws.close(CLOSE_CODES.helloTimeout, 'no hello');
-    }, this.#helloTimeoutMs);
+    }, timerDelay(this.#helloTimeoutMs));
     ws.on('message', (data, isBinary) => this.#receive(connection, data.toString(), isBinary));
     ws.on('close', () => this.#closed(connection));
     ws.on('error', () => ws.terminate());
@@ -579,7 +600,7 @@ export class DeviceGateway {
     const { ws } = connection;
     ws.close(code, reason);
     this.#cutOffSockets.add(ws);
-    const grace = setTimeout(() => ws.terminate(), this.#cutOffGraceMs);
+    const grace = setTimeout(() => ws.terminate(), timerDelay(this.#cutOffGraceMs));
     grace.unref();
     ws.once('close', () => {
       clearTimeout(grace);

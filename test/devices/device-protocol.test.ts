@@ -3,16 +3,18 @@
  * Refusals, malformed and unexpected frames, and the `handled` bookkeeping.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
+import { CLOSE_CODES, DEVICE_WS_PATH, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
-import { MAX_TRACKED_FRAMES } from '../../server-stub/device-gateway.ts';
+import { DeviceGateway, MAX_TRACKED_FRAMES } from '../../server-stub/device-gateway.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { BadgeLink, Outstanding } from '../../simulator/transport.ts';
+import { runCli } from '../support/cli.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
@@ -589,6 +591,64 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
     expect(performance.now() - started).toBeLessThan(900);
     expect(stub.app.gateway.liveState(ADA)).toMatchObject({ responsive: false });
     silent.ws.close();
+  });
+});
+
+describe('hardening: the answer bound and every timer delay are bounded', () => {
+  const DAY = 86_400_000;
+  test.each([0, 0.5, 60_001, 2 ** 31, 3650 * DAY, Number.NaN, Number.POSITIVE_INFINITY])(
+    'startStub refuses a badgeAnswerTimeoutMs of %s with a RangeError naming it',
+    async (ms) => {
+      const starting = startStub({ settings: { badgeAnswerTimeoutMs: ms } });
+      await expect(starting).rejects.toThrow(RangeError);
+      await expect(starting).rejects.toThrow(
+        /badgeAnswerTimeoutMs must be from 1 to 60000 ms \(1 ms to 60 s\)/,
+      );
+    },
+  );
+
+  test.each([1, 60_000])('startStub takes a badgeAnswerTimeoutMs of %s', async (ms) => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: ms } });
+    expect((await request(`${stub.controlUrl}/settings`)).body).toMatchObject({
+      badgeAnswerTimeoutMs: ms,
+    });
+  });
+
+  test.each([
+    ['the flag', ['--badge-answer-timeout', '61s'], {}],
+    ['the flag', ['--badge-answer-timeout', '0ms'], {}],
+    ['its variable', [], { BADGE_SIM_BADGE_ANSWER_TIMEOUT: '3650d' }],
+  ])(
+    'badge-sim stub refuses an answer bound outside 1ms..60s given by %s, naming both',
+    (_how, args, env) => {
+      const result = runCli(['stub', '--port', '0', ...args], env);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(
+        '--badge-answer-timeout (BADGE_SIM_BADGE_ANSWER_TIMEOUT) must be from 1ms to 60s.',
+      );
+    },
+  );
+
+  test('a timer delay past 2^31 - 1 ms is kept long, not cut to 1 ms (hello timeout of 2^32 ms)', async () => {
+    await using stub = await startStub();
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const gateway = new DeviceGateway(stub.core, { helloTimeoutMs: 2 ** 32 });
+    gateway.attach(server);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = await rawClient(`ws://127.0.0.1:${port}${DEVICE_WS_PATH}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(client.frames).toEqual([]);
+      expect(client.closed()).toBeUndefined();
+      client.send(hello());
+      expect(await client.next('welcome')).toMatchObject({ device_id: ADA });
+      client.ws.close();
+    } finally {
+      await gateway.close();
+      server.close();
+    }
   });
 });
 
