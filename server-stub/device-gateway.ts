@@ -386,6 +386,7 @@ export class DeviceGateway {
         'unknown_frame',
         `unknown frame type ${JSON.stringify(type) ?? 'none'}; expected one of ${[...validators.keys()].join(', ')}`,
         'type',
+        readableSeq(frame),
       );
       return;
     }
@@ -397,6 +398,7 @@ export class DeviceGateway {
         'invalid_frame',
         `${type}: ${field ?? 'frame'} ${error.message}`,
         field,
+        readableSeq(frame),
       );
       return;
     }
@@ -725,6 +727,13 @@ function toFrame(command: DeviceCommand, at: number): Outgoing {
         cause: command.cause,
       };
   }
+}
+
+/** The `seq` of a frame refused whole, when it is one (a non-negative safe integer). */
+function readableSeq(frame: unknown): number | undefined {
+  if (typeof frame !== 'object' || frame === null || !Object.hasOwn(frame, 'seq')) return undefined;
+  const { seq } = frame as { seq: unknown };
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
 }
 
 function fieldOf(error: ErrorObject): string | undefined {

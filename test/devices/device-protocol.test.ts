@@ -170,6 +170,36 @@ describe('malformed and unexpected frames', () => {
     },
   );
 
+  test.each([
+    ['an unknown type', '{"type":"dance","seq":7}', 'unknown_frame', 7],
+    ['no type', '{"seq":7}', 'unknown_frame', 7],
+    ['a valueOf type', '{"type":"valueOf","seq":7}', 'unknown_frame', 7],
+    ['a bad field', '{"type":"button","seq":7,"taps":"quadruple"}', 'invalid_frame', 7],
+    ['a fractional wake', '{"type":"wake","seq":7,"at":1.5}', 'invalid_frame', 7],
+    ['an unknown field', '{"type":"state","seq":7,"state":"idle","mood":1}', 'invalid_frame', 7],
+    ['a seq of 0', '{"type":"dance","seq":0}', 'unknown_frame', 0],
+    ['a negative seq', '{"type":"dance","seq":-1}', 'unknown_frame', undefined],
+    ['a fractional seq', '{"type":"button","seq":1.5,"taps":"double"}', 'invalid_frame', undefined],
+    ['a seq of 1e999', '{"type":"button","seq":1e999,"taps":"double"}', 'invalid_frame', undefined],
+    ['a seq in a string', '{"type":"dance","seq":"7"}', 'unknown_frame', undefined],
+    ['no seq', '{"type":"button","taps":"double"}', 'invalid_frame', undefined],
+    ['an array', '[{"seq":7}]', 'unknown_frame', undefined],
+  ])(
+    '%s: the error frame carries in_reply_to whenever the seq is readable',
+    async (_name, text, code, inReplyTo) => {
+      await using stub = await startStub();
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello());
+      await client.next('welcome');
+      client.raw(text);
+      const error = await client.next('error');
+      expect(error.code).toBe(code);
+      if (inReplyTo === undefined) expect(error).not.toHaveProperty('in_reply_to');
+      else expect(error.in_reply_to).toBe(inReplyTo);
+      client.ws.close();
+    },
+  );
+
   test('frames before hello are refused, not acted on', async () => {
     await using stub = await startStub();
     const client = await rawClient(stub.devicesUrl);
