@@ -251,6 +251,13 @@ export class DeviceGateway {
     return [...this.#connections.keys()];
   }
 
+  /** Ids of the connected badges counted unresponsive now, in order. */
+  unresponsive(): string[] {
+    const ids: string[] = [];
+    for (const [id, connection] of this.#connections) if (!connection.responsive) ids.push(id);
+    return ids.sort();
+  }
+
   /** What the gateway holds for each connection, hello said or not. */
   connectionStats(): ConnectionStats[] {
     return [...this.#all].map((c) => ({

@@ -584,6 +584,25 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
     silent.ws.close();
   });
 
+  test('every advance lists the badges still unresponsive; held_by only those counted during it', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 100 } });
+    const control = controlClient(stub);
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const first = await control.advance('1s');
+    expect(first.body).toMatchObject({ unresponsive: [ADA] });
+    expect(first.body.held_by.map((h: { device_id: string }) => h.device_id)).toEqual([ADA]);
+    // Still silent: nobody held this advance, but the answer says it is still unresponsive.
+    const again = await control.advance('1s');
+    expect(again.body).toMatchObject({ held_by: [], unresponsive: [ADA] });
+    silent.send({ type: 'handled', seq: 0 });
+    await expect.poll(() => stub.app.gateway.liveState(ADA).responsive).toBe(true);
+    // It answered: nobody is unresponsive.
+    expect((await control.advance('1s')).body).toMatchObject({ held_by: [], unresponsive: [] });
+    silent.ws.close();
+  });
+
   test('a scenario run says plainly which badge the clock went on without', async () => {
     await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
     const silent = await rawClient(stub.devicesUrl);
