@@ -1,8 +1,12 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { CONTROL_TOKEN_HEADER, controlTokenProblem } from '../protocol/control-api.schema.ts';
-import { holdMessage } from '../server-stub/device-gateway.ts';
+import {
+  BADGE_ANSWER_TIMEOUT_MAX_MS,
+  BADGE_ANSWER_TIMEOUT_MIN_MS,
+  holdMessage,
+} from '../server-stub/device-gateway.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import {
@@ -120,10 +124,10 @@ export function stubCommand(): Command {
       .addOption(
         fromEnv(
           '--badge-answer-timeout <duration>',
-          'how long a virtual clock waits for a badge that does not answer before it goes on without it',
+          'how long a virtual clock waits for a badge that does not answer before it goes on without it (1ms to 60s)',
           'BADGE_ANSWER_TIMEOUT',
         )
-          .argParser(durationOption('--badge-answer-timeout'))
+          .argParser(badgeAnswerTimeoutOption)
           .default(DEFAULT_SETTINGS.badgeAnswerTimeoutMs, '2s'),
       )
       // No argParser: commander would print a refused value, and this one is a secret.
@@ -142,6 +146,16 @@ export function stubCommand(): Command {
       )
       .action(runStub)
   );
+}
+
+/** A duration from 1 ms to 60 s (the gateway's bounds); the error names the flag and its variable. */
+function badgeAnswerTimeoutOption(value: string): number {
+  const ms = durationOption('--badge-answer-timeout (BADGE_SIM_BADGE_ANSWER_TIMEOUT)')(value);
+  if (!(ms >= BADGE_ANSWER_TIMEOUT_MIN_MS && ms <= BADGE_ANSWER_TIMEOUT_MAX_MS))
+    throw new InvalidArgumentError(
+      '--badge-answer-timeout (BADGE_SIM_BADGE_ANSWER_TIMEOUT) must be from 1ms to 60s.',
+    );
+  return ms;
 }
 
 async function runStub(options: StubOptions): Promise<void> {

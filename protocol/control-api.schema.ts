@@ -92,7 +92,12 @@ export const ClockAdvanced = Type.Object({
   fired: Type.Integer(),
   clock: ClockView,
   held_by: Type.Array(ClockHeldBy, {
-    description: 'Badges that did not answer within the bound; empty when every badge did.',
+    description:
+      'Badges counted unresponsive during this advance (they did not answer within the bound); empty when every badge did.',
+  }),
+  unresponsive: Type.Array(Type.String(), {
+    description:
+      'Device ids of every connected badge counted unresponsive when the advance ends: those of held_by and those still unresponsive from before (GET /_stub/devices shows responsive: false).',
   }),
 });
 

@@ -68,6 +68,28 @@ export function holdMessage(hold: { deviceId: string; user: string; boundMs: num
   return `badge ${hold.deviceId} (${hold.user}) did not answer within ${bound}: the clock went on without it`;
 }
 
+/** Bounds of `badgeAnswerTimeoutMs`: at least 1 ms, at most 60 s (below every HTTP timeout). */
+export const BADGE_ANSWER_TIMEOUT_MIN_MS = 1;
+export const BADGE_ANSWER_TIMEOUT_MAX_MS = 60_000;
+
+/** The longest delay `setTimeout` keeps; a longer one fires after 1 ms. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** A delay `setTimeout` takes as given: from 0 to 2^31 − 1 ms. */
+function timerDelay(ms: number): number {
+  return Math.min(Math.max(0, ms), MAX_TIMER_DELAY_MS);
+}
+
+/** Throws a RangeError naming `badgeAnswerTimeoutMs` unless it is from 1 ms to 60 s. */
+export function checkBadgeAnswerTimeout(ms: number): number {
+  if (!(ms >= BADGE_ANSWER_TIMEOUT_MIN_MS && ms <= BADGE_ANSWER_TIMEOUT_MAX_MS)) {
+    throw new RangeError(
+      `badge-sim: badgeAnswerTimeoutMs must be from ${BADGE_ANSWER_TIMEOUT_MIN_MS} to ${BADGE_ANSWER_TIMEOUT_MAX_MS} ms (1 ms to 60 s), got ${ms}`,
+    );
+  }
+  return ms;
+}
+
 export interface DeviceGatewayOptions {
   /** Real time a new connection has to say hello (a transport guard, not domain time). */
   helloTimeoutMs?: number;
@@ -98,12 +120,29 @@ const validators: ReadonlyMap<string, ValidateFunction> = (() => {
   ]);
 })();
 
+/**
+ * The most frames one badge is tracked for at a time (what the clock waits for). A badge that
+ * owes more has the oldest forgotten: it answers in order, so the newest still hold the clock.
+ */
+export const MAX_TRACKED_FRAMES = 1024;
+
+/** What the gateway holds for one connection (for tests and diagnostics). */
+export interface ConnectionStats {
+  deviceId: string | undefined;
+  /** Frames sent and tracked that it has not handled yet: at most MAX_TRACKED_FRAMES. */
+  pending: number;
+  responsive: boolean;
+}
+
 class Connection {
   deviceId: string | undefined;
   #seq = 0;
-  /** Frames sent that the badge has not handled yet. */
+  /**
+   * Frames sent that the badge has not handled yet and that hold the clock: only while it is
+   * responsive (counted unresponsive, it owes nothing), and at most MAX_TRACKED_FRAMES.
+   */
   readonly pending = new Set<number>();
-  /** While true, `pending` holds the clock; an unresponsive badge's frames do not. */
+  /** While false, frames sent to it are not tracked: they do not hold the clock. */
   responsive = true;
   /** Real time (performance.now) of its last answer, or of the first frame it now owes. */
   owingSince = 0;
@@ -114,6 +153,11 @@ class Connection {
   onTooSlow: (queued: number) => void = () => {};
   helloTimer: NodeJS.Timeout | undefined;
   wakeTimer: TimerId | undefined;
+  /**
+   * The last instant the stub told this badge (welcome `now`, a `clock` frame): a wake at or
+   * before it asks for nothing new. Unset after a reset (the clock went back).
+   */
+  told: number | undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -124,11 +168,19 @@ class Connection {
     return this.ws.readyState === this.ws.OPEN;
   }
 
+  /** Frames sent so far: the seqs below it are the stub's. */
+  get sent(): number {
+    return this.#seq;
+  }
+
   /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
   send(frame: Outgoing, track: boolean): void {
     const seq = this.#seq++;
     if (track) {
       if (this.pending.size === 0) this.owingSince = performance.now();
+      // Full: forget the oldest (the caller counted the clock's wait unchanged).
+      if (this.pending.size >= MAX_TRACKED_FRAMES)
+        this.pending.delete(this.pending.values().next().value!);
       this.pending.add(seq);
     }
     this.#write(JSON.stringify({ ...frame, seq }));
@@ -166,7 +218,9 @@ export class DeviceGateway {
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
     this.#helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
-    this.#answerTimeoutMs = options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs;
+    this.#answerTimeoutMs = checkBadgeAnswerTimeout(
+      options.answerTimeoutMs ?? core.settings.badgeAnswerTimeoutMs,
+    );
     this.#cutOffGraceMs = options.cutOffGraceMs ?? 5_000;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.#wss.on('connection', (ws) => this.#accept(ws));
@@ -195,6 +249,22 @@ export class DeviceGateway {
   /** Ids of the badges connected now. */
   connected(): string[] {
     return [...this.#connections.keys()];
+  }
+
+  /** Ids of the connected badges counted unresponsive now, in order. */
+  unresponsive(): string[] {
+    const ids: string[] = [];
+    for (const [id, connection] of this.#connections) if (!connection.responsive) ids.push(id);
+    return ids.sort();
+  }
+
+  /** What the gateway holds for each connection, hello said or not. */
+  connectionStats(): ConnectionStats[] {
+    return [...this.#all].map((c) => ({
+      deviceId: c.deviceId,
+      pending: c.pending.size,
+      responsive: c.responsive,
+    }));
   }
 
   /** Live state of a device (offline and unknown until it first connects). */
@@ -241,13 +311,10 @@ export class DeviceGateway {
   /** Resolves when nothing is outstanding or after `ms` (real time), whichever comes first. */
   #quietOr(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const guard = setTimeout(
-        () => {
-          this.#waiters = this.#waiters.filter((w) => w !== done);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
+      const guard = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== done);
+        resolve();
+      }, timerDelay(ms));
       const done = () => {
         clearTimeout(guard);
         resolve();
@@ -259,7 +326,9 @@ export class DeviceGateway {
   /** The badge held the clock past the bound: its frames stop holding it until it answers. */
   #unresponsive(connection: Connection, waitedMs: number): void {
     connection.responsive = false;
+    // What it owes no longer holds the clock, and what it is sent from now on is not tracked.
     this.#outstanding -= connection.pending.size;
+    connection.pending.clear();
     this.#wakeIfQuiet();
     const id = connection.deviceId;
     if (id === undefined) return;
@@ -293,7 +362,7 @@ export class DeviceGateway {
     connection.helloTimer = setTimeout(() => {
       this.#sendError(connection, 'hello_timeout', `no hello within ${this.#helloTimeoutMs} ms`);
       ws.close(CLOSE_CODES.helloTimeout, 'no hello');
-    }, this.#helloTimeoutMs);
+    }, timerDelay(this.#helloTimeoutMs));
     ws.on('message', (data, isBinary) => this.#receive(connection, data.toString(), isBinary));
     ws.on('close', () => this.#closed(connection));
     ws.on('error', () => ws.terminate());
@@ -324,6 +393,7 @@ export class DeviceGateway {
         'unknown_frame',
         `unknown frame type ${JSON.stringify(type) ?? 'none'}; expected one of ${[...validators.keys()].join(', ')}`,
         'type',
+        readableSeq(frame),
       );
       return;
     }
@@ -335,6 +405,7 @@ export class DeviceGateway {
         'invalid_frame',
         `${type}: ${field ?? 'frame'} ${error.message}`,
         field,
+        readableSeq(frame),
       );
       return;
     }
@@ -402,7 +473,7 @@ export class DeviceGateway {
     connection.deviceId = device.id;
     this.#connections.set(device.id, connection);
     const live = this.#liveOf(device.id);
-    const now = this.#core.clock.now();
+    const now = this.#now();
     live.online = true;
     live.responsive = true;
     live.unresponsiveSince = null;
@@ -413,6 +484,7 @@ export class DeviceGateway {
     if (hello.location) live.location = { ...hello.location, timestamp: now };
     if (hello.app_version) live.appVersion = hello.app_version;
     const clock = this.#core.clock.state;
+    connection.told = now;
     this.#send(connection, {
       type: 'welcome',
       protocol: DEVICE_PROTOCOL_VERSION,
@@ -445,49 +517,68 @@ export class DeviceGateway {
     if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
   }
 
+  /**
+   * A new wake replaces the previous one. A wake at or before the last instant this badge was
+   * told asks for a time it already knows: answered (`handled`), and nothing is sent or set.
+   * Else a badge that answers every clock frame with a wake at that frame's `now` would have
+   * the stub send clock frames at one instant for ever, holding an advance (W8).
+   */
   #wake(connection: Connection, at: number): void {
     const clock = this.#core.clock;
     clock.clearTimer(connection.wakeTimer);
+    connection.wakeTimer = undefined;
+    if (connection.told !== undefined && at <= connection.told) return;
     connection.wakeTimer = clock.setTimer(at - clock.now(), () => {
       connection.wakeTimer = undefined;
-      if (connection.open) this.#send(connection, this.#clockFrame());
+      if (connection.open) this.#sendClock(connection);
     });
   }
 
-  #clockFrame(): Outgoing {
-    const { now, mode, scale } = this.#core.clock.state;
-    return { type: 'clock', now, mode, scale };
+  /** The stub's clock as frames tell it: whole ms (a running clock reads fractions). */
+  #now(): number {
+    return Math.floor(this.#core.clock.now());
+  }
+
+  #sendClock(connection: Connection): void {
+    const { mode, scale } = this.#core.clock.state;
+    const now = this.#now();
+    connection.told = now;
+    this.#send(connection, { type: 'clock', now, mode, scale });
   }
 
   /** After a jump or a mode switch, every badge learns the stub's clock. */
   #announceClock(): void {
-    for (const connection of this.#connections.values()) this.#send(connection, this.#clockFrame());
+    for (const connection of this.#connections.values()) this.#sendClock(connection);
   }
 
   #deliver(deviceId: string, command: DeviceCommand): void {
     const connection = this.#connections.get(deviceId);
     if (!connection) return; // Not connected: the badge does not hear it (the transcript says it was sent).
-    this.#send(connection, toFrame(command, this.#core.clock.now()));
+    this.#send(connection, toFrame(command, this.#now()));
   }
 
   /** Sends a frame the clock waits on until the badge has handled it. */
   #send(connection: Connection, frame: Outgoing): void {
-    // Only a virtual clock waits for badges; in real or scaled time they do not answer.
-    const track = this.#core.clock.mode === 'virtual';
-    if (track && connection.responsive) this.#outstanding++;
+    // Only a virtual clock waits for badges; in real or scaled time they do not answer. Nor
+    // does it wait for a badge counted unresponsive.
+    const track = this.#core.clock.mode === 'virtual' && connection.responsive;
+    // A full `pending` forgets its oldest for this one: the count the clock waits on stays.
+    if (track && connection.pending.size < MAX_TRACKED_FRAMES) this.#outstanding++;
     connection.send(frame, track);
   }
 
   #handled(connection: Connection, seq: number): void {
-    if (!connection.pending.delete(seq)) return;
-    this.#lastAnswer = connection.owingSince = performance.now();
-    if (connection.responsive) {
+    if (connection.pending.delete(seq)) {
+      this.#lastAnswer = connection.owingSince = performance.now();
       this.#settleBy(1);
       return;
     }
-    // It answers again: what it still owes holds the clock again (bounded again).
+    // An unresponsive badge owes nothing tracked: a `handled` for any frame the stub sent it
+    // (not tracked, or forgotten) is an answer, and it is responsive again: frames sent from
+    // now on hold the clock again (bounded again). A seq the stub never sent changes nothing.
+    if (connection.responsive || seq >= connection.sent) return;
     connection.responsive = true;
-    this.#outstanding += connection.pending.size;
+    connection.owingSince = performance.now();
     if (connection.deviceId !== undefined) {
       const live = this.#liveOf(connection.deviceId);
       live.responsive = true;
@@ -518,7 +609,7 @@ export class DeviceGateway {
     const { ws } = connection;
     ws.close(code, reason);
     this.#cutOffSockets.add(ws);
-    const grace = setTimeout(() => ws.terminate(), this.#cutOffGraceMs);
+    const grace = setTimeout(() => ws.terminate(), timerDelay(this.#cutOffGraceMs));
     grace.unref();
     ws.once('close', () => {
       clearTimeout(grace);
@@ -596,6 +687,11 @@ export class DeviceGateway {
 
   #forgetLiveState(): void {
     for (const [id, live] of this.#live) if (!live.online) this.#live.delete(id);
+    // The clock went back to its start and dropped every timer, wakes among them.
+    for (const connection of this.#all) {
+      connection.told = undefined;
+      connection.wakeTimer = undefined;
+    }
   }
 }
 
@@ -638,6 +734,13 @@ function toFrame(command: DeviceCommand, at: number): Outgoing {
         cause: command.cause,
       };
   }
+}
+
+/** The `seq` of a frame refused whole, when it is one (a non-negative safe integer). */
+function readableSeq(frame: unknown): number | undefined {
+  if (typeof frame !== 'object' || frame === null || !Object.hasOwn(frame, 'seq')) return undefined;
+  const { seq } = frame as { seq: unknown };
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
 }
 
 function fieldOf(error: ErrorObject): string | undefined {

@@ -243,7 +243,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         stopListening();
       }
       core.clockChanged();
-      return { fired, clock: clockView(), held_by: heldBy };
+      return { fired, clock: clockView(), held_by: heldBy, unresponsive: gateway.unresponsive() };
     },
   );
 

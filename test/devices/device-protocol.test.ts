@@ -3,15 +3,18 @@
  * Refusals, malformed and unexpected frames, and the `handled` bookkeeping.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { CLOSE_CODES, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
+import { CLOSE_CODES, DEVICE_WS_PATH, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
+import { DeviceGateway, MAX_TRACKED_FRAMES } from '../../server-stub/device-gateway.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { BadgeLink, Outstanding } from '../../simulator/transport.ts';
+import { runCli } from '../support/cli.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
@@ -167,6 +170,36 @@ describe('malformed and unexpected frames', () => {
     },
   );
 
+  test.each([
+    ['an unknown type', '{"type":"dance","seq":7}', 'unknown_frame', 7],
+    ['no type', '{"seq":7}', 'unknown_frame', 7],
+    ['a valueOf type', '{"type":"valueOf","seq":7}', 'unknown_frame', 7],
+    ['a bad field', '{"type":"button","seq":7,"taps":"quadruple"}', 'invalid_frame', 7],
+    ['a fractional wake', '{"type":"wake","seq":7,"at":1.5}', 'invalid_frame', 7],
+    ['an unknown field', '{"type":"state","seq":7,"state":"idle","mood":1}', 'invalid_frame', 7],
+    ['a seq of 0', '{"type":"dance","seq":0}', 'unknown_frame', 0],
+    ['a negative seq', '{"type":"dance","seq":-1}', 'unknown_frame', undefined],
+    ['a fractional seq', '{"type":"button","seq":1.5,"taps":"double"}', 'invalid_frame', undefined],
+    ['a seq of 1e999', '{"type":"button","seq":1e999,"taps":"double"}', 'invalid_frame', undefined],
+    ['a seq in a string', '{"type":"dance","seq":"7"}', 'unknown_frame', undefined],
+    ['no seq', '{"type":"button","taps":"double"}', 'invalid_frame', undefined],
+    ['an array', '[{"seq":7}]', 'unknown_frame', undefined],
+  ])(
+    '%s: the error frame carries in_reply_to whenever the seq is readable',
+    async (_name, text, code, inReplyTo) => {
+      await using stub = await startStub();
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello());
+      await client.next('welcome');
+      client.raw(text);
+      const error = await client.next('error');
+      expect(error.code).toBe(code);
+      if (inReplyTo === undefined) expect(error).not.toHaveProperty('in_reply_to');
+      else expect(error.in_reply_to).toBe(inReplyTo);
+      client.ws.close();
+    },
+  );
+
   test('frames before hello are refused, not acted on', async () => {
     await using stub = await startStub();
     const client = await rawClient(stub.devicesUrl);
@@ -237,6 +270,78 @@ describe('the clock across the wire', () => {
     const advancing = stub.core.clock.advanceBy(60_000);
     const clock = await client.next('clock');
     expect(clock.now).toBe(Date.UTC(2026, 0, 1, 0, 0, 12));
+    client.send({ type: 'handled', seq: clock.seq });
+    await advancing;
+    client.ws.close();
+  });
+});
+
+describe('hardening: a wake cannot hold the clock at one instant', () => {
+  /** A badge that answers every frame, and every welcome and clock frame with a wake at `now + step`. */
+  async function wakeEveryClock(url: string, step: number) {
+    const ws = new WebSocket(url);
+    await once(ws, 'open');
+    let seq = 0;
+    const counts = { clock: 0, errors: [] as any[] };
+    const send = (frame: object) => ws.send(JSON.stringify({ seq: seq++, ...frame }));
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.type === 'handled') return;
+      if (frame.type === 'error') {
+        counts.errors.push(frame);
+        return;
+      }
+      send({ type: 'handled', seq: frame.seq });
+      if (frame.type === 'clock') counts.clock++;
+      if (frame.type === 'welcome' || frame.type === 'clock')
+        send({ type: 'wake', at: frame.now + step });
+    });
+    send(hello());
+    return { ws, counts };
+  }
+
+  test.each([
+    ['at the instant it was told', 0],
+    ['a thousandth of a ms after it', 0.001],
+  ])(
+    'a badge answering every clock frame with a wake %s does not hold an advance',
+    async (_name, step) => {
+      await using stub = await startStub();
+      const badge = await wakeEveryClock(stub.devicesUrl, step);
+      await expect.poll(() => stub.app.gateway.connected()).toEqual([ADA]);
+      const started = performance.now();
+      const answer = await Promise.race([
+        controlClient(stub).advance('1m'),
+        new Promise((resolve) => setTimeout(() => resolve('held'), 3_000)),
+      ]);
+      expect(answer).not.toBe('held');
+      expect(performance.now() - started).toBeLessThan(500);
+      expect((answer as any).body.clock.now).toBe('2026-01-01T00:01:00.000000Z');
+      // At most the jump's own announcement, not one clock frame per wake.
+      expect(badge.counts.clock).toBeLessThanOrEqual(1);
+      if (step % 1 !== 0) {
+        expect(badge.counts.errors[0]).toMatchObject({ code: 'invalid_frame', field: 'at' });
+      } else {
+        expect(badge.counts.errors).toEqual([]);
+      }
+      badge.ws.close();
+    },
+  );
+
+  test('a wake after the last instant told still wakes the badge then', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    const welcome = await client.next('welcome');
+    client.send({ type: 'handled', seq: welcome.seq });
+    const told = client.send({ type: 'wake', at: welcome.now });
+    await client.next('handled', (f) => f.seq === told);
+    expect(stub.core.clock.state.pendingTimers).toBe(0);
+    client.send({ type: 'wake', at: welcome.now + 1 });
+    await expect.poll(() => stub.core.clock.state.nextDueAt).toBe(welcome.now + 1);
+    const advancing = stub.core.clock.advanceBy(60_000);
+    const clock = await client.next('clock');
+    expect(clock.now).toBe(welcome.now + 1);
     client.send({ type: 'handled', seq: clock.seq });
     await advancing;
     client.ws.close();
@@ -448,6 +553,56 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
     await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
   });
 
+  test('a badge counted unresponsive is not tracked: pending stays bounded, and its next answer makes it responsive', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 100 } });
+    const stats = () => stub.app.gateway.connectionStats();
+    const clocks = (client: { frames: any[] }) => client.frames.filter((f) => f.type === 'clock');
+    // Reads everything it is sent (so never 4008), answers nothing.
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    await request(`${stub.controlUrl}/settle`, { method: 'POST' });
+    expect(stats()).toEqual([{ deviceId: ADA, pending: 0, responsive: false }]);
+    for (let i = 0; i < 5_000; i++) stub.core.clockChanged();
+    await expect.poll(() => clocks(silent).length, { timeout: 5_000 }).toBe(5_000);
+    expect(stats()).toEqual([{ deviceId: ADA, pending: 0, responsive: false }]);
+    // A seq the stub never sent is no answer.
+    silent.send({ type: 'handled', seq: 1_000_000 });
+    // An answer to a frame it was sent while unresponsive (not tracked) is one.
+    silent.send({ type: 'handled', seq: clocks(silent).at(-1).seq });
+    await expect.poll(() => stats()[0]?.responsive).toBe(true);
+    expect(stub.app.gateway.liveState(ADA)).toMatchObject({ responsive: true });
+    // Responsive again, it is tracked again, never for more than MAX_TRACKED_FRAMES frames.
+    for (let i = 0; i < 3_000; i++) stub.core.clockChanged();
+    expect(stats()).toEqual([{ deviceId: ADA, pending: MAX_TRACKED_FRAMES, responsive: true }]);
+    const started = performance.now();
+    expect((await request(`${stub.controlUrl}/settle`, { method: 'POST' })).body).toEqual({
+      waited: true,
+    });
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(stats()).toEqual([{ deviceId: ADA, pending: 0, responsive: false }]);
+    silent.ws.close();
+  });
+
+  test('every advance lists the badges still unresponsive; held_by only those counted during it', async () => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 100 } });
+    const control = controlClient(stub);
+    const silent = await rawClient(stub.devicesUrl);
+    silent.send(hello());
+    await silent.next('welcome');
+    const first = await control.advance('1s');
+    expect(first.body).toMatchObject({ unresponsive: [ADA] });
+    expect(first.body.held_by.map((h: { device_id: string }) => h.device_id)).toEqual([ADA]);
+    // Still silent: nobody held this advance, but the answer says it is still unresponsive.
+    const again = await control.advance('1s');
+    expect(again.body).toMatchObject({ held_by: [], unresponsive: [ADA] });
+    silent.send({ type: 'handled', seq: 0 });
+    await expect.poll(() => stub.app.gateway.liveState(ADA).responsive).toBe(true);
+    // It answered: nobody is unresponsive.
+    expect((await control.advance('1s')).body).toMatchObject({ held_by: [], unresponsive: [] });
+    silent.ws.close();
+  });
+
   test('a scenario run says plainly which badge the clock went on without', async () => {
     await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 200 } });
     const silent = await rawClient(stub.devicesUrl);
@@ -485,6 +640,64 @@ describe('hardening: a silent badge cannot wedge the clock', () => {
     expect(performance.now() - started).toBeLessThan(900);
     expect(stub.app.gateway.liveState(ADA)).toMatchObject({ responsive: false });
     silent.ws.close();
+  });
+});
+
+describe('hardening: the answer bound and every timer delay are bounded', () => {
+  const DAY = 86_400_000;
+  test.each([0, 0.5, 60_001, 2 ** 31, 3650 * DAY, Number.NaN, Number.POSITIVE_INFINITY])(
+    'startStub refuses a badgeAnswerTimeoutMs of %s with a RangeError naming it',
+    async (ms) => {
+      const starting = startStub({ settings: { badgeAnswerTimeoutMs: ms } });
+      await expect(starting).rejects.toThrow(RangeError);
+      await expect(starting).rejects.toThrow(
+        /badgeAnswerTimeoutMs must be from 1 to 60000 ms \(1 ms to 60 s\)/,
+      );
+    },
+  );
+
+  test.each([1, 60_000])('startStub takes a badgeAnswerTimeoutMs of %s', async (ms) => {
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: ms } });
+    expect((await request(`${stub.controlUrl}/settings`)).body).toMatchObject({
+      badgeAnswerTimeoutMs: ms,
+    });
+  });
+
+  test.each([
+    ['the flag', ['--badge-answer-timeout', '61s'], {}],
+    ['the flag', ['--badge-answer-timeout', '0ms'], {}],
+    ['its variable', [], { BADGE_SIM_BADGE_ANSWER_TIMEOUT: '3650d' }],
+  ])(
+    'badge-sim stub refuses an answer bound outside 1ms..60s given by %s, naming both',
+    (_how, args, env) => {
+      const result = runCli(['stub', '--port', '0', ...args], env);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(
+        '--badge-answer-timeout (BADGE_SIM_BADGE_ANSWER_TIMEOUT) must be from 1ms to 60s.',
+      );
+    },
+  );
+
+  test('a timer delay past 2^31 - 1 ms is kept long, not cut to 1 ms (hello timeout of 2^32 ms)', async () => {
+    await using stub = await startStub();
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const gateway = new DeviceGateway(stub.core, { helloTimeoutMs: 2 ** 32 });
+    gateway.attach(server);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = await rawClient(`ws://127.0.0.1:${port}${DEVICE_WS_PATH}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(client.frames).toEqual([]);
+      expect(client.closed()).toBeUndefined();
+      client.send(hello());
+      expect(await client.next('welcome')).toMatchObject({ device_id: ADA });
+      client.ws.close();
+    } finally {
+      await gateway.close();
+      server.close();
+    }
   });
 });
 
