@@ -68,6 +68,9 @@ describe('numbers are finite and in range where they enter', () => {
       'by',
     ],
     ['advance by 3651 days', 'POST', '/_stub/clock/advance', '{"by":"3651d"}', 'by'],
+    ['advance by 0.5 (ms, not whole)', 'POST', '/_stub/clock/advance', '{"by":0.5}', 'by'],
+    ['advance by 0.5ms', 'POST', '/_stub/clock/advance', '{"by":"0.5ms"}', 'by'],
+    ['advance by 1.0005s', 'POST', '/_stub/clock/advance', '{"by":"1.0005s"}', 'by'],
     [
       'advance to +275760-09-13',
       'POST',
@@ -135,6 +138,26 @@ describe('numbers are finite and in range where they enter', () => {
       expect(res.body.message).toBe(message);
     },
   );
+
+  test('virtual time moves in whole milliseconds: 1.5s and 1500 advance, 0.5 is refused', async () => {
+    await using stub = await startStub();
+    const advance = (by: unknown) =>
+      request<{ clock: { now_ms: number } }>(`${stub.controlUrl}/clock/advance`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        rawBody: JSON.stringify({ by }),
+      });
+    const first = await advance('1.5s');
+    expect(first.status).toBe(200);
+    const second = await advance(1500);
+    expect(second.body.clock.now_ms - first.body.clock.now_ms).toBe(1500);
+    const refused = await advance(0.5);
+    expectRefusal(refused, 'by');
+    expect((refused.body as any).message).toMatch(/whole number of milliseconds/);
+    expect(
+      Number.isInteger((await request<{ now_ms: number }>(`${stub.controlUrl}/clock`)).body.now_ms),
+    ).toBe(true);
+  });
 
   test('events limit stays a decimal whole number, clamped to 100', async () => {
     await using stub = await startStub();
