@@ -130,7 +130,14 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     });
   }
   // A deep accept queue: a fleet of thousands connects at once (Node's default is 511).
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 8192 });
+  try {
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 8192 });
+  } catch (error) {
+    // A host that does not resolve, a port in use: nothing of this stub is left running.
+    core.clock.dispose();
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const host =
