@@ -29,8 +29,14 @@ const Seq = Type.Integer({
   description: 'Sender-numbered sequence of the frame: a non-negative safe integer.',
 });
 const TaskId = Type.String({ minLength: 1 });
+/**
+ * An instant in a frame: a whole number of ms since the epoch (the stub rounds its clock down
+ * when it tells a badge the time). Whole ms keep a wake from naming an instant a hair past the
+ * last one told, over and over (docs/decisions.md W8).
+ */
+const Instant = (description: string) => Type.Integer({ description });
 /** The stub's clock when it sent the frame: a badge on a clock of its own catches up first. */
-const At = Type.Number({ description: "The stub's clock at sending, ms since the epoch." });
+const At = Instant("The stub's clock at sending, whole ms since the epoch.");
 
 export const Location = Type.Object(
   {
@@ -117,11 +123,11 @@ export const WakeFrame = Type.Object(
   {
     type: Type.Literal('wake'),
     seq: Seq,
-    at: Type.Number({
+    at: Type.Integer({
       minimum: 0,
       maximum: MAX_INSTANT,
       description:
-        'ms since the epoch, up to MAX_INSTANT (9999-12-31T23:59:59.999Z). An instant already past wakes at once.',
+        'Whole ms since the epoch, up to MAX_INSTANT (9999-12-31T23:59:59.999Z). An instant already past wakes at once; one at or before the last instant the stub told this connection (welcome `now`, a `clock` frame) is answered and sends nothing.',
     }),
   },
   { additionalProperties: false },
@@ -153,7 +159,7 @@ export const WelcomeFrame = Type.Object({
   protocol: Type.Integer(),
   device_id: Type.String(),
   user: Type.String(),
-  now: Type.Number({ description: "The stub's clock, ms since the epoch." }),
+  now: Instant("The stub's clock, whole ms since the epoch."),
   mode: ClockModeSchema,
   scale: Type.Number(),
 });
@@ -207,7 +213,7 @@ export const SpeakFrame = Type.Object({
 export const ClockFrame = Type.Object({
   type: Type.Literal('clock'),
   seq: Seq,
-  now: Type.Number(),
+  now: Instant("The stub's clock, whole ms since the epoch."),
   mode: ClockModeSchema,
   scale: Type.Number(),
 });

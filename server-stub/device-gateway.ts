@@ -114,6 +114,11 @@ class Connection {
   onTooSlow: (queued: number) => void = () => {};
   helloTimer: NodeJS.Timeout | undefined;
   wakeTimer: TimerId | undefined;
+  /**
+   * The last instant the stub told this badge (welcome `now`, a `clock` frame): a wake at or
+   * before it asks for nothing new. Unset after a reset (the clock went back).
+   */
+  told: number | undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -402,7 +407,7 @@ export class DeviceGateway {
     connection.deviceId = device.id;
     this.#connections.set(device.id, connection);
     const live = this.#liveOf(device.id);
-    const now = this.#core.clock.now();
+    const now = this.#now();
     live.online = true;
     live.responsive = true;
     live.unresponsiveSince = null;
@@ -413,6 +418,7 @@ export class DeviceGateway {
     if (hello.location) live.location = { ...hello.location, timestamp: now };
     if (hello.app_version) live.appVersion = hello.app_version;
     const clock = this.#core.clock.state;
+    connection.told = now;
     this.#send(connection, {
       type: 'welcome',
       protocol: DEVICE_PROTOCOL_VERSION,
@@ -445,29 +451,44 @@ export class DeviceGateway {
     if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
   }
 
+  /**
+   * A new wake replaces the previous one. A wake at or before the last instant this badge was
+   * told asks for a time it already knows: answered (`handled`), and nothing is sent or set.
+   * Else a badge that answers every clock frame with a wake at that frame's `now` would have
+   * the stub send clock frames at one instant for ever, holding an advance (W8).
+   */
   #wake(connection: Connection, at: number): void {
     const clock = this.#core.clock;
     clock.clearTimer(connection.wakeTimer);
+    connection.wakeTimer = undefined;
+    if (connection.told !== undefined && at <= connection.told) return;
     connection.wakeTimer = clock.setTimer(at - clock.now(), () => {
       connection.wakeTimer = undefined;
-      if (connection.open) this.#send(connection, this.#clockFrame());
+      if (connection.open) this.#sendClock(connection);
     });
   }
 
-  #clockFrame(): Outgoing {
-    const { now, mode, scale } = this.#core.clock.state;
-    return { type: 'clock', now, mode, scale };
+  /** The stub's clock as frames tell it: whole ms (a running clock reads fractions). */
+  #now(): number {
+    return Math.floor(this.#core.clock.now());
+  }
+
+  #sendClock(connection: Connection): void {
+    const { mode, scale } = this.#core.clock.state;
+    const now = this.#now();
+    connection.told = now;
+    this.#send(connection, { type: 'clock', now, mode, scale });
   }
 
   /** After a jump or a mode switch, every badge learns the stub's clock. */
   #announceClock(): void {
-    for (const connection of this.#connections.values()) this.#send(connection, this.#clockFrame());
+    for (const connection of this.#connections.values()) this.#sendClock(connection);
   }
 
   #deliver(deviceId: string, command: DeviceCommand): void {
     const connection = this.#connections.get(deviceId);
     if (!connection) return; // Not connected: the badge does not hear it (the transcript says it was sent).
-    this.#send(connection, toFrame(command, this.#core.clock.now()));
+    this.#send(connection, toFrame(command, this.#now()));
   }
 
   /** Sends a frame the clock waits on until the badge has handled it. */
@@ -596,6 +617,11 @@ export class DeviceGateway {
 
   #forgetLiveState(): void {
     for (const [id, live] of this.#live) if (!live.online) this.#live.delete(id);
+    // The clock went back to its start and dropped every timer, wakes among them.
+    for (const connection of this.#all) {
+      connection.told = undefined;
+      connection.wakeTimer = undefined;
+    }
   }
 }
 

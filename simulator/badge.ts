@@ -263,9 +263,12 @@ export class Badge {
     this.connect();
   }
 
-  /** Asks the stub to send a `clock` frame at `at` (see FollowerClock); false when offline. */
+  /**
+   * Asks the stub to send a `clock` frame at `at` (see FollowerClock); false when offline.
+   * Frames name whole ms: a timer due between two is woken at the later one.
+   */
   requestWake(at: number): boolean {
-    return this.#link.send({ type: 'wake', at });
+    return this.#link.send({ type: 'wake', at: Math.ceil(at) });
   }
 
   /** Calls back when an alert starts playing on this badge (for behaviours and tests). */

@@ -243,6 +243,78 @@ describe('the clock across the wire', () => {
   });
 });
 
+describe('hardening: a wake cannot hold the clock at one instant', () => {
+  /** A badge that answers every frame, and every welcome and clock frame with a wake at `now + step`. */
+  async function wakeEveryClock(url: string, step: number) {
+    const ws = new WebSocket(url);
+    await once(ws, 'open');
+    let seq = 0;
+    const counts = { clock: 0, errors: [] as any[] };
+    const send = (frame: object) => ws.send(JSON.stringify({ seq: seq++, ...frame }));
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.type === 'handled') return;
+      if (frame.type === 'error') {
+        counts.errors.push(frame);
+        return;
+      }
+      send({ type: 'handled', seq: frame.seq });
+      if (frame.type === 'clock') counts.clock++;
+      if (frame.type === 'welcome' || frame.type === 'clock')
+        send({ type: 'wake', at: frame.now + step });
+    });
+    send(hello());
+    return { ws, counts };
+  }
+
+  test.each([
+    ['at the instant it was told', 0],
+    ['a thousandth of a ms after it', 0.001],
+  ])(
+    'a badge answering every clock frame with a wake %s does not hold an advance',
+    async (_name, step) => {
+      await using stub = await startStub();
+      const badge = await wakeEveryClock(stub.devicesUrl, step);
+      await expect.poll(() => stub.app.gateway.connected()).toEqual([ADA]);
+      const started = performance.now();
+      const answer = await Promise.race([
+        controlClient(stub).advance('1m'),
+        new Promise((resolve) => setTimeout(() => resolve('held'), 3_000)),
+      ]);
+      expect(answer).not.toBe('held');
+      expect(performance.now() - started).toBeLessThan(500);
+      expect((answer as any).body.clock.now).toBe('2026-01-01T00:01:00.000000Z');
+      // At most the jump's own announcement, not one clock frame per wake.
+      expect(badge.counts.clock).toBeLessThanOrEqual(1);
+      if (step % 1 !== 0) {
+        expect(badge.counts.errors[0]).toMatchObject({ code: 'invalid_frame', field: 'at' });
+      } else {
+        expect(badge.counts.errors).toEqual([]);
+      }
+      badge.ws.close();
+    },
+  );
+
+  test('a wake after the last instant told still wakes the badge then', async () => {
+    await using stub = await startStub();
+    const client = await rawClient(stub.devicesUrl);
+    client.send(hello());
+    const welcome = await client.next('welcome');
+    client.send({ type: 'handled', seq: welcome.seq });
+    const told = client.send({ type: 'wake', at: welcome.now });
+    await client.next('handled', (f) => f.seq === told);
+    expect(stub.core.clock.state.pendingTimers).toBe(0);
+    client.send({ type: 'wake', at: welcome.now + 1 });
+    await expect.poll(() => stub.core.clock.state.nextDueAt).toBe(welcome.now + 1);
+    const advancing = stub.core.clock.advanceBy(60_000);
+    const clock = await client.next('clock');
+    expect(clock.now).toBe(welcome.now + 1);
+    client.send({ type: 'handled', seq: clock.seq });
+    await advancing;
+    client.ws.close();
+  });
+});
+
 describe('hardening: no frame can crash the stub', () => {
   // Names a plain-object lookup would find on Object.prototype: valueOf, __proto__, …
   const inherited = Object.getOwnPropertyNames(Object.prototype);
