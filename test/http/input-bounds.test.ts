@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { formatTimestamp, MAX_INSTANT, VirtualClock } from '../../protocol/clock.ts';
 import { MAX_DURATION_MS, parseDuration } from '../../protocol/duration.ts';
+import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { checkBehaviour, FleetError } from '../../simulator/fleet.ts';
 import { RIVERSIDE, request, serviceClient } from '../support/http.ts';
@@ -207,6 +208,54 @@ describe('numbers are finite and in range where they enter', () => {
     expect(() => checkBehaviour({ ack: { after: '1s..3651d' } }, 'b')).toThrow(FleetError);
     expect(checkBehaviour({ offline: [{ at: '3650d', for: '1s' }] }, 'b')).toBeDefined();
   });
+
+  test.each(['0s', '0s..0s', '1ms', '999ms..2s'])(
+    'flaky every %s is refused everywhere a behaviour enters: fixtures, a scenario, startFleet',
+    async (every) => {
+      const flaky = { flaky: { every, down: '0s' } };
+      // startFleet's check of a behaviour given in code.
+      expect(() => checkBehaviour(flaky, 'behaviour')).toThrow(
+        new FleetError(
+          `badge-sim: behaviour.flaky.every '${every}' is shorter than 1s, the least time between drops (at both ends of a range)`,
+        ),
+      );
+      // A scenario's behaviours.
+      expect(() =>
+        defineScenario({
+          name: 'flaky',
+          proves: 'nothing',
+          badges: { group: 'Nurses' },
+          behaviours: { '*': flaky },
+          timeline: [],
+          duration: '10s',
+          expect: { events: { items: [] } },
+        } as never),
+      ).toThrow(/behaviours\.\*\.flaky\.every '.*' is shorter than 1s/);
+      // Fixtures through the control API: 400 naming the field, nothing changes.
+      await using stub = await startStub();
+      const before = await snapshot(stub);
+      const res = await request(`${stub.controlUrl}/fixtures`, {
+        method: 'PUT',
+        headers: JSON_HEADERS,
+        body: {
+          accounts: [
+            {
+              subscriber_id: '42',
+              api_keys: ['key-of-account-42'],
+              groups: [],
+              devices: [{ id: '7001', user: 'Pat', behaviour: flaky }],
+            },
+          ],
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.field).toContain('flaky.every');
+      expect(res.body.message).toContain('shorter than 1s');
+      expect(await snapshot(stub)).toBe(before);
+      // 1s is the least, and a range from it is fine.
+      expect(checkBehaviour({ flaky: { every: '1s..2s', down: '0s' } }, 'b')).toBeDefined();
+    },
+  );
 
   test('formatTimestamp never throws and always has a four-digit year', () => {
     for (const ms of [
