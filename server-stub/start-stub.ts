@@ -36,7 +36,9 @@ export interface StartStubOptions {
   controlToken?: string;
   /**
    * Transport timeouts of the HTTP server in ms, each optional (defaults: headers 10 s,
-   * request 30 s, idle connection 30 s, keep-alive 5 s). Shown by `GET /_stub/settings`.
+   * request 30 s, keep-alive 5 s). Shown by `GET /_stub/settings`. There is no idle timeout of
+   * the socket: it would cut an answer that takes long to work out (a slow badge holding an
+   * advance), and the three above already cut every slow or silent client (I9).
    */
   timeouts?: Partial<HttpTimeouts>;
   /** Called after each response, for a request log (never given headers or bodies). */
@@ -62,6 +64,13 @@ export interface StubHandle extends AsyncDisposable {
 
 /** The HTTP timeouts with defaults filled in; each a whole number of ms ≥ 1, headers ≤ request. */
 function httpTimeouts(given: Partial<HttpTimeouts>): HttpTimeouts {
+  for (const name of Object.keys(given)) {
+    if (!Object.hasOwn(DEFAULT_SETTINGS.httpTimeouts, name)) {
+      throw new RangeError(
+        `badge-sim: timeouts.${name} is not a setting (there are ${Object.keys(DEFAULT_SETTINGS.httpTimeouts).join(', ')}; no idle timeout cuts an answer in flight, I9)`,
+      );
+    }
+  }
   const timeouts = { ...DEFAULT_SETTINGS.httpTimeouts, ...given };
   for (const [name, ms] of Object.entries(timeouts)) {
     if (!Number.isInteger(ms) || ms < 1 || ms > 3_600_000) {
@@ -100,8 +109,10 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     bodyLimit: core.settings.bodyLimit,
     // A path fastify cannot decode (`/tasks/%`) is refused with the stub's error body too.
     frameworkErrors: handleError,
-    // A client that sends nothing, or its headers or body a byte at a time, is cut off.
-    connectionTimeout: timeouts.idleMs,
+    // A client that sends nothing, or its headers or body a byte at a time, is cut off by the
+    // headers and request deadlines; an idle keep-alive connection by keepAliveTimeout. No
+    // socket idle timeout (0): it would also cut an answer still being worked on (I9).
+    connectionTimeout: 0,
     keepAliveTimeout: timeouts.keepAliveMs,
     requestTimeout: timeouts.requestMs,
     http: {
