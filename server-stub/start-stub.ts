@@ -6,7 +6,7 @@ import type { ClockMode } from '../protocol/clock.ts';
 import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
-import { handleError } from './http-errors.ts';
+import { clientErrorHandler, handleError } from './http-errors.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettings } from './settings.ts';
 import { StubCore } from './stub-core.ts';
 
@@ -109,6 +109,8 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     bodyLimit: core.settings.bodyLimit,
     // A path fastify cannot decode (`/tasks/%`) is refused with the stub's error body too.
     frameworkErrors: handleError,
+    // What Node's parser refuses (408, 431, malformed HTTP) gets the stub's error body too.
+    clientErrorHandler: clientErrorHandler(timeouts),
     // A client that sends nothing, or its headers or body a byte at a time, is cut off by the
     // headers and request deadlines; an idle keep-alive connection by keepAliveTimeout. No
     // socket idle timeout (0): it would also cut an answer still being worked on (I9).

@@ -178,3 +178,58 @@ describe('slow HTTP clients are cut off', () => {
     ws.close();
   });
 });
+
+/** The last HTTP answer in raw text: its status line, headers and JSON body. */
+function lastAnswer(raw: string) {
+  const at = [...raw.matchAll(/HTTP\/1\.1 \d{3} /g)].at(-1)?.index ?? 0;
+  const [head = '', body = ''] = raw.slice(at).split('\r\n\r\n');
+  return { status: Number(head.slice(9, 12)), head: head.toLowerCase(), body: JSON.parse(body) };
+}
+
+describe("what Node refuses before a route is in the stub's error shape", () => {
+  test.each([
+    [
+      'a silent client gets 408 request_timeout',
+      () => '',
+      408,
+      { code: 'request_timeout', field: 'request', error: 'Request Timeout' },
+    ],
+    [
+      'a 20 KB header gets 431 headers_too_large',
+      () => `GET /_stub/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      { code: 'headers_too_large', field: 'headers' },
+    ],
+    [
+      'a 100 KB URL gets 431 headers_too_large',
+      () => `GET /_stub/health?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      431,
+      { code: 'headers_too_large', field: 'headers' },
+    ],
+    [
+      'a Content-Length shorter than the body gets 400 bad_request for what follows',
+      () =>
+        'POST /_stub/clock/advance HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"by":"1s"}',
+      400,
+      { code: 'bad_request', field: 'request' },
+    ],
+    [
+      'bytes that are not HTTP get 400 bad_request',
+      () => 'HELLO THERE\r\n\r\n',
+      400,
+      { code: 'bad_request', field: 'request' },
+    ],
+  ])('%s, with a field and Connection: close', async (_name, text, status, fields) => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const client = await rawSocket(stub.port);
+    const sent = text();
+    if (sent) client.socket.write(sent);
+    expect(await client.closedWithin(PAST)).toBe(true);
+    const answer = lastAnswer(client.received());
+    expect(answer.status).toBe(status);
+    expect(answer.head).toContain('connection: close');
+    expect(answer.head).toContain('content-type: application/json');
+    expect(answer.body).toMatchObject({ statusCode: status, ...fields });
+    expect(answer.body.message).toEqual(expect.any(String));
+  });
+});
