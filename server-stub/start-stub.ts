@@ -3,7 +3,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { ClockMode } from '../protocol/clock.ts';
-import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import {
+  CLOCK_SCALE_MAX,
+  CLOCK_SCALE_MIN,
+  CONTROL_PREFIX,
+  controlTokenProblem,
+} from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
 import { clientErrorHandler, handleError } from './http-errors.ts';
@@ -90,6 +95,13 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
   if (options.controlToken !== undefined) {
     const problem = controlTokenProblem(options.controlToken);
     if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
+  }
+  // The bounds of PUT /_stub/clock and of `badge-sim stub --scale` (I16).
+  const scale = options.clockScale;
+  if (scale !== undefined && !(scale >= CLOCK_SCALE_MIN && scale <= CLOCK_SCALE_MAX)) {
+    throw new RangeError(
+      `badge-sim: clockScale must be from ${CLOCK_SCALE_MIN} to ${CLOCK_SCALE_MAX}, got ${scale}`,
+    );
   }
   const fixtures =
     typeof options.fixtures === 'object'

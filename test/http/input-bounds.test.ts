@@ -257,6 +257,15 @@ describe('numbers are finite and in range where they enter', () => {
     },
   );
 
+  test.each([1e-9, 5e-324, 2e6, Number.NaN])(
+    'startStub refuses clockScale %s: the bounds of PUT /_stub/clock',
+    async (clockScale) => {
+      await expect(startStub({ clock: 'scaled', clockScale })).rejects.toThrow(
+        `badge-sim: clockScale must be from 0.001 to 1000000, got ${clockScale}`,
+      );
+    },
+  );
+
   test('formatTimestamp never throws and always has a four-digit year', () => {
     for (const ms of [
       Number.NaN,
