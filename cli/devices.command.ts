@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
+import { flakyEveryProblem } from '../protocol/flaky.ts';
 import type { BadgeStatus } from '../simulator/badge.ts';
 import {
   FleetError,
@@ -128,6 +129,8 @@ function behaviourFrom(options: DevicesOptions): FixtureBehaviour | undefined {
       if (!parseDurationRange(value))
         fail(`${flag} '${value}' is not a duration or a range such as 2s..10s.`);
     }
+    const tooShort = flakyEveryProblem(options.flakyEvery);
+    if (tooShort) fail(`--flaky-every ${tooShort}.`);
     behaviour.flaky = { every: options.flakyEvery, down: options.flakyDown };
   }
   return Object.keys(behaviour).length > 0 ? behaviour : undefined;

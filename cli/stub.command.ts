@@ -1,7 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
-import { CONTROL_TOKEN_HEADER, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import {
+  CLOCK_SCALE_MAX,
+  CLOCK_SCALE_MIN,
+  CONTROL_TOKEN_HEADER,
+  controlTokenProblem,
+} from '../protocol/control-api.schema.ts';
 import {
   BADGE_ANSWER_TIMEOUT_MAX_MS,
   BADGE_ANSWER_TIMEOUT_MIN_MS,
@@ -166,6 +171,14 @@ async function runStub(options: StubOptions): Promise<void> {
     fail(
       `--scale (BADGE_SIM_SCALE) is for --clock scaled, and the clock is ${options.clock} (BADGE_SIM_CLOCK).`,
     );
+  // The bounds of PUT /_stub/clock (I1): a scale of 1e-9 or 2e6 is no clock either way.
+  if (
+    options.scale !== undefined &&
+    !(options.scale >= CLOCK_SCALE_MIN && options.scale <= CLOCK_SCALE_MAX)
+  )
+    fail(
+      `--scale (BADGE_SIM_SCALE) must be from ${CLOCK_SCALE_MIN} to ${CLOCK_SCALE_MAX} times as fast as real time (it is ${options.scale}).`,
+    );
   if (options.fixtures && options.generate !== undefined)
     fail(
       'give either --fixtures (BADGE_SIM_FIXTURES) or --generate (BADGE_SIM_GENERATE), not both.',
@@ -206,13 +219,8 @@ async function runStub(options: StubOptions): Promise<void> {
     });
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE')
-      fail(
-        `port ${options.port} is in use: pick another with --port, or --port 0 for any free port.`,
-      );
-    if (code === 'EACCES')
-      fail(`not allowed to listen on port ${options.port}: use a port above 1023.`);
+    const reason = listenProblem(error as NodeJS.ErrnoException, options.port);
+    if (reason) fail(`cannot listen on ${options.host}:${options.port}: ${reason}`);
     throw error;
   }
   const { core } = stub;
@@ -248,6 +256,33 @@ async function runStub(options: StubOptions): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * Why the stub could not listen, with what to do (I15), or undefined for an error that is no
+ * listening problem. Node's codes: the host does not resolve (ENOTFOUND, EAI_AGAIN), is not
+ * an address of this machine (EADDRNOTAVAIL), the port is taken (EADDRINUSE) or privileged
+ * (EACCES).
+ */
+function listenProblem(error: NodeJS.ErrnoException, port: number): string | undefined {
+  switch (error?.code) {
+    case 'EADDRINUSE':
+      return `port ${port} is in use (pick another with --port, or --port 0 for any free port)`;
+    case 'EACCES':
+      return 'not allowed (use a port above 1023)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return 'the host name does not resolve (give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0)';
+    case 'EADDRNOTAVAIL':
+    case 'EAFNOSUPPORT':
+      return 'that address is not one of this machine (give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0)';
+    default:
+      return typeof error?.code === 'string' && typeof error.syscall === 'string'
+        ? `${error.code} from ${error.syscall} (check --host and --port)`
+        : undefined;
+  }
 }
 
 /** true/1/yes or false/0/no; anything else is refused, naming the variable. */

@@ -60,7 +60,7 @@ export const ClockAdvance = Type.Object(
         ],
         {
           description:
-            "A duration: '30s', '5m', '2h', '7d', '1500ms', or milliseconds as a number; at most 3650 days.",
+            "A duration: '30s', '5m', '2h', '7d', '1500ms', or milliseconds as a number; whole milliseconds, at most 3650 days.",
         },
       ),
     ),

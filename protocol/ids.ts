@@ -16,9 +16,16 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export class IdSource {
   readonly #seed: string | undefined;
   readonly #state = new Uint32Array(4);
+  readonly #forcedStart: Uint8Array | undefined;
 
-  constructor(seed?: number | string) {
+  /**
+   * @param seed the ids repeat from run to run with one, and so do the tokens (U1, U3).
+   * @param forcedStart for tests only: the 16 bytes an unseeded stream starts from instead of
+   *   `crypto.randomBytes`, to show that tokens do not follow the stream (U12).
+   */
+  constructor(seed?: number | string, forcedStart?: Uint8Array) {
     this.#seed = seed === undefined ? undefined : String(seed);
+    this.#forcedStart = forcedStart;
     this.reset();
   }
 
@@ -31,7 +38,7 @@ export class IdSource {
   reset(): void {
     const start =
       this.#seed === undefined
-        ? randomBytes(16)
+        ? Buffer.from(this.#forcedStart ?? randomBytes(16))
         : createHash('sha256').update(`badge-sim ids:${this.#seed}`).digest();
     for (let i = 0; i < 4; i++) this.#state[i] = start.readUInt32LE(i * 4);
   }
@@ -48,6 +55,29 @@ export class IdSource {
     let id = '';
     for (let i = 0; i < 4; i++) id += this.#next().toString(16).padStart(8, '0');
     return id;
+  }
+
+  /**
+   * 22 letters and digits of a token (refresh, access). Seeded: from the id stream, so a
+   * seeded run issues byte-identical tokens. Unseeded: from `crypto.randomBytes`, never from
+   * the stream: event ids show four raw outputs of it, and whoever could rebuild its state
+   * from them must not be able to tell the next token issued to another account (U12).
+   */
+  tokenWord(): string {
+    if (this.seeded) return this.taskId();
+    let word = '';
+    while (word.length < 22) {
+      for (const byte of randomBytes(32)) {
+        // 248 = 4 × 62: the bytes above would favour the first letters.
+        if (byte < 248 && word.length < 22) word += BASE62[byte % 62];
+      }
+    }
+    return word;
+  }
+
+  /** 32 hexadecimal digits of an id token: the stream when seeded, else `crypto` (U12). */
+  tokenHex(): string {
+    return this.seeded ? this.eventId() : randomBytes(16).toString('hex');
   }
 
   /** sfc32: small, fast, and good enough for identifiers that only need to be distinct. */

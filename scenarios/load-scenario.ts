@@ -7,6 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
+import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn } from '../protocol/own.ts';
 import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
@@ -122,6 +123,16 @@ export function checkScenario(input: unknown): Scenario {
         throw new ScenarioError(`fixtures.${error.message}`, `fixtures.${error.path}`);
       throw error;
     }
+  }
+  // A flaky badge drops at most once a second (I18): the same check as fixtures and fleets.
+  for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
+    const every = behaviour?.flaky?.every;
+    const problem = every === undefined ? undefined : flakyEveryProblem(every);
+    if (problem)
+      throw new ScenarioError(
+        `behaviours.${ref}.flaky.every ${problem}`,
+        `behaviours.${ref}.flaky.every`,
+      );
   }
   // A name given with `as` is what `task:` and `cancel:` refer to: check them now.
   const names = new Set<string>();

@@ -3,6 +3,7 @@
  * validation, body parsing, engine refusals, auth. A bad request never becomes a 5xx.
  */
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '../protocol/service-api.schema.ts';
 import { EngineError, type EngineErrorCode } from './engine/engine-error.ts';
@@ -137,4 +138,43 @@ function fieldOf(instancePath: string, params: Record<string, unknown>): string 
     (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s || '""'}` : s || '""'),
     '',
   );
+}
+
+/** What Node refuses before fastify sees a request, by Node's error code: status, code, field. */
+const CLIENT_ERRORS = new Map<string, [number, string, string]>([
+  ['ERR_HTTP_REQUEST_TIMEOUT', [408, 'request_timeout', 'request']],
+  ['HPE_HEADER_OVERFLOW', [431, 'headers_too_large', 'headers']],
+]);
+
+/**
+ * fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a request that did not
+ * arrive in time, headers or a URL over Node's 16 KiB, bytes that are not HTTP/1.1) is
+ * answered in the stub's error shape too, naming a field (I19), with `Connection: close`, and
+ * only when the socket can still be written to. A reset connection gets nothing.
+ */
+export function clientErrorHandler(timeouts: { headersMs: number; requestMs: number }) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, code, field] = CLIENT_ERRORS.get(error.code ?? '') ?? [
+      400,
+      'bad_request',
+      'request',
+    ];
+    const message =
+      status === 408
+        ? `the request did not arrive in time (its headers within ${timeouts.headersMs} ms of connecting, all of it within ${timeouts.requestMs} ms)`
+        : status === 431
+          ? 'the request line and headers are larger than 16 KiB (a URL or a header too long)'
+          : `the request is not valid HTTP/1.1 (${error.code ?? 'unreadable'})`;
+    if (socket.writable) {
+      const body = JSON.stringify(errorBody(status, code, message, field));
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      // A client that does not read its answer does not keep the socket.
+      setTimeout(() => socket.destroy(), 1_000).unref();
+    } else {
+      socket.destroy();
+    }
+  };
 }

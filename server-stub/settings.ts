@@ -18,8 +18,6 @@ export interface HttpTimeouts {
   headersMs: number;
   /** From connecting (or the start of a request) to the end of its body. */
   requestMs: number;
-  /** Longest silence on a connection, in either direction, before it is closed. */
-  idleMs: number;
   /** How long a keep-alive connection waits for its next request. */
   keepAliveMs: number;
 }
@@ -70,5 +68,5 @@ export const DEFAULT_SETTINGS: StubSettings = {
   badgeAnswerTimeoutMs: 2_000,
   badgeMaxQueuedBytes: 1024 * 1024,
   badgeMaxBadFramesPerSecond: 20,
-  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, keepAliveMs: 5_000 },
+  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
 };

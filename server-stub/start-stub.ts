@@ -3,10 +3,15 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { ClockMode } from '../protocol/clock.ts';
-import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import {
+  CLOCK_SCALE_MAX,
+  CLOCK_SCALE_MIN,
+  CONTROL_PREFIX,
+  controlTokenProblem,
+} from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
-import { handleError } from './http-errors.ts';
+import { clientErrorHandler, handleError } from './http-errors.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettings } from './settings.ts';
 import { StubCore } from './stub-core.ts';
 
@@ -36,7 +41,9 @@ export interface StartStubOptions {
   controlToken?: string;
   /**
    * Transport timeouts of the HTTP server in ms, each optional (defaults: headers 10 s,
-   * request 30 s, idle connection 30 s, keep-alive 5 s). Shown by `GET /_stub/settings`.
+   * request 30 s, keep-alive 5 s). Shown by `GET /_stub/settings`. There is no idle timeout of
+   * the socket: it would cut an answer that takes long to work out (a slow badge holding an
+   * advance), and the three above already cut every slow or silent client (I9).
    */
   timeouts?: Partial<HttpTimeouts>;
   /** Called after each response, for a request log (never given headers or bodies). */
@@ -62,6 +69,13 @@ export interface StubHandle extends AsyncDisposable {
 
 /** The HTTP timeouts with defaults filled in; each a whole number of ms ≥ 1, headers ≤ request. */
 function httpTimeouts(given: Partial<HttpTimeouts>): HttpTimeouts {
+  for (const name of Object.keys(given)) {
+    if (!Object.hasOwn(DEFAULT_SETTINGS.httpTimeouts, name)) {
+      throw new RangeError(
+        `badge-sim: timeouts.${name} is not a setting (there are ${Object.keys(DEFAULT_SETTINGS.httpTimeouts).join(', ')}; no idle timeout cuts an answer in flight, I9)`,
+      );
+    }
+  }
   const timeouts = { ...DEFAULT_SETTINGS.httpTimeouts, ...given };
   for (const [name, ms] of Object.entries(timeouts)) {
     if (!Number.isInteger(ms) || ms < 1 || ms > 3_600_000) {
@@ -82,6 +96,13 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     const problem = controlTokenProblem(options.controlToken);
     if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
   }
+  // The bounds of PUT /_stub/clock and of `badge-sim stub --scale` (I16).
+  const scale = options.clockScale;
+  if (scale !== undefined && !(scale >= CLOCK_SCALE_MIN && scale <= CLOCK_SCALE_MAX)) {
+    throw new RangeError(
+      `badge-sim: clockScale must be from ${CLOCK_SCALE_MIN} to ${CLOCK_SCALE_MAX}, got ${scale}`,
+    );
+  }
   const fixtures =
     typeof options.fixtures === 'object'
       ? options.fixtures
@@ -100,8 +121,12 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     bodyLimit: core.settings.bodyLimit,
     // A path fastify cannot decode (`/tasks/%`) is refused with the stub's error body too.
     frameworkErrors: handleError,
-    // A client that sends nothing, or its headers or body a byte at a time, is cut off.
-    connectionTimeout: timeouts.idleMs,
+    // What Node's parser refuses (408, 431, malformed HTTP) gets the stub's error body too.
+    clientErrorHandler: clientErrorHandler(timeouts),
+    // A client that sends nothing, or its headers or body a byte at a time, is cut off by the
+    // headers and request deadlines; an idle keep-alive connection by keepAliveTimeout. No
+    // socket idle timeout (0): it would also cut an answer still being worked on (I9).
+    connectionTimeout: 0,
     keepAliveTimeout: timeouts.keepAliveMs,
     requestTimeout: timeouts.requestMs,
     http: {
@@ -130,7 +155,14 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     });
   }
   // A deep accept queue: a fleet of thousands connects at once (Node's default is 511).
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 8192 });
+  try {
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 8192 });
+  } catch (error) {
+    // A host that does not resolve, a port in use: nothing of this stub is left running.
+    core.clock.dispose();
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const host =

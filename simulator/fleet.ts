@@ -18,6 +18,7 @@ import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../proto
 import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
+import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
@@ -132,6 +133,8 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
       );
     }
   }
+  const flaky = b.flaky ? flakyEveryProblem(b.flaky.every) : undefined;
+  if (flaky) throw new FleetError(`badge-sim: ${where}.flaky.every ${flaky}`);
   return b;
 }
 

@@ -2,7 +2,12 @@
 import { expect, test } from 'vitest';
 import { VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
-import { ACCESS_TOKEN_LIFETIME_MS, EXPIRED_TOKEN_RETENTION_MS, TokenStore } from './tokens.ts';
+import {
+  ACCESS_TOKEN_LIFETIME_MS,
+  EXPIRED_TOKEN_RETENTION_MS,
+  type IssuedTokens,
+  TokenStore,
+} from './tokens.ts';
 
 function store() {
   const clock = new VirtualClock();
@@ -38,4 +43,43 @@ test('a stub that hands out tokens for weeks holds only the last 7 days and 2 ho
   expect(tokens.issuedCount).toBeLessThanOrEqual(2 * (7 * 24 + 2 + 1));
   const fresh = exchange();
   expect(tokens.authorise(fresh, 'pro')).toEqual({ subscriberId: '100001' });
+});
+
+test('without a seed, tokens come from crypto, not the id stream: the same forced stream gives the same ids and different tokens', () => {
+  const start = new Uint8Array(16).fill(7);
+  const issue = () => {
+    const ids = new IdSource(undefined, start);
+    const tokens = new TokenStore(new VirtualClock(), ids);
+    tokens.addRefreshToken('rt', '100001', 'pro');
+    const before = ids.eventId();
+    const issued = tokens.exchange('rt', 'pro');
+    if (typeof issued === 'string') throw new Error(issued);
+    const refresh = tokens.issueRefreshToken('100001', 'pro');
+    // Issuing tokens took nothing from the stream: the next id is the stream's next.
+    return { ids: [before, ids.eventId(), ids.taskId()], tokens: [issued, refresh] };
+  };
+  const one = issue();
+  const two = issue();
+  const alone = new IdSource(undefined, start);
+  expect(one.ids).toEqual([alone.eventId(), alone.eventId(), alone.taskId()]);
+  expect(two.ids).toEqual(one.ids);
+  const [a, other] = [one.tokens[0] as IssuedTokens, two.tokens[0] as IssuedTokens];
+  expect(other.access_token).not.toBe(a.access_token);
+  expect(other.id_token).not.toBe(a.id_token);
+  expect(two.tokens[1]).not.toBe(one.tokens[1]);
+  // The same shapes and lengths as ever.
+  expect(a.access_token).toMatch(/^at_[A-Za-z0-9]{44}$/);
+  expect(a.id_token).toMatch(/^eyJhbGciOiJub25lIn0\.[0-9a-f]{32}\.$/);
+  expect(one.tokens[1]).toMatch(/^rt_[A-Za-z0-9]{44}$/);
+});
+
+test('with a seed, tokens are drawn from the id stream as before: byte-identical run after run', () => {
+  const ids = new IdSource(5);
+  const tokens = new TokenStore(new VirtualClock(), ids);
+  tokens.addRefreshToken('rt', '100001', 'pro');
+  const issued = tokens.exchange('rt', 'pro');
+  if (typeof issued === 'string') throw new Error(issued);
+  const stream = new IdSource(5);
+  expect(issued.access_token).toBe(`at_${stream.taskId()}${stream.taskId()}`);
+  expect(issued.id_token).toBe(`eyJhbGciOiJub25lIn0.${stream.eventId()}.`);
 });

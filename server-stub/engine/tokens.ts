@@ -67,7 +67,7 @@ export class TokenStore {
 
   /** Makes a new refresh token for an account in an environment. */
   issueRefreshToken(subscriberId: string, environment: EnvironmentName): string {
-    const token = `rt_${this.ids.taskId()}${this.ids.taskId()}${this.#mark()}`;
+    const token = `rt_${this.ids.tokenWord()}${this.ids.tokenWord()}${this.#mark()}`;
     this.addRefreshToken(token, subscriberId, environment);
     return token;
   }
@@ -88,8 +88,8 @@ export class TokenStore {
     if (known.environment !== environment) return 'other_environment';
     this.#forgetLongExpired();
     const expiresAt = this.clock.now() + ACCESS_TOKEN_LIFETIME_MS;
-    const access = `at_${this.ids.taskId()}${this.ids.taskId()}${this.#mark()}`;
-    const id = `eyJhbGciOiJub25lIn0.${this.ids.eventId()}${this.#mark()}.`;
+    const access = `at_${this.ids.tokenWord()}${this.ids.tokenWord()}${this.#mark()}`;
+    const id = `eyJhbGciOiJub25lIn0.${this.ids.tokenHex()}${this.#mark()}.`;
     this.#access.set(access, {
       subscriberId: known.subscriberId,
       environment,

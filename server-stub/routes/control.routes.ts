@@ -210,6 +210,16 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
             'by',
           );
         }
+        // Domain time moves in whole milliseconds (I13): `0.5` or `'0.5ms'` would leave a
+        // fractional `now_ms` behind.
+        if (!Number.isInteger(parsed)) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `by '${by}' is not a whole number of milliseconds (virtual time moves in whole ms)`,
+            'by',
+          );
+        }
         ms = parsed;
         target = core.clock.now() + ms;
         if (target > MAX_INSTANT) throw past('by', `'${by}'`);

@@ -65,8 +65,16 @@ export async function triggerApiRoutes(
       const grantType = ownValue(request.body, 'grant_type');
       const clientId = ownValue(request.body, 'client_id');
       const refreshToken = ownValue(request.body, 'refresh_token');
-      if (typeof grantType !== 'string' || grantType === '')
-        return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+      // A field present with the wrong type (JSON `["refresh_token"]`) is not "missing".
+      const problem = (name: string, value: unknown) =>
+        value === undefined || value === ''
+          ? `${name} is required`
+          : typeof value !== 'string'
+            ? `${name} must be a string`
+            : undefined;
+      const grantProblem = problem('grant_type', grantType);
+      if (grantProblem || typeof grantType !== 'string')
+        return oauthError(reply, 400, 'invalid_request', grantProblem ?? '');
       if (grantType !== 'refresh_token')
         return oauthError(
           reply,
@@ -74,10 +82,12 @@ export async function triggerApiRoutes(
           'unsupported_grant_type',
           `grant_type '${grantType}' is not supported: use refresh_token`,
         );
-      if (typeof clientId !== 'string' || clientId === '')
-        return oauthError(reply, 400, 'invalid_request', 'client_id is required');
-      if (typeof refreshToken !== 'string' || refreshToken === '')
-        return oauthError(reply, 400, 'invalid_request', 'refresh_token is required');
+      const clientProblem = problem('client_id', clientId);
+      if (clientProblem || typeof clientId !== 'string')
+        return oauthError(reply, 400, 'invalid_request', clientProblem ?? '');
+      const refreshProblem = problem('refresh_token', refreshToken);
+      if (refreshProblem || typeof refreshToken !== 'string')
+        return oauthError(reply, 400, 'invalid_request', refreshProblem ?? '');
       if (!clientIds().has(clientId))
         return oauthError(
           reply,

@@ -133,6 +133,28 @@ describe('badge-sim devices', () => {
     expect(gaveUp.stderr).toContain(`cannot reach the stub at ${nobody} (ECONNREFUSED for 1 s)`);
   });
 
+  test.each([
+    ['0s', '0s'],
+    ['0s..0s', '0s'],
+    ['1ms', '1s'],
+    ['500ms..90s', '2s'],
+  ])('--flaky-every %s is refused: a flaky badge drops at most once a second', (every, down) => {
+    // Refused before it looks for a stub: port 9 has none.
+    const run = runCli([
+      'devices',
+      '--stub',
+      'http://127.0.0.1:9',
+      '--flaky-every',
+      every,
+      '--flaky-down',
+      down,
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(
+      `--flaky-every '${every}' is shorter than 1s, the least time between drops`,
+    );
+  });
+
   test('--help lists the behaviours', () => {
     const help = runCli(['devices', '--help']);
     expect(help.status).toBe(0);

@@ -237,5 +237,38 @@ describe('badge-sim stub', () => {
     const second = runCli(['stub', '--port', port]);
     expect(second.status).toBe(2);
     expect(second.stderr).toContain(`port ${port} is in use`);
+    expect(second.stderr.trim()).toBe(
+      `badge-sim: cannot listen on 127.0.0.1:${port}: port ${port} is in use (pick another with --port, or --port 0 for any free port)`,
+    );
   });
+
+  test('a host that cannot be resolved or bound is one line and exit 2, no stack trace', () => {
+    for (const [host, reason] of [
+      ['__proto__', 'the host name does not resolve'],
+      ['203.0.113.1', 'that address is not one of this machine'],
+    ]) {
+      const run = runCli(['stub', '--port', '0', '--quiet', '--host', host!]);
+      expect(run.status).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toContain(`badge-sim: cannot listen on ${host}:0: ${reason}`);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test.each(['1e-9', '5e-324', '0.0009', '2e6'])(
+    '--scale %s is refused like PUT /_stub/clock: 0.001 to 1000000, naming the flag and its variable',
+    (scale) => {
+      const run = runCli(['stub', '--port', '0', '--clock', 'scaled', '--scale', scale]);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(
+        '--scale (BADGE_SIM_SCALE) must be from 0.001 to 1000000 times as fast as real time',
+      );
+      const env = runCli(['stub', '--port', '0'], {
+        BADGE_SIM_CLOCK: 'scaled',
+        BADGE_SIM_SCALE: scale,
+      });
+      expect(env.status).toBe(2);
+      expect(env.stderr).toContain('--scale (BADGE_SIM_SCALE) must be from 0.001 to 1000000');
+    },
+  );
 });

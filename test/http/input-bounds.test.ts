@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { formatTimestamp, MAX_INSTANT, VirtualClock } from '../../protocol/clock.ts';
 import { MAX_DURATION_MS, parseDuration } from '../../protocol/duration.ts';
+import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { checkBehaviour, FleetError } from '../../simulator/fleet.ts';
 import { RIVERSIDE, request, serviceClient } from '../support/http.ts';
@@ -68,6 +69,9 @@ describe('numbers are finite and in range where they enter', () => {
       'by',
     ],
     ['advance by 3651 days', 'POST', '/_stub/clock/advance', '{"by":"3651d"}', 'by'],
+    ['advance by 0.5 (ms, not whole)', 'POST', '/_stub/clock/advance', '{"by":0.5}', 'by'],
+    ['advance by 0.5ms', 'POST', '/_stub/clock/advance', '{"by":"0.5ms"}', 'by'],
+    ['advance by 1.0005s', 'POST', '/_stub/clock/advance', '{"by":"1.0005s"}', 'by'],
     [
       'advance to +275760-09-13',
       'POST',
@@ -136,6 +140,26 @@ describe('numbers are finite and in range where they enter', () => {
     },
   );
 
+  test('virtual time moves in whole milliseconds: 1.5s and 1500 advance, 0.5 is refused', async () => {
+    await using stub = await startStub();
+    const advance = (by: unknown) =>
+      request<{ clock: { now_ms: number } }>(`${stub.controlUrl}/clock/advance`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        rawBody: JSON.stringify({ by }),
+      });
+    const first = await advance('1.5s');
+    expect(first.status).toBe(200);
+    const second = await advance(1500);
+    expect(second.body.clock.now_ms - first.body.clock.now_ms).toBe(1500);
+    const refused = await advance(0.5);
+    expectRefusal(refused, 'by');
+    expect((refused.body as any).message).toMatch(/whole number of milliseconds/);
+    expect(
+      Number.isInteger((await request<{ now_ms: number }>(`${stub.controlUrl}/clock`)).body.now_ms),
+    ).toBe(true);
+  });
+
   test('events limit stays a decimal whole number, clamped to 100', async () => {
     await using stub = await startStub();
     const api = serviceClient(stub);
@@ -184,6 +208,63 @@ describe('numbers are finite and in range where they enter', () => {
     expect(() => checkBehaviour({ ack: { after: '1s..3651d' } }, 'b')).toThrow(FleetError);
     expect(checkBehaviour({ offline: [{ at: '3650d', for: '1s' }] }, 'b')).toBeDefined();
   });
+
+  test.each(['0s', '0s..0s', '1ms', '999ms..2s'])(
+    'flaky every %s is refused everywhere a behaviour enters: fixtures, a scenario, startFleet',
+    async (every) => {
+      const flaky = { flaky: { every, down: '0s' } };
+      // startFleet's check of a behaviour given in code.
+      expect(() => checkBehaviour(flaky, 'behaviour')).toThrow(
+        new FleetError(
+          `badge-sim: behaviour.flaky.every '${every}' is shorter than 1s, the least time between drops (at both ends of a range)`,
+        ),
+      );
+      // A scenario's behaviours.
+      expect(() =>
+        defineScenario({
+          name: 'flaky',
+          proves: 'nothing',
+          badges: { group: 'Nurses' },
+          behaviours: { '*': flaky },
+          timeline: [],
+          duration: '10s',
+          expect: { events: { items: [] } },
+        } as never),
+      ).toThrow(/behaviours\.\*\.flaky\.every '.*' is shorter than 1s/);
+      // Fixtures through the control API: 400 naming the field, nothing changes.
+      await using stub = await startStub();
+      const before = await snapshot(stub);
+      const res = await request(`${stub.controlUrl}/fixtures`, {
+        method: 'PUT',
+        headers: JSON_HEADERS,
+        body: {
+          accounts: [
+            {
+              subscriber_id: '42',
+              api_keys: ['key-of-account-42'],
+              groups: [],
+              devices: [{ id: '7001', user: 'Pat', behaviour: flaky }],
+            },
+          ],
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.field).toContain('flaky.every');
+      expect(res.body.message).toContain('shorter than 1s');
+      expect(await snapshot(stub)).toBe(before);
+      // 1s is the least, and a range from it is fine.
+      expect(checkBehaviour({ flaky: { every: '1s..2s', down: '0s' } }, 'b')).toBeDefined();
+    },
+  );
+
+  test.each([1e-9, 5e-324, 2e6, Number.NaN])(
+    'startStub refuses clockScale %s: the bounds of PUT /_stub/clock',
+    async (clockScale) => {
+      await expect(startStub({ clock: 'scaled', clockScale })).rejects.toThrow(
+        `badge-sim: clockScale must be from 0.001 to 1000000, got ${clockScale}`,
+      );
+    },
+  );
 
   test('formatTimestamp never throws and always has a four-digit year', () => {
     for (const ms of [

@@ -10,9 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { startStub } from '../../server-stub/start-stub.ts';
-import { request } from '../support/http.ts';
+import { request, serviceClient } from '../support/http.ts';
 
-const TIMEOUTS = { headersMs: 300, requestMs: 600, idleMs: 400, keepAliveMs: 300 };
+const TIMEOUTS = { headersMs: 300, requestMs: 600, keepAliveMs: 300 };
 /** Well past every timeout above: a client still connected then was not cut off. */
 const PAST = 1_500;
 
@@ -53,7 +53,6 @@ describe('slow HTTP clients are cut off', () => {
     expect((await request(`${defaults.controlUrl}/settings`)).body.httpTimeouts).toEqual({
       headersMs: 10_000,
       requestMs: 30_000,
-      idleMs: 30_000,
       keepAliveMs: 5_000,
     });
   });
@@ -89,7 +88,7 @@ describe('slow HTTP clients are cut off', () => {
     );
   });
 
-  test('a normal keep-alive client is served, request after request', async () => {
+  test('a normal keep-alive client is served, request after request, and closed when idle', async () => {
     await using stub = await startStub({ timeouts: TIMEOUTS });
     const client = await rawSocket(stub.port);
     for (let i = 0; i < 4; i++) {
@@ -99,6 +98,8 @@ describe('slow HTTP clients are cut off', () => {
       await sleep(100);
     }
     expect(client.socket.destroyed).toBe(false);
+    // Idle after its last answer: closed once the keep-alive timeout has passed.
+    expect(await client.closedWithin(PAST)).toBe(true);
   });
 
   test('a connected WebSocket badge stays connected past every timeout', async () => {
@@ -128,5 +129,107 @@ describe('slow HTTP clients are cut off', () => {
     );
     expect(devices.body.find((d) => d.device_id === '350000000000001')?.online).toBe(true);
     ws.close();
+  });
+
+  test('an answer that takes longer than every timeout is still sent (a slow badge holds an advance)', async () => {
+    const SHORT = { headersMs: 100, requestMs: 100, keepAliveMs: 100 };
+    await using stub = await startStub({ clock: 'virtual', timeouts: SHORT });
+    // A badge that answers each frame after 150 ms: every timer of the alert holds the clock.
+    const ws = new WebSocket(stub.devicesUrl);
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as { type: string; seq: number };
+      if (frame.type === 'handled' || frame.type === 'error') return;
+      setTimeout(() => ws.send(JSON.stringify({ type: 'handled', seq: frame.seq })), 150);
+    });
+    await once(ws, 'open');
+    ws.send(
+      JSON.stringify({
+        seq: 0,
+        type: 'hello',
+        protocol: 1,
+        device_id: '350000000000001',
+        key: 'badge-key-0001',
+      }),
+    );
+    await expect
+      .poll(async () => {
+        const devices = await request<{ device_id: string; online: boolean }[]>(
+          `${stub.controlUrl}/devices`,
+        );
+        return devices.body.find((d) => d.device_id === '350000000000001')?.online;
+      })
+      .toBe(true);
+    const alert = await serviceClient(stub).alert({
+      notification: 'Slow badge',
+      groups: ['Nurses'],
+      timeout: 60,
+    });
+    expect(alert.status).toBe(200);
+    const started = performance.now();
+    const advanced = await request<{ held_by: unknown[] }>(`${stub.controlUrl}/clock/advance`, {
+      method: 'POST',
+      body: { by: '2m' },
+    });
+    const took = performance.now() - started;
+    // Longer than every timeout, and answered all the same; the badge held the clock, in time.
+    expect(took).toBeGreaterThan(3 * 100);
+    expect(advanced.status).toBe(200);
+    expect(advanced.body.held_by).toEqual([]);
+    ws.close();
+  });
+});
+
+/** The last HTTP answer in raw text: its status line, headers and JSON body. */
+function lastAnswer(raw: string) {
+  const at = [...raw.matchAll(/HTTP\/1\.1 \d{3} /g)].at(-1)?.index ?? 0;
+  const [head = '', body = ''] = raw.slice(at).split('\r\n\r\n');
+  return { status: Number(head.slice(9, 12)), head: head.toLowerCase(), body: JSON.parse(body) };
+}
+
+describe("what Node refuses before a route is in the stub's error shape", () => {
+  test.each([
+    [
+      'a silent client gets 408 request_timeout',
+      () => '',
+      408,
+      { code: 'request_timeout', field: 'request', error: 'Request Timeout' },
+    ],
+    [
+      'a 20 KB header gets 431 headers_too_large',
+      () => `GET /_stub/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      { code: 'headers_too_large', field: 'headers' },
+    ],
+    [
+      'a 100 KB URL gets 431 headers_too_large',
+      () => `GET /_stub/health?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      431,
+      { code: 'headers_too_large', field: 'headers' },
+    ],
+    [
+      'a Content-Length shorter than the body gets 400 bad_request for what follows',
+      () =>
+        'POST /_stub/clock/advance HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"by":"1s"}',
+      400,
+      { code: 'bad_request', field: 'request' },
+    ],
+    [
+      'bytes that are not HTTP get 400 bad_request',
+      () => 'HELLO THERE\r\n\r\n',
+      400,
+      { code: 'bad_request', field: 'request' },
+    ],
+  ])('%s, with a field and Connection: close', async (_name, text, status, fields) => {
+    await using stub = await startStub({ timeouts: TIMEOUTS });
+    const client = await rawSocket(stub.port);
+    const sent = text();
+    if (sent) client.socket.write(sent);
+    expect(await client.closedWithin(PAST)).toBe(true);
+    const answer = lastAnswer(client.received());
+    expect(answer.status).toBe(status);
+    expect(answer.head).toContain('connection: close');
+    expect(answer.head).toContain('content-type: application/json');
+    expect(answer.body).toMatchObject({ statusCode: status, ...fields });
+    expect(answer.body.message).toEqual(expect.any(String));
   });
 });

@@ -131,6 +131,34 @@ describe('POST oauth2/token', () => {
     expect(JSON.stringify(answer.body)).not.toContain(PRO_REFRESH);
   });
 
+  test.each([
+    ['grant_type', ['refresh_token']],
+    ['client_id', 7],
+    ['refresh_token', { token: PRO_REFRESH }],
+  ])(
+    'JSON %s of the wrong type → 400 invalid_request "%s must be a string", not "is required"',
+    async (field, value) => {
+      await using stub = await startStub();
+      const body: Record<string, unknown> = {
+        grant_type: 'refresh_token',
+        client_id: 'badge-sim-pro-sdk',
+        refresh_token: PRO_REFRESH,
+        [field]: value,
+      };
+      const answer = await token(stub, body as Record<string, string>, { json: true });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({
+        error: 'invalid_request',
+        error_description: `${field} must be a string`,
+      });
+      // Empty or missing is still "is required".
+      const empty = await token(stub, { ...body, [field]: '' } as Record<string, string>, {
+        json: true,
+      });
+      expect(empty.body.error_description).toBe(`${field} is required`);
+    },
+  );
+
   test('refresh tokens issued and revoked through the control API', async () => {
     await using stub = await startStub();
     const issued = await request(`${stub.controlUrl}/tokens/refresh`, {
