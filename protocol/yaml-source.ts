@@ -19,16 +19,29 @@ export class YamlSyntaxError extends Error {
 
 export function parseYaml(text: string, file: string): YamlSource {
   const lineCounter = new LineCounter();
-  const doc: Document = parseDocument(text, { lineCounter });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0]!;
-    const at = first.linePos?.[0];
+  let doc: Document;
+  let value: unknown;
+  try {
+    doc = parseDocument(text, { lineCounter });
+    if (doc.errors.length > 0) {
+      const first = doc.errors[0]!;
+      const at = first.linePos?.[0];
+      throw new YamlSyntaxError(
+        `badge-sim: ${file}${at ? `:${at.line}:${at.col}` : ''}: ${first.message.split('\n')[0]}`,
+      );
+    }
+    // The yaml package refuses an alias bomb here (`ReferenceError: Excessive alias count`);
+    // whatever it throws is this file's error, not a crash of the command (I17).
+    value = doc.toJS();
+  } catch (error) {
+    if (error instanceof YamlSyntaxError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
     throw new YamlSyntaxError(
-      `badge-sim: ${file}${at ? `:${at.line}:${at.col}` : ''}: ${first.message.split('\n')[0]}`,
+      `badge-sim: ${file}: cannot read this document: ${message.split('\n')[0]}`,
     );
   }
   return {
-    value: doc.toJS(),
+    value,
     lineOf(path) {
       // A missing field has no node of its own: the nearest enclosing node gives the line.
       const segments = pathSegments(path);

@@ -1,5 +1,8 @@
 /** `badge-sim stub` as a user runs it: a real process, a real port, a clean stop. */
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { runCli as run, startCli as start } from '../support/cli.ts';
@@ -239,6 +242,26 @@ describe('badge-sim stub', () => {
     expect(second.stderr).toContain(`port ${port} is in use`);
     expect(second.stderr.trim()).toBe(
       `badge-sim: cannot listen on 127.0.0.1:${port}: port ${port} is in use (pick another with --port, or --port 0 for any free port)`,
+    );
+  });
+
+  test('a fixtures file that is a YAML alias bomb is one line naming the file, exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-bomb-'));
+    const bomb = join(dir, 'bomb.yaml');
+    writeFileSync(
+      bomb,
+      [
+        'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+        ...Array.from(
+          { length: 8 },
+          (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`,
+        ),
+      ].join('\n'),
+    );
+    const result = runCli(['stub', '--port', '0', '--fixtures', bomb]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `badge-sim: ${bomb}: cannot read this document: Excessive alias count indicates a resource exhaustion attack`,
     );
   });
 

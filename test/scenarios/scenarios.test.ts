@@ -21,6 +21,15 @@ function file(name: string, text: string): string {
   return path;
 }
 
+/** Eight levels of ten aliases each: 10⁸ nodes if expanded. */
+const ALIAS_BOMB = [
+  'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+  ...Array.from(
+    { length: 8 },
+    (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`,
+  ),
+].join('\n');
+
 const GOOD = `name: Quorum of one
 proves: The first tap ends the alert and the others hear on_quorum.
 badges: { group: Nurses }
@@ -406,5 +415,19 @@ describe('badge-sim run', () => {
     const none = runCli(['run', join(dir, 'nothing-here')]);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain('no file or folder');
+  });
+
+  test('a YAML alias bomb is that file’s ✗ with the reason; the other scenarios still run', () => {
+    const good = file('bomb-neighbour.scenario.yaml', GOOD);
+    const bomb = file('bomb.scenario.yaml', ALIAS_BOMB);
+    const run = runCli(['run', good, bomb]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('✓ Quorum of one');
+    expect(run.stdout).toContain(`✗ ${bomb}`);
+    expect(run.stdout).toContain(
+      `badge-sim: ${bomb}: cannot read this document: Excessive alias count`,
+    );
+    expect(run.stderr).not.toContain('ReferenceError');
+    expect(() => loadScenarioFile(bomb)).toThrow(ScenarioError);
   });
 });
