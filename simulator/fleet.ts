@@ -433,6 +433,12 @@ class FollowerClock extends VirtualClock {
       this.#wakeQueued = false;
       const next = this.nextDueAt();
       if (next === null || this.mode !== 'virtual') return;
+      // Due at once (an ack after 0 s): the stub is already at this instant, and a wake for
+      // an instant it has told us asks for nothing (W8). Run it here.
+      if (next <= this.now()) {
+        void this.runDue();
+        return;
+      }
       // The stub forgets a wake when the badge that asked drops: ask again through another.
       if (next === this.#wakeAt && this.#messenger?.online) return;
       const messenger = this.badges().find((b) => b.online);

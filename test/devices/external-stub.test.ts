@@ -49,6 +49,31 @@ describe('badges against a stub in another process', () => {
     ]);
   });
 
+  test('an acknowledgement after 0 s lands at 0 s: a badge timer due at its own instant fires', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    await using fleet = await startFleet({
+      stub: stub.url,
+      group: 'Pharmacy',
+      behaviour: { ack: { after: '0s' } },
+    });
+    await fleet.waitUntilConnected();
+    const api = `${stub.url}/subscribers/100001/api/v1`;
+    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+    await request(`${api}/alerts`, {
+      method: 'POST',
+      headers: auth,
+      body: { notification: 'Stat order', groups: ['Pharmacy'] },
+    });
+    await fleet.advanceBy(60_000);
+    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+    expect(events.map((e) => `${e.content.type}@${seconds(e.timestamp)}`)).toEqual([
+      'start@0',
+      'acknowledged@0',
+      'acknowledged@0',
+      'end@0',
+    ]);
+  });
+
   test('a badge that drops and comes back mid-alert resumes it, across processes', async () => {
     await using stub = await startStubProcess(['--clock', 'virtual']);
     await using fleet = await startFleet({
