@@ -3,13 +3,13 @@
  * alerts on the virtual clock; the bench prints what each process holds after every round,
  * the growth per round, what a reset gives back, and a fresh stub's memory to compare.
  *
- *   npm run bench:soak                                   1,000 badges, 14 rounds of 1 day
+ *   npm run bench:soak                                   1,000 badges, 20 rounds of 5 minutes
+ *   npm run bench:soak -- --rounds 14 --round 1d         retention at work: the window fills
  *   BENCH_BADGES=200 BENCH_ROUNDS=4 npm run bench:soak
- *   npm run bench:soak -- --badges 200 --rounds 4 --round 5m
  *
  * Settings (a flag wins over its variable): `--badges` / BENCH_BADGES (default 1,000),
- * `--rounds` / BENCH_ROUNDS (14), `--round` / BENCH_ROUND (virtual length of a round,
- * default `1d`; at least `5m`), `--warmup` / BENCH_WARMUP (rounds left out of the slope;
+ * `--rounds` / BENCH_ROUNDS (20), `--round` / BENCH_ROUND (virtual length of a round,
+ * default `5m`; at least `5m`), `--warmup` / BENCH_WARMUP (rounds left out of the slope;
  * default: the rounds it takes to fill the 7-day retention window, plus one, when that leaves
  * at least 3 rounds to measure, else 1), `--cycles` / BENCH_CYCLES (1 or 2, default 2: the
  * rounds run a second time on the same stub, with a new fleet, and it is reset again), and
@@ -87,7 +87,7 @@ const { values: flags } = parseArgs({
 });
 
 const BADGES = Math.round(setting('badges', 'BENCH_BADGES', 1_000, 20_000));
-const ROUNDS = Math.round(setting('rounds', 'BENCH_ROUNDS', 14, 1_000));
+const ROUNDS = Math.round(setting('rounds', 'BENCH_ROUNDS', 20, 1_000));
 const ROUND_MS = roundLength();
 const TIMEOUT_MS = readNumber('BENCH_TIMEOUT_S', 1_800, 86_400) * 1000;
 const WINDOW_ROUNDS = Math.ceil(RETENTION_MS / ROUND_MS) + 1;
@@ -327,7 +327,7 @@ function setting(flag: keyof typeof flags, env: string, fallback: number, max: n
 }
 
 function roundLength(): number {
-  const text = flags.round ?? process.env.BENCH_ROUND ?? '1d';
+  const text = flags.round ?? process.env.BENCH_ROUND ?? '5m';
   const ms = parseDuration(text);
   if (ms === undefined || ms < ACTIVE_MS || ms > 365 * DAY_MS) {
     throw new Error(`--round (BENCH_ROUND) must be a duration from 5m to 365d, got '${text}'`);
