@@ -5,6 +5,8 @@ import os from 'node:os';
 import { createInterface } from 'node:readline';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 
 /** The installed version of a package, or `?`. */
 export function packageVersion(name: string): string {
@@ -122,4 +124,46 @@ export function memoryAfterGc(gc: (() => void) | undefined): ProcessMemory {
   gc?.();
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   return { rss, heapUsed, heapTotal, external };
+}
+
+/** The group every bench alerts: all devices of the first account. */
+export const EVERYONE = 'Everyone';
+
+/**
+ * Loads the stub's fixtures again with one more group, `Everyone`, holding every device of the
+ * first account, and returns the groups to alert. Beyond the stub's body limit (about 11,000
+ * devices) the generated groups instead, which together hold every device.
+ */
+export async function putEveryoneGroup(url: string, fixtures: Fixtures): Promise<string[]> {
+  const account = fixtures.accounts[0]!;
+  const withEveryone: Fixtures = {
+    accounts: [
+      {
+        ...account,
+        groups: [
+          ...account.groups.filter((g) => g.name !== EVERYONE),
+          { id: 'bench-everyone', name: EVERYONE, members: account.devices.map((d) => d.id) },
+        ],
+      },
+      ...fixtures.accounts.slice(1),
+    ],
+  };
+  const body = JSON.stringify(withEveryone);
+  const put = await fetch(`${url}${CONTROL_PREFIX}/fixtures`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  const answer = await put.text();
+  if (put.ok) return [EVERYONE];
+  if (put.status !== 413) {
+    throw new Error(
+      `PUT ${CONTROL_PREFIX}/fixtures (${body.length} bytes) answered ${put.status}: ${answer.slice(0, 300)}`,
+    );
+  }
+  const covered = new Set(account.groups.flatMap((g) => g.members));
+  if (account.devices.some((d) => !covered.has(d.id))) {
+    throw new Error('the fixtures are too large to add a group, and their groups miss devices');
+  }
+  return account.groups.map((g) => g.name);
 }

@@ -42,6 +42,7 @@ import {
   loadavg,
   memoryAfterGc,
   percentile,
+  putEveryoneGroup,
   readNumber,
   stopChild,
 } from './bench-support.ts';
@@ -63,8 +64,6 @@ const QUIET_EVERY = 200;
 const PLAY_GOAL_MS = 1000;
 const MEMORY_GOAL_KB = 30;
 const FLEET_GOAL = 10_000;
-
-const EVERYONE = 'Everyone';
 
 let stub: ChildProcess | undefined;
 let fleet: FleetHandle | undefined;
@@ -102,40 +101,7 @@ async function main(): Promise<void> {
       `the stub has ${deviceCount} devices in account ${subscriberId}, not ${BADGES}`,
     );
   }
-  const withEveryone: Fixtures = {
-    accounts: [
-      {
-        ...account,
-        groups: [
-          ...account.groups.filter((g) => g.name !== EVERYONE),
-          { id: 'bench-everyone', name: EVERYONE, members: account.devices.map((d) => d.id) },
-        ],
-      },
-      ...fixtures.accounts.slice(1),
-    ],
-  };
-  const body = JSON.stringify(withEveryone);
-  const put = await fetch(`${url}${CONTROL_PREFIX}/fixtures`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  const putAnswer = await put.text();
-  let groups = [EVERYONE];
-  if (put.status === 413) {
-    // Beyond the stub's body limit (about 11,000 devices): the generated groups instead, which
-    // together hold every device.
-    groups = account.groups.map((g) => g.name);
-    const covered = new Set(account.groups.flatMap((g) => g.members));
-    if (account.devices.some((d) => !covered.has(d.id))) {
-      throw new Error('the fixtures are too large to add a group, and their groups miss devices');
-    }
-  } else if (!put.ok) {
-    throw new Error(
-      `PUT ${CONTROL_PREFIX}/fixtures (${body.length} bytes) answered ${put.status}: ` +
-        putAnswer.slice(0, 300),
-    );
-  }
+  const groups = await putEveryoneGroup(url, fixtures);
   const alert = { notification: 'Fleet bench', groups, timeout: 60 };
   const target = groups.map((g) => `'${g}'`).join(', ');
   progress(`fixtures: account ${subscriberId}, alert to ${target}: ${deviceCount} devices`);

@@ -56,6 +56,7 @@ import {
   loadavg,
   memoryAfterGc,
   type ProcessMemory,
+  putEveryoneGroup,
   readNumber,
   stopChild,
 } from './bench-support.ts';
@@ -69,7 +70,6 @@ const RETENTION_MS = 7 * DAY_MS;
 const ACTIVE_MS = 5 * 60 * 1000;
 const START_TIMEOUT_MS = 120_000;
 const CONNECT_TIMEOUT_MS = 120_000;
-const EVERYONE = 'Everyone';
 
 /** The goals. */
 const SLOPE_GOAL_MIB = 0.5;
@@ -417,27 +417,7 @@ async function everyoneFixtures(
 ): Promise<{ groups: string[]; subscriberId: string; apiKey: string }> {
   const fixtures = (await (await fetch(`${url}${CONTROL_PREFIX}/fixtures`)).json()) as Fixtures;
   const account = fixtures.accounts[0]!;
-  const withEveryone: Fixtures = {
-    accounts: [
-      {
-        ...account,
-        groups: [
-          ...account.groups.filter((g) => g.name !== EVERYONE),
-          { id: 'bench-everyone', name: EVERYONE, members: account.devices.map((d) => d.id) },
-        ],
-      },
-      ...fixtures.accounts.slice(1),
-    ],
-  };
-  const put = await fetch(`${url}${CONTROL_PREFIX}/fixtures`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(withEveryone),
-  });
-  const answer = await put.text();
-  let groups = [EVERYONE];
-  if (put.status === 413) groups = account.groups.map((g) => g.name);
-  else if (!put.ok) throw new Error(`PUT fixtures answered ${put.status}: ${answer.slice(0, 300)}`);
+  const groups = await putEveryoneGroup(url, fixtures);
   return { groups, subscriberId: account.subscriber_id, apiKey: account.api_keys[0]! };
 }
 
