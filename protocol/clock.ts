@@ -1,5 +1,5 @@
 /**
- * The one clock (DESIGN.md decision 2). Domain time – alert repeats, timeouts, token
+ * The one clock (docs/architecture.md, decision 2). Domain time – alert repeats, timeouts, token
  * lifetimes, event retention and timestamps, device behaviours – reads a `Clock`, never
  * `Date.now()` or `setTimeout` directly, so that tests can run five minutes of alerting in
  * a few milliseconds and get the same result every time.

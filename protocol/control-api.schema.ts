@@ -1,6 +1,6 @@
 /**
  * The control API: everything a test needs that the service itself does not offer, under the
- * one reserved prefix `/_stub` (DESIGN.md decision 4).
+ * one reserved prefix `/_stub` (docs/architecture.md, decision 4).
  */
 import Type, { type Static } from 'typebox';
 import { ClockModeSchema } from './clock.schema.ts';

@@ -1,6 +1,6 @@
 /**
  * The device protocol between the stub and a virtual badge, over one WebSocket per badge.
- * Declared once (DESIGN.md decision 1): the gateway validates what badges send with these
+ * Declared once (docs/architecture.md, decision 1): the gateway validates what badges send with these
  * schemas, and the simulator validates what the stub sends. docs/device-protocol.md explains
  * the exchange.
  *

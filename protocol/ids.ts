@@ -6,7 +6,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  * Identifiers, from a seed or from chance. One stream (sfc32) serves task and event ids in
  * the order they are asked for.
  *
- * - Seeded (DESIGN.md decision 6): the stream starts from a hash of the seed, so the n-th id
+ * - Seeded (docs/architecture.md, decision 6): the stream starts from a hash of the seed, so the n-th id
  *   of a seed is always the same and the same scenario and seed give byte-identical ids;
  *   `reset()` returns to the first id of the seed.
  * - Unseeded (no seed given): the stream starts from `crypto.randomBytes`, and `reset()`

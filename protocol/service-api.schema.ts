@@ -1,5 +1,5 @@
 /**
- * The notification and events interface, declared once (DESIGN.md decision 1). These schemas
+ * The notification and events interface, declared once (docs/architecture.md, decision 1). These schemas
  * drive fastify's validation and serialisation, the OpenAPI document and the TypeScript types
  * that the engine, the client and the scenarios use.
  */

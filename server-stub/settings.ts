@@ -27,7 +27,7 @@ export interface HttpTimeouts {
  * are the decisions in docs/decisions.md.
  */
 export interface StubSettings {
-  /** Scheme word of `Authorization: <scheme> <API_KEY>` (DESIGN.md decision 8). */
+  /** Scheme word of `Authorization: <scheme> <API_KEY>` (docs/architecture.md, decision 8). */
   authScheme: string;
   /** The brand word in group URNs (`urn:<brand>-resource:…`) and the device path. */
   brandWord: string;

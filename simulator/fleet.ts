@@ -330,7 +330,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         await clock.advanceBy(ms);
         return;
       }
-      // The runner loop of DESIGN.md: the stub moves to the earlier of its target and the
+      // The runner loop of docs/architecture.md (decision 2): the stub moves to the earlier of its target and the
       // fleet's next timer (wakes cover connected badges; this covers a fleet all offline),
       // the fleet catches up, both sides settle, and again.
       await settled();

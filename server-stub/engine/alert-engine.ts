@@ -1,6 +1,6 @@
 /**
  * The alert engine: the lifecycle of the spec's "States and transitions" table, with no
- * HTTP in sight (DESIGN.md decision 3). Time comes from the injected clock, ids from the
+ * HTTP in sight (docs/architecture.md, decision 3). Time comes from the injected clock, ids from the
  * injected id source, and everything the engine does to a device goes out as a
  * `DeviceCommand` to the listeners (the transcript, and the device gateway).
  */
