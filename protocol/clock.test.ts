@@ -413,20 +413,23 @@ describe('parseDuration', () => {
     ['1m30s', 90_000],
     ['1d2h3m4s5ms', 93_784_005],
     ['5m 30s', 330_000],
+    ['1.005s', 1_005],
+    ['0.0021m', 126],
+    ['0.009h', 32_400],
     [42, 42],
     [0, 0],
   ] as const)('parses %j as %d ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['abc', '-5s', '', '5x', '1e3', 's', '3m2h', '1s1s', '5m5', '2h 3'])(
+  it.each(['abc', '-5s', '', '5x', '1e3', 's', '3m2h', '1s1s', '5m5', '2h 3', '0.5ms', '1.0005s'])(
     'rejects %j',
     (text) => {
       expect(parseDuration(text)).toBeUndefined();
     },
   );
 
-  it.each([-5, Number.NaN, Number.POSITIVE_INFINITY])('rejects the number %s', (ms) => {
+  it.each([-5, 0.5, Number.NaN, Number.POSITIVE_INFINITY])('rejects the number %s', (ms) => {
     expect(parseDuration(ms)).toBeUndefined();
   });
 });

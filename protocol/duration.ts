@@ -16,22 +16,25 @@ export const MAX_DURATION_MS = 3650 * UNIT_MS.d;
 export const MAX_DURATION_TEXT = 64;
 
 /**
- * Parses a duration; returns undefined when the text is not one, or when it is longer than
- * `MAX_DURATION_MS` (or than `MAX_DURATION_TEXT` characters).
+ * Parses a duration; returns undefined when the text is not one, when it is longer than
+ * `MAX_DURATION_MS` (or than `MAX_DURATION_TEXT` characters), or when it is not a whole number
+ * of milliseconds: domain time moves in whole ms (`1.5s` is one, `0.5ms` and `1.0005s` are
+ * not), so a scenario runs the same in one process and against a stub in another.
  */
 export function parseDuration(text: string | number): number | undefined {
-  if (typeof text === 'number') return inRange(text);
+  if (typeof text === 'number') return wholeInRange(text);
   if (text.length > MAX_DURATION_TEXT) return undefined;
   const trimmed = text.trim();
   if (!DURATION.test(trimmed)) return undefined;
   let ms = 0;
   for (const [, amount, unit] of trimmed.matchAll(PART))
     ms += Number(amount) * UNIT_MS[(unit ?? 'ms') as keyof typeof UNIT_MS];
-  return inRange(ms);
+  // `1.005 * 1000` is 1004.9999999999999 in binary floating point: the decimal text meant 1005.
+  return wholeInRange(Math.round(ms * 1_000) / 1_000);
 }
 
-function inRange(ms: number): number | undefined {
-  return Number.isFinite(ms) && ms >= 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+function wholeInRange(ms: number): number | undefined {
+  return Number.isInteger(ms) && ms >= 0 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
 /** Formats milliseconds the short way (`90s` → `1m30s`), for progress lines and reports. */

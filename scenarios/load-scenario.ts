@@ -219,10 +219,18 @@ export function checkScenario(input: unknown): Scenario {
   return scenario;
 }
 
-/** A duration the schema's pattern let through, in ms; too long (over 3650 days) is refused. */
+/**
+ * A duration the schema's pattern let through, in ms; too long (over 3650 days) or not whole
+ * milliseconds (`0.5ms`) is refused.
+ */
 function duration(text: string, path: string): number {
   const ms = parseDuration(text);
-  if (ms === undefined) throw new ScenarioError(`${path} '${text}' is longer than 3650 days`, path);
+  if (ms === undefined) {
+    throw new ScenarioError(
+      `${path} '${text}' is not a duration of whole milliseconds up to 3650 days`,
+      path,
+    );
+  }
   return ms;
 }
 

@@ -140,7 +140,7 @@ describe('numbers are finite and in range where they enter', () => {
     },
   );
 
-  test('virtual time moves in whole milliseconds: 1.5s and 1500 advance, 0.5 is refused', async () => {
+  test('virtual time moves in whole milliseconds: 1.5s, 1.005s and 1500 advance, 0.5 is refused', async () => {
     await using stub = await startStub();
     const advance = (by: unknown) =>
       request<{ clock: { now_ms: number } }>(`${stub.controlUrl}/clock/advance`, {
@@ -152,9 +152,13 @@ describe('numbers are finite and in range where they enter', () => {
     expect(first.status).toBe(200);
     const second = await advance(1500);
     expect(second.body.clock.now_ms - first.body.clock.now_ms).toBe(1500);
+    // 1.005 × 1000 is 1004.9999999999999 in floating point: the text means 1005 ms.
+    const third = await advance('1.005s');
+    expect(third.status).toBe(200);
+    expect(third.body.clock.now_ms - second.body.clock.now_ms).toBe(1005);
     const refused = await advance(0.5);
     expectRefusal(refused, 'by');
-    expect((refused.body as any).message).toMatch(/whole number of milliseconds/);
+    expect((refused.body as any).message).toMatch(/whole milliseconds/);
     expect(
       Number.isInteger((await request<{ now_ms: number }>(`${stub.controlUrl}/clock`)).body.now_ms),
     ).toBe(true);

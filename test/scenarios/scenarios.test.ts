@@ -121,7 +121,7 @@ describe('loading', () => {
     [
       'a jump longer than 3650 days (docs/decisions.md I3)',
       GOOD.replace('    as: runner', '    as: runner\n  - { at: 1s, jump: 3651d }'),
-      ":10: timeline[1].jump '3651d' is longer than 3650 days",
+      ":10: timeline[1].jump '3651d' is not a duration of whole milliseconds up to 3650 days",
     ],
     [
       'YAML that does not parse',
