@@ -20,6 +20,11 @@ export interface HttpTimeouts {
   requestMs: number;
   /** How long a keep-alive connection waits for its next request. */
   keepAliveMs: number;
+  /**
+   * How long an answer may make no progress because the client does not read it; then the
+   * connection is dropped (an answer the handler is still working on is never cut).
+   */
+  stalledAnswerMs: number;
 }
 
 /**
@@ -68,5 +73,5 @@ export const DEFAULT_SETTINGS: StubSettings = {
   badgeAnswerTimeoutMs: 2_000,
   badgeMaxQueuedBytes: 1024 * 1024,
   badgeMaxBadFramesPerSecond: 20,
-  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
+  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, stalledAnswerMs: 30_000 },
 };

@@ -41,9 +41,9 @@ export interface StartStubOptions {
   controlToken?: string;
   /**
    * Transport timeouts of the HTTP server in ms, each optional (defaults: headers 10 s,
-   * request 30 s, keep-alive 5 s). Shown by `GET /_stub/settings`. There is no idle timeout of
-   * the socket: it would cut an answer that takes long to work out (a slow badge holding an
-   * advance), and the three above already cut every slow or silent client (I9).
+   * request 30 s, keep-alive 5 s, stalled answer 30 s). Shown by `GET /_stub/settings`. No
+   * timeout runs while a handler works out its answer (a slow badge holding an advance): an
+   * idle timeout of the socket would cut it (I9).
    */
   timeouts?: Partial<HttpTimeouts>;
   /** Called after each response, for a request log (never given headers or bodies). */
@@ -142,6 +142,17 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
   // An upgraded WebSocket (a badge) is no longer an HTTP request: no idle timeout applies
   // (Node drops its own on upgrade; this says so and keeps it so).
   app.server.on('upgrade', (_request, socket: Socket) => socket.setTimeout(0));
+  // While a handler works, nothing cuts the connection; once its answer is being written, a
+  // client that stops reading it gets `stalledAnswerMs` (no progress) and is dropped, so an
+  // unread answer is not held in memory for ever. Keep-alive takes over when it is written.
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.raw.socket?.setTimeout(0);
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.raw.socket?.setTimeout(timeouts.stalledAnswerMs);
+    done(null, payload);
+  });
   await app.register(stubApp, { core, controlToken: options.controlToken });
   if (options.onResponse) {
     const log = options.onResponse;

@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { request, serviceClient } from '../support/http.ts';
 
-const TIMEOUTS = { headersMs: 300, requestMs: 600, keepAliveMs: 300 };
+const TIMEOUTS = { headersMs: 300, requestMs: 600, keepAliveMs: 300, stalledAnswerMs: 300 };
 /** Well past every timeout above: a client still connected then was not cut off. */
 const PAST = 1_500;
 
@@ -54,7 +54,41 @@ describe('slow HTTP clients are cut off', () => {
       headersMs: 10_000,
       requestMs: 30_000,
       keepAliveMs: 5_000,
+      stalledAnswerMs: 30_000,
     });
+  });
+
+  test('a client that asks for a large answer and never reads it is dropped, not held for ever', async () => {
+    // 40,000 devices: GET /_stub/devices answers several MB, more than the socket buffers hold.
+    const devices = Array.from({ length: 40_000 }, (_, i) => ({
+      id: String(350_000_000_000_000 + i),
+      user: `Worker number ${i} of the night shift`,
+    }));
+    await using stub = await startStub({
+      timeouts: TIMEOUTS,
+      fixtures: {
+        accounts: [
+          {
+            subscriber_id: '100001',
+            api_keys: ['stalled-answer-key-0001'],
+            groups: [{ id: '1', name: 'All', members: [devices[0]!.id] }],
+            devices,
+          },
+        ],
+      },
+    });
+    const client = await rawSocket(stub.port);
+    client.socket.write('GET /_stub/devices HTTP/1.1\r\nHost: x\r\n\r\n');
+    client.socket.pause(); // reads nothing more: the answer stalls in the buffers
+    // A paused client does not see the close: ask the server how many connections it holds.
+    const connections = () =>
+      new Promise<number>((resolve) =>
+        stub.app.server.getConnections((_error, count) => resolve(count)),
+      );
+    await sleep(100);
+    expect(await connections()).toBe(1);
+    await expect.poll(connections, { timeout: 5_000, interval: 100 }).toBe(0);
+    client.socket.destroy();
   });
 
   test('a client that connects and sends nothing is disconnected', async () => {
