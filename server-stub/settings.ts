@@ -73,5 +73,10 @@ export const DEFAULT_SETTINGS: StubSettings = {
   badgeAnswerTimeoutMs: 2_000,
   badgeMaxQueuedBytes: 1024 * 1024,
   badgeMaxBadFramesPerSecond: 20,
-  httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, stalledAnswerMs: 30_000 },
+  httpTimeouts: {
+    headersMs: 10_000,
+    requestMs: 30_000,
+    keepAliveMs: 5_000,
+    stalledAnswerMs: 30_000,
+  },
 };
