@@ -242,6 +242,31 @@ describe('VirtualClock', () => {
       expect(log).toEqual(['settled', 'fire@10', 'settled', 'fire@20', 'settled']);
     });
 
+    it('a reset while an advance waits on the badges stops that advance where it is', async () => {
+      const clock = new VirtualClock();
+      const fired: string[] = [];
+      clock.setTimer(10_000, () => fired.push('t@10s'));
+      clock.setTimer(60_000, () => fired.push('t@60s'));
+      // The badges take their time after the first timer: the reset comes meanwhile.
+      let release: () => void = () => {};
+      clock.onSettle(async () => {
+        if (fired.length === 1 && clock.now() === T0 + 10_000) {
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        }
+      });
+      const advance = clock.advanceBy(120_000);
+      await vi.waitFor(() => expect(fired).toEqual(['t@10s']));
+      clock.reset();
+      release();
+      await advance;
+      // Back at the start, nothing else fired, and the old target was not carried on to.
+      expect(clock.now()).toBe(T0);
+      expect(fired).toEqual(['t@10s']);
+      expect(clock.state.pendingTimers).toBe(0);
+    });
+
     it('stops calling a settle hook once it is removed', async () => {
       const clock = new VirtualClock();
       const hook = vi.fn(async () => {});

@@ -114,6 +114,8 @@ export class VirtualClock implements Clock {
   #anchorWall = 0;
   #anchorT = 0;
   #wallTimer: NodeJS.Timeout | undefined;
+  /** How many resets so far: an advance under way when one happens stops. */
+  #resets = 0;
   /** Serialises advances: two callers never interleave their firings. */
   #advancing: Promise<unknown> = Promise.resolve();
 
@@ -248,6 +250,8 @@ export class VirtualClock implements Clock {
    * flowing from where it is.
    */
   reset(): void {
+    // An advance still settling stops where it is: the reset wins (see #advanceTo).
+    this.#resets++;
     this.#heap.length = 0;
     this.#live.clear();
     if (this.#mode === 'virtual') this.#t = this.#start;
@@ -261,10 +265,14 @@ export class VirtualClock implements Clock {
   }
 
   async #advanceTo(target: number): Promise<number> {
+    const resets = this.#resets;
     // What was sent at this instant (a POST between two jumps) is handled at this instant.
     await this.#settle();
     let fired = 0;
     for (;;) {
+      // A reset while this advance waited on the badges: the time and timers it was moving
+      // through are gone, and it must not carry the clock on to its old target.
+      if (this.#resets !== resets) return fired;
       this.#dropCancelledTop();
       const top = this.#heap[0];
       if (!top || top.due > target) break;
@@ -275,6 +283,7 @@ export class VirtualClock implements Clock {
       fired++;
       await this.#settle();
     }
+    if (this.#resets !== resets) return fired;
     if (target > this.#t) this.#t = target;
     if (this.#mode !== 'virtual') {
       // Re-anchor so a manual jump in a running mode is kept, not undone by the wall clock.
