@@ -33,6 +33,7 @@ import {
 } from '../protocol/device-frames.schema.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
+import { refuseOnSocket } from './http-errors.ts';
 import type { StubCore } from './stub-core.ts';
 
 /** What the stub knows of a badge beyond the fixtures. */
@@ -237,7 +238,15 @@ export class DeviceGateway {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (request.url ?? '').split('?')[0];
       if (path !== DEVICE_WS_PATH) {
-        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        // Node hands every request with an Upgrade header here, not to the routes (curl
+        // --http2 sends `Upgrade: h2c`): say plainly what to change.
+        refuseOnSocket(
+          socket,
+          400,
+          'upgrade_not_supported',
+          `this stub upgrades only ${DEVICE_WS_PATH} (to a WebSocket); send ${request.method} ${path} without an Upgrade header (curl: --http1.1)`,
+          'upgrade',
+        );
         return;
       }
       this.#wss.handleUpgrade(request, socket, head, (ws) =>

@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '../protocol/service-api.schema.ts';
 import { EngineError, type EngineErrorCode } from './engine/engine-error.ts';
@@ -166,15 +167,29 @@ export function clientErrorHandler(timeouts: { headersMs: number; requestMs: num
         : status === 431
           ? 'the request line and headers are larger than 16 KiB (a URL or a header too long)'
           : `the request is not valid HTTP/1.1 (${error.code ?? 'unreadable'})`;
-    if (socket.writable) {
-      const body = JSON.stringify(errorBody(status, code, message, field));
-      socket.end(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-      // A client that does not read its answer does not keep the socket.
-      setTimeout(() => socket.destroy(), 1_000).unref();
-    } else {
-      socket.destroy();
-    }
+    refuseOnSocket(socket, status, code, message, field);
   };
+}
+
+/**
+ * Answers a refusal straight on a socket no route will serve (a parser error, an upgrade the
+ * stub does not make), in the stub's error shape, then closes it; a client that does not read
+ * the answer does not keep the socket.
+ */
+export function refuseOnSocket(
+  socket: Duplex,
+  status: number,
+  code: string,
+  message: string,
+  field: string,
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(status, code, message, field));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }

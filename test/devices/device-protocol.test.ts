@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { CLOSE_CODES, DEVICE_WS_PATH, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
@@ -125,7 +126,31 @@ describe('hello', () => {
     await using stub = await startStub();
     const ws = new WebSocket(stub.devicesUrl.replace('/connect', '/elsewhere'));
     const [error] = await once(ws, 'error');
-    expect(String(error)).toContain('404');
+    expect(String(error)).toContain('400');
+  });
+
+  test('an Upgrade header on any other path gets a JSON refusal naming it, not a bare 404', async () => {
+    await using stub = await startStub();
+    // What curl --http2 sends on plain http.
+    const socket = connect({ host: '127.0.0.1', port: stub.port });
+    await once(socket, 'connect');
+    socket.write(
+      'GET /_stub/health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n',
+    );
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    await once(socket, 'close');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expect(body).toMatchObject({
+      statusCode: 400,
+      code: 'upgrade_not_supported',
+      field: 'upgrade',
+    });
+    expect(body.message).toContain('without an Upgrade header');
   });
 });
 
