@@ -131,7 +131,8 @@ interface Task {
 }
 
 interface TaskCommands {
-  plays: DeviceCommand[];
+  /** The play of the latest repeat number asked for (devices of a fan-out share it). */
+  play: Extract<DeviceCommand, { type: 'play' }> | undefined;
   stop: Partial<Record<StopCause, DeviceCommand>>;
   speak: Partial<Record<SpeechCause, DeviceCommand>>;
 }
@@ -206,7 +207,7 @@ export class AlertEngine {
       ),
       recipients: undefined,
       timeoutTimer: undefined,
-      commands: { plays: [], stop: {}, speak: {} },
+      commands: { play: undefined, stop: {}, speak: {} },
     };
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start');
@@ -506,7 +507,7 @@ export class AlertEngine {
     }
     task.recipients = new EndedRecipients(task.devices.values());
     task.devices = new Map();
-    task.commands = { plays: [], stop: {}, speak: {} };
+    task.commands = { play: undefined, stop: {}, speak: {} };
     if (outcome !== 'cancelled') this.#emit(task, 'end', { status: 'normal' });
     else if (this.#cancelEvents === 'end-cancelled')
       this.#emit(task, 'end', { status: 'cancelled' });
@@ -548,16 +549,21 @@ function headOf(lane: Lane): Task {
   return lane.values().next().value!;
 }
 
-/** A task's n-th play, made once and shared by every device that hears it. */
+/**
+ * A task's n-th play, shared by the devices that hear it together (a fan-out, a repeat): only
+ * the latest is kept, so a week-long alert does not keep one command per repeat.
+ */
 function playCommand(task: Task, repeat: number): DeviceCommand {
-  task.commands.plays[repeat] ??= {
-    type: 'play',
-    taskId: task.id,
-    name: task.name,
-    text: task.request.notification,
-    repeat,
-  };
-  return task.commands.plays[repeat];
+  if (task.commands.play?.repeat !== repeat) {
+    task.commands.play = {
+      type: 'play',
+      taskId: task.id,
+      name: task.name,
+      text: task.request.notification,
+      repeat,
+    };
+  }
+  return task.commands.play;
 }
 
 function stopCommand(task: Task, cause: StopCause): DeviceCommand {
