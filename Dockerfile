@@ -13,6 +13,9 @@ FROM ${NODE_IMAGE}
 
 WORKDIR /app
 ENV NODE_ENV=production
+# A stub left running for days: glibc keeps fewer malloc arenas, so memory freed by a reset
+# or by retention goes back instead of staying in RSS (docs/decisions.md H9).
+ENV MALLOC_ARENA_MAX=2
 # The lock file when there is one (a packed package has none).
 COPY package*.json ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier \

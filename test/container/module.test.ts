@@ -131,6 +131,11 @@ describe('BadgeSimContainer', () => {
     expect(answer.status).toBe(200);
   });
 
+  test('the image keeps few malloc arenas, so memory a stub frees leaves RSS (MALLOC_ARENA_MAX=2, H9)', () => {
+    const env = JSON.parse(docker('image', 'inspect', image, '--format', '{{json .Config.Env}}'));
+    expect(env).toContain('MALLOC_ARENA_MAX=2');
+  });
+
   test('bad settings are refused before a container starts, naming what to fix', () => {
     const container = () => new BadgeSimContainer(image);
     expect(() => container().withFixtures({ accounts: [] })).toThrow(
