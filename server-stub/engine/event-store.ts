@@ -1,14 +1,22 @@
+import { formatTimestamp } from '../../protocol/clock.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 
+/**
+ * An event as kept: its JSON in three pieces, two of them shared. A week of events is the
+ * stub's largest store, and most of an event's JSON repeats: `head` (category and content:
+ * the kind, the device that acknowledged) is shared by every event of that kind and device,
+ * `task` by every event of the task. Only the id and the instant are the event's own; the
+ * timestamp is formatted from the instant when read, as the engine formatted it.
+ */
 interface StoredEvent {
   at: number;
-  /**
-   * The event as JSON, made once: a GET answers by joining these, not by serialising. Only
-   * the JSON is kept (not the object as well): a week of events is the stub's largest store,
-   * and the object form is asked for only by tests (`query`), which parse it back.
-   */
-  json: string;
+  head: string;
+  task: string;
+  eventId: string;
 }
+
+/** How many task pieces are kept to share: the events of a task come close together. */
+const RECENT_TASKS = 64;
 
 interface AccountLog {
   /** Slots before `head` are emptied (undefined): a dropped event is not kept alive. */
@@ -31,6 +39,9 @@ interface AccountLog {
  */
 export class EventStore {
   #logs = new Map<string, AccountLog>();
+  /** Heads by kind and device: as many as the fixtures have devices, times the kinds. */
+  #heads = new Interned(Number.POSITIVE_INFINITY);
+  #tasks = new Interned(RECENT_TASKS);
 
   constructor(readonly retentionMs: number) {}
 
@@ -40,7 +51,14 @@ export class EventStore {
       log = { events: [], head: 0, answer: undefined };
       this.#logs.set(subscriberId, log);
     }
-    log.events.push({ at, json: flat(JSON.stringify(event)) });
+    log.events.push({
+      at,
+      head: this.#heads.intern(
+        `{"category":${JSON.stringify(event.category)},"content":${JSON.stringify(event.content)},"task":`,
+      ),
+      task: this.#tasks.intern(`${JSON.stringify(event.task)},"event_id":"`),
+      eventId: flat(event.event_id),
+    });
     log.answer = undefined;
     // The oldest retained event expired: prune (a binary search; rarely more than a compare).
     if (log.events[log.head]!.at < at - this.retentionMs) this.#prune(log, at);
@@ -49,7 +67,7 @@ export class EventStore {
   /** Events at or after `oldest`, oldest first, at most `limit`, none older than retention. */
   query(subscriberId: string, oldest: number, limit: number, now: number): AnalyticEvent[] {
     return this.#window(subscriberId, oldest, limit, now).map(
-      (stored) => JSON.parse(stored.json) as AnalyticEvent,
+      (stored) => JSON.parse(jsonOf(stored)) as AnalyticEvent,
     );
   }
 
@@ -62,7 +80,7 @@ export class EventStore {
     if (cached && cached.from === from && cached.to === to) return cached.json;
     let json = '[';
     for (let i = from; i < to; i++)
-      json += i === from ? log.events[i]!.json : `,${log.events[i]!.json}`;
+      json += i === from ? jsonOf(log.events[i]!) : `,${jsonOf(log.events[i]!)}`;
     json += ']';
     log.answer = { from, to, json };
     return json;
@@ -97,9 +115,11 @@ export class EventStore {
     return { accounts: this.#logs.size, events };
   }
 
-  /** Forgets every event. A new map, so no capacity of the old one is kept. */
+  /** Forgets every event. New maps, so no capacity of the old ones is kept. */
   clear(): void {
     this.#logs = new Map();
+    this.#heads = new Interned(Number.POSITIVE_INFINITY);
+    this.#tasks = new Interned(RECENT_TASKS);
   }
 
   #prune(log: AccountLog, now: number): void {
@@ -132,10 +152,32 @@ function firstAtOrAfter(events: (StoredEvent | undefined)[], time: number, from:
   return lo;
 }
 
+/** An event's JSON, as `JSON.stringify` wrote the event (category, content, task, id, time). */
+function jsonOf(stored: StoredEvent): string {
+  return `${stored.head}${stored.task}${stored.eventId}","timestamp":"${formatTimestamp(stored.at)}"}`;
+}
+
+/** Equal strings made one, so that each is held once; the oldest forgotten past `limit`. */
+class Interned {
+  readonly #strings = new Map<string, string>();
+
+  constructor(readonly limit: number) {}
+
+  intern(text: string): string {
+    const known = this.#strings.get(text);
+    if (known !== undefined) return known;
+    const kept = flat(text);
+    this.#strings.set(kept, kept);
+    if (this.#strings.size > this.limit) {
+      this.#strings.delete(this.#strings.keys().next().value!);
+    }
+    return kept;
+  }
+}
+
 /**
- * JSON.stringify builds a long result as a tree of string pieces (about 500 bytes an event);
- * converting it to a number makes V8 flatten it into one run of characters (about 360), and
- * a week of events is the stub's largest store.
+ * A string built by concatenation is a tree of pieces in V8; converting it to a number makes
+ * V8 flatten it into one run of characters, which is what a store that keeps it wants.
  */
 function flat(text: string): string {
   Number(text);

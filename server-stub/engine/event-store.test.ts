@@ -1,0 +1,49 @@
+/** The event store keeps events in shared pieces (decision H5): what it answers is unchanged. */
+import { expect, test } from 'vitest';
+import { formatTimestamp } from '../../protocol/clock.ts';
+import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import { EventStore } from './event-store.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+const TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' };
+
+function event(
+  at: number,
+  i: number,
+  content: AnalyticEvent['content'],
+  task = 'T1',
+): AnalyticEvent {
+  return {
+    category: 'tasks',
+    content,
+    task: { id: task, name: 'alerts "night"', task_type: TASK_TYPE },
+    event_id: i.toString(16).padStart(32, '0'),
+    timestamp: formatTimestamp(at),
+  };
+}
+
+test('answers byte for byte what JSON.stringify writes of the events, in order', () => {
+  const store = new EventStore(7 * 24 * 3600 * 1000);
+  const events: AnalyticEvent[] = [];
+  const kinds: AnalyticEvent['content'][] = [
+    { type: 'start' },
+    { type: 'acknowledged', device: 'Ada Mensah' },
+    { type: 'acknowledged', device: 'Zoë "Z" Ünal' },
+    { type: 'timed_out' },
+    { type: 'end', status: 'normal' },
+    { type: 'end', status: 'cancelled' },
+  ];
+  for (let i = 0; i < 200; i++) {
+    // Instants with sub-millisecond parts too (a running clock), and tasks that interleave.
+    const at = T0 + i * 250.5;
+    const e = event(at, i, kinds[i % kinds.length]!, `T${i % 70}`);
+    events.push(e);
+    store.append('100001', at, e);
+  }
+  const now = T0 + 200 * 250.5;
+  expect(store.queryJson('100001', T0, 100, now)).toBe(JSON.stringify(events.slice(0, 100)));
+  expect(store.queryJson('100001', T0 + 100 * 250.5, 100, now)).toBe(
+    JSON.stringify(events.slice(100, 200)),
+  );
+  expect(store.query('100001', T0, 5, now)).toEqual(events.slice(0, 5));
+});
