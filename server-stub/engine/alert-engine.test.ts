@@ -305,6 +305,21 @@ describe('repeats and timeout', () => {
   });
 });
 
+describe('a queued alert at the instant it ends (L1)', () => {
+  it('two alerts of one name at 0 s: the second, released by the first timing out at 300 s, never plays', async () => {
+    const { engine, at, advanceToSecond } = setup();
+    const first = engine.createAlert(HOSPITAL, alert(['Pharmacy'])).taskId;
+    const second = engine.createAlert(HOSPITAL, alert(['Pharmacy'])).taskId;
+
+    await advanceToSecond(600);
+
+    expect(playTimes(engine, OMAR)).toHaveLength(10);
+    expect(entries(engine, OMAR, 'play', second)).toEqual([]);
+    expect(entries(engine, OMAR, 'play', first).at(-1)?.at).toBe(at(270));
+    expect(engine.task(second)).toMatchObject({ state: 'ended', outcome: 'timed_out' });
+  });
+});
+
 describe('quorum and timeout edge cases', () => {
   it('a quorum larger than the devices reached cannot be met: the alert runs to its timeout', async () => {
     const { engine, advanceToSecond } = setup();

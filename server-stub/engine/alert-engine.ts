@@ -474,6 +474,9 @@ export class AlertEngine {
     }
     if (wasHead) {
       const next = headOf(lane);
+      // The timeout wins at its instant (L1), for a queued alert too: one that times out at
+      // this very instant does not start here, only to be cut at once (its timeout ends it).
+      if (next.createdAt + next.timeoutS * 1000 <= this.#clock.now()) return;
       const nextTd = next.devices.get(td.device.id)!;
       nextTd.status = 'playing';
       this.#play(next, nextTd);
