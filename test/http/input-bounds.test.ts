@@ -113,7 +113,7 @@ describe('numbers are finite and in range where they enter', () => {
     },
   );
 
-  test.each(['Infinity', '1e2', '0x10', '%205', '9'.repeat(20)])(
+  test.each(['Infinity', '1e2', '0x10', '%205', '2.0', '', '%2B5', '9'.repeat(20)])(
     'events limit=%s is refused: limit is a decimal whole number',
     async (limit) => {
       await using stub = await startStub();
@@ -168,6 +168,7 @@ describe('numbers are finite and in range where they enter', () => {
     await using stub = await startStub();
     const api = serviceClient(stub);
     expect((await api.events('?limit=5')).status).toBe(200);
+    expect((await api.events('?limit=05')).status).toBe(200); // a leading zero is fine
     expect((await api.events('?limit=100000')).status).toBe(200);
   });
 
