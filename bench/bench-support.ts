@@ -167,3 +167,21 @@ export async function putEveryoneGroup(url: string, fixtures: Fixtures): Promise
   }
   return account.groups.map((g) => g.name);
 }
+
+/**
+ * A bench's child never outlives the bench, however it ends (short of SIGKILL): `stop` runs on
+ * exit, and on SIGINT or SIGTERM (after `before`, e.g. ending a progress line) before exiting.
+ */
+export function stopOnExit(stop: () => void, before: () => void = () => {}): void {
+  process.once('exit', stop);
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      before();
+      stop();
+      process.exit(code);
+    });
+  }
+}

@@ -45,6 +45,7 @@ import {
   putEveryoneGroup,
   readNumber,
   stopChild,
+  stopOnExit,
 } from './bench-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -586,17 +587,7 @@ function treeState(): string {
 // ---------------------------------------------------------------------------------------------
 
 // The stub never outlives this process, however it ends (short of SIGKILL).
-process.once('exit', killStub);
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(signal, () => {
-    progressEnd();
-    killStub();
-    process.exit(code);
-  });
-}
+stopOnExit(killStub, progressEnd);
 
 main()
   .then(() => {

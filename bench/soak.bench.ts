@@ -61,6 +61,7 @@ import {
   putEveryoneGroup,
   readNumber,
   stopChild,
+  stopOnExit,
 } from './bench-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -517,16 +518,7 @@ function progress(line: string): void {
 // ---------------------------------------------------------------------------------------------
 
 // The stub never outlives this process, however it ends (short of SIGKILL).
-process.once('exit', killStub);
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(signal, () => {
-    killStub();
-    process.exit(code);
-  });
-}
+stopOnExit(killStub);
 // Bounded in time: a bench that hangs says so and stops.
 setTimeout(() => {
   process.stderr.write(`bench:soak: gave up after ${TIMEOUT_MS / 1000} s (BENCH_TIMEOUT_S)\n`);
