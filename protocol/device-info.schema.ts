@@ -5,7 +5,7 @@
  * `TriggerClient.deviceInfo` returns. Client libraries of the original map this answer field
  * by field and throw when a nested object is missing: every field is always present, every
  * nested object is always an object, and what the stub does not know is `null` (a scalar) or
- * `[]` (a list). docs/decisions.md (Device info, J1–J9) says where each value comes from.
+ * `[]` (a list). docs/decisions.md (Device info, J1–J8) says where each value comes from.
  *
  * The fixture fields a test may set (`DEVICE_INFO_FIXTURE_FIELDS`) live here too, beside the
  * answer they feed.

@@ -2,7 +2,7 @@
  * Device info has the original's shape, over a real port: every field a client library maps is
  * there with its type, whatever the stub knows of the device; values come from the live badge,
  * then the fixtures, then values generated from the device id (the same in every stub and
- * process). Decisions J1–J9 of docs/decisions.md.
+ * process). Decisions J1–J8 of docs/decisions.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
