@@ -5,6 +5,7 @@
  * User-Agent (the firewall wants one). Tokens never appear in its error messages.
  */
 
+import type { DeviceInfo } from '../protocol/device-info.schema.ts';
 import { ownValue } from '../protocol/own.ts';
 import { readBody, ServiceError } from './service-client.ts';
 
@@ -41,29 +42,8 @@ export class TokenError extends Error {
   }
 }
 
-export interface DeviceInfo {
-  device_id: string;
-  device_name: string;
-  device_label: string;
-  device_status: 'online' | 'offline';
-  last_connect_timestamp: string | null;
-  device_details: {
-    location: {
-      lat: number;
-      long: number;
-      address: string | null;
-      accuracy: number | null;
-      timestamp: string | null;
-    } | null;
-    device_info: {
-      battery_level: number | null;
-      battery_status: string | null;
-      app_version: string | null;
-      state: string | null;
-    };
-  };
-  groups: { group_id: string; name: string }[];
-}
+/** The device-info answer: its one schema is protocol/device-info.schema.ts. */
+export type { DeviceInfo } from '../protocol/device-info.schema.ts';
 
 export class TriggerClient {
   readonly #options: Required<Omit<TriggerClientOptions, 'fetch'>>;

@@ -380,6 +380,83 @@ export function contractSuite(
           groups: expect.any(Array),
         });
       });
+
+      test('J1: device info carries every field client libraries map; nested objects are objects', async (context) => {
+        needsDevice(context);
+        const { access_token } = await tokens();
+        const answer = await deviceInfo(access_token);
+        expect(answer.status).toBe(200);
+        // The original's fields (its SDKs): each holder, then the names it must have.
+        const fields: [string, string[]][] = [
+          [
+            '',
+            [
+              'device_id',
+              'device_name',
+              'device_label',
+              'device_status',
+              'last_connect_timestamp',
+              'active_channel',
+              'mode',
+              'background_audio',
+              'features',
+              'capabilities',
+              'groups',
+              'channels',
+              'emergency_info',
+              'active_incidents',
+            ],
+          ],
+          [
+            'device_details.device_info',
+            [
+              'battery_level',
+              'battery_status',
+              'rom_version',
+              'app_version',
+              'build_id',
+              'product_name',
+              'model',
+              'wifi_mac',
+              'volume_level',
+              'imei',
+              'iccid',
+              'fcc_id',
+              'ic_id',
+              'bluetooth_status',
+            ],
+          ],
+          [
+            'device_details.device_info.network_status',
+            ['connection_type', 'wifi_bars', 'cell_bars'],
+          ],
+          ['device_details.device_info.bluetooth_info', ['address', 'name']],
+          [
+            'device_details.location',
+            [
+              'lat',
+              'long',
+              'accuracy',
+              'address',
+              'indoor_position',
+              'timestamp',
+              'geofence_state',
+              'geofence_id',
+              'geofence_events',
+            ],
+          ],
+        ];
+        for (const [holder, names] of fields) {
+          const object = holder
+            ? holder.split('.').reduce((o, key) => o?.[key], answer.body)
+            : answer.body;
+          expect(object !== null && typeof object === 'object', `${holder} is an object`).toBe(
+            true,
+          );
+          for (const name of names)
+            expect(Object.hasOwn(object, name), `${holder} ${name}`).toBe(true);
+        }
+      });
     });
   });
 }

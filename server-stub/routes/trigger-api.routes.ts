@@ -6,8 +6,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatTimestamp } from '../../protocol/clock.ts';
+import { DeviceInfo } from '../../protocol/device-info.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
 import type { DeviceGateway } from '../device-gateway.ts';
+import { buildDeviceInfo } from '../device-info.ts';
 import type { EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
 import { jsonBytes, MAX_STORED_JSON_BYTES } from '../json-body.ts';
@@ -271,43 +273,23 @@ export async function triggerApiRoutes(
 
     api.get(
       `/${core.settings.brandWord}/api/v1/device/:device_id`,
-      { schema: { tags: ['service'], summary: `Device information (${environment}).` } },
+      {
+        schema: {
+          tags: ['service'],
+          summary: `Device information (${environment}).`,
+          response: { 200: DeviceInfo },
+        },
+      },
       async (request) => {
         const { device_id: deviceId } = request.params as { device_id: string };
         const subscriberId = account(request, ownValue(request.query, 'subscriber_id'));
         const device = deviceOf(subscriberId, deviceId, 'device_id');
-        const fixture = core.deviceFixture(device.id);
-        const live = gateway.liveState(device.id);
-        const location =
-          live.location ?? (fixture?.location ? { ...fixture.location, timestamp: null } : null);
-        return {
-          device_id: device.id,
-          device_name: fixture?.name ?? device.user,
-          device_label: device.user,
-          device_status: live.online ? 'online' : 'offline',
-          last_connect_timestamp:
-            live.lastConnect === null ? null : formatTimestamp(live.lastConnect),
-          device_details: {
-            location: location && {
-              lat: location.lat,
-              long: location.long,
-              address: location.address ?? null,
-              accuracy: location.accuracy ?? null,
-              timestamp:
-                typeof location.timestamp === 'number' ? formatTimestamp(location.timestamp) : null,
-            },
-            device_info: {
-              battery_level: live.batteryLevel ?? fixture?.battery_level ?? null,
-              battery_status: live.batteryStatus,
-              app_version: live.appVersion,
-              state: live.state,
-            },
-          },
-          groups: core.directory
-            .groups(subscriberId)
-            .filter((g) => g.members.includes(device.id))
-            .map((g) => ({ group_id: g.id, name: g.name })),
-        };
+        return buildDeviceInfo({
+          device,
+          fixture: core.deviceFixture(device.id),
+          live: gateway.liveState(device.id),
+          groups: core.directory.groups(subscriberId).filter((g) => g.members.includes(device.id)),
+        });
       },
     );
   });
