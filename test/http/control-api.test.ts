@@ -1,5 +1,6 @@
 /** The control API under /_stub over a real port: health, reset, fixtures, clock, transcripts, tasks. */
 import { describe, expect, test } from 'vitest';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
 
@@ -102,6 +103,24 @@ describe('fixtures', () => {
       accounts: 2,
       devices: 8,
     });
+  });
+
+  test('a group with no members is refused with 400 naming it, and nothing changes', async () => {
+    await using stub = await startStub();
+    const before = (await request(`${stub.controlUrl}/fixtures`)).body;
+    const bad = structuredClone(fixtures) as Fixtures;
+    bad.accounts[0]!.groups.push({ id: '2', name: 'Night Shift', members: [] });
+    const res = await request(`${stub.controlUrl}/fixtures`, { method: 'PUT', body: bad });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'invalid_fixtures',
+      message:
+        "accounts[0].groups[1].members: group 'Night Shift' has no members: a group is a set of one or more users, so list at least one device of account 42 (or leave the group out)",
+      field: 'accounts[0].groups[1].members',
+    });
+    expect((await request(`${stub.controlUrl}/fixtures`)).body).toEqual(before);
   });
 
   test('generate makes the same fixtures from the same seed, and loads them', async () => {
