@@ -245,6 +245,32 @@ describe('badge-sim stub', () => {
     );
   });
 
+  test('a fixtures file with an empty group is refused naming the file, the line and the group, exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-empty-group-'));
+    const file = join(dir, 'team.fixtures.yaml');
+    writeFileSync(
+      file,
+      [
+        'accounts:',
+        '  - subscriber_id: "42"',
+        '    api_keys: [key-of-account-42]',
+        '    groups:',
+        '      - { id: "1", name: Porters, members: ["7001"] }',
+        '      - id: "2"',
+        '        name: Night Shift',
+        '        members: []',
+        '    devices:',
+        '      - { id: "7001", user: Pat Porter }',
+        '',
+      ].join('\n'),
+    );
+    const result = runCli(['stub', '--port', '0', '--fixtures', file]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `badge-sim: ${file}:8: accounts[0].groups[1].members: group 'Night Shift' has no members: a group is a set of one or more users, so list at least one device of account 42 (or leave the group out)`,
+    );
+  });
+
   test('a fixtures file that is a YAML alias bomb is one line naming the file, exit 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'badge-sim-bomb-'));
     const bomb = join(dir, 'bomb.yaml');

@@ -1,5 +1,6 @@
 /** The control API under /_stub over a real port: health, reset, fixtures, clock, transcripts, tasks. */
 import { describe, expect, test } from 'vitest';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
 
@@ -104,6 +105,38 @@ describe('fixtures', () => {
     });
   });
 
+  test('a group with no members is refused with 400 naming it, and nothing changes', async () => {
+    await using stub = await startStub();
+    const before = (await request(`${stub.controlUrl}/fixtures`)).body;
+    const bad = structuredClone(fixtures) as Fixtures;
+    bad.accounts[0]!.groups.push({ id: '2', name: 'Night Shift', members: [] });
+    const res = await request(`${stub.controlUrl}/fixtures`, { method: 'PUT', body: bad });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'invalid_fixtures',
+      message:
+        "accounts[0].groups[1].members: group 'Night Shift' has no members: a group is a set of one or more users, so list at least one device of account 42 (or leave the group out)",
+      field: 'accounts[0].groups[1].members',
+    });
+    expect((await request(`${stub.controlUrl}/fixtures`)).body).toEqual(before);
+  });
+
+  test('generate never makes an empty group: more groups than devices share them, no devices no groups', async () => {
+    await using stub = await startStub();
+    const generate = (body: object) =>
+      request(`${stub.controlUrl}/fixtures/generate`, { method: 'POST', body });
+    const few = await generate({ seed: 3, groupsPerAccount: 5, devicesPerAccount: 2 });
+    expect(few.status).toBe(200);
+    const [account] = few.body.accounts;
+    expect(account.groups).toHaveLength(5);
+    for (const group of account.groups) expect(group.members.length).toBeGreaterThan(0);
+    const none = await generate({ seed: 3, devicesPerAccount: 0 });
+    expect(none.status).toBe(200);
+    expect(none.body.accounts[0]).toMatchObject({ groups: [], devices: [] });
+  });
+
   test('generate makes the same fixtures from the same seed, and loads them', async () => {
     await using stub = await startStub();
     const generate = (seed: number) =>
@@ -124,6 +157,109 @@ describe('fixtures', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe('seed');
+  });
+});
+
+/**
+ * A fixtures update that takes away a group's last device (G8): PUT replaces the whole document,
+ * so the update either says what becomes of the group or is refused.
+ */
+describe('a fixtures update that removes the last member of a group', () => {
+  const PAT = '7001';
+  const NOOR = '7002';
+  const ACCOUNT = { id: '42', key: 'key-of-account-42' };
+  const withNoor = (): Fixtures => ({
+    accounts: [
+      {
+        subscriber_id: ACCOUNT.id,
+        api_keys: [ACCOUNT.key],
+        groups: [
+          { id: '1', name: 'Porters', members: [PAT, NOOR] },
+          { id: '2', name: 'Night Shift', members: [NOOR] },
+        ],
+        devices: [
+          { id: PAT, user: 'Pat Porter' },
+          { id: NOOR, user: 'Noor Night' },
+        ],
+      },
+    ],
+  });
+  /** The update a QA user writes to take Noor's device away, and what it does to the groups. */
+  const withoutNoor = (nightShift: 'emptied' | 'kept' | 'dropped'): Fixtures => {
+    const doc = withNoor();
+    const account = doc.accounts[0]!;
+    account.devices = account.devices.filter((d) => d.id !== NOOR);
+    account.groups[0]!.members = [PAT];
+    if (nightShift === 'emptied') account.groups[1]!.members = [];
+    if (nightShift === 'dropped') account.groups.pop();
+    return doc;
+  };
+
+  test('is refused with 400 naming the group; the alert in progress and later alerts to it go on', async () => {
+    await using stub = await startStub({ fixtures: withNoor() });
+    const api = serviceClient(stub, ACCOUNT);
+    const control = controlClient(stub);
+    const night = (await api.alert({ notification: 'Bed 4', groups: ['Night Shift'] })).body
+      .task_id;
+    await control.advance('10s');
+
+    const emptied = await request(`${stub.controlUrl}/fixtures`, {
+      method: 'PUT',
+      body: withoutNoor('emptied'),
+    });
+    expect(emptied.status).toBe(400);
+    expect(emptied.body).toMatchObject({
+      code: 'invalid_fixtures',
+      field: 'accounts[0].groups[1].members',
+    });
+    expect(emptied.body.message).toContain("group 'Night Shift' has no members");
+    // Taking the device away but leaving it listed names the group too.
+    const kept = await request(`${stub.controlUrl}/fixtures`, {
+      method: 'PUT',
+      body: withoutNoor('kept'),
+    });
+    expect(kept.status).toBe(400);
+    expect(kept.body.field).toBe('accounts[0].groups[1].members[0]');
+    expect(kept.body.message).toContain(`device '${NOOR}' of group 'Night Shift'`);
+
+    // Nothing changed: the fixtures, the clock, the alert still playing on Noor's device.
+    expect((await request(`${stub.controlUrl}/fixtures`)).body).toEqual(withNoor());
+    expect((await request(`${stub.controlUrl}/clock`)).body.now).toBe(
+      '2026-01-01T00:00:10.000000Z',
+    );
+    await control.advance('20s');
+    expect((await control.task(night)).body).toMatchObject({
+      state: 'alerting',
+      devices: [{ device_id: NOOR, status: 'playing', plays: 2 }],
+    });
+    const later = await api.alert({ notification: 'Bed 5', groups: ['Night Shift'], name: 'b' });
+    expect(later.status).toBe(200);
+    expect((await control.transcript(NOOR)).body.map((line) => [line.type, line.at])).toEqual([
+      ['play', '2026-01-01T00:00:00.000000Z'],
+      ['play', '2026-01-01T00:00:30.000000Z'],
+      ['play', '2026-01-01T00:00:30.000000Z'],
+    ]);
+  });
+
+  test('that drops the group as well loads: the alert in progress is forgotten, later alerts naming the group are unknown_group', async () => {
+    await using stub = await startStub({ fixtures: withNoor() });
+    const api = serviceClient(stub, ACCOUNT);
+    const control = controlClient(stub);
+    await api.alert({ notification: 'Bed 4', groups: ['Night Shift'] });
+    await control.advance('10s');
+
+    const dropped = await request(`${stub.controlUrl}/fixtures`, {
+      method: 'PUT',
+      body: withoutNoor('dropped'),
+    });
+    expect(dropped.status).toBe(200);
+    // A fixtures load resets (K1): no task, no event, no timer left of the alert.
+    expect((await control.tasks()).body).toEqual([]);
+    expect((await api.events()).body).toEqual([]);
+    expect((await request(`${stub.controlUrl}/clock`)).body.pending_timers).toBe(0);
+    const later = await api.alert({ notification: 'Bed 5', groups: ['Night Shift'] });
+    expect(later.status).toBe(400);
+    expect(later.body).toMatchObject({ code: 'unknown_group', field: 'groups[0]' });
   });
 });
 

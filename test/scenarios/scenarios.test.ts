@@ -124,6 +124,14 @@ describe('loading', () => {
       ":10: timeline[1].jump '3651d' is not a duration of whole milliseconds up to 3650 days",
     ],
     [
+      'an inline fixture group with no members (a group is one or more users)',
+      GOOD.replace(
+        'badges: { group: Nurses }',
+        'fixtures:\n  accounts:\n    - subscriber_id: "1"\n      api_keys: [key-of-account-1]\n      groups: [{ id: "1", name: Nurses, members: [] }]\n      devices: []\nbadges: { group: Nurses }',
+      ),
+      ":7: fixtures.accounts[0].groups[0].members: group 'Nurses' has no members",
+    ],
+    [
       'YAML that does not parse',
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',
