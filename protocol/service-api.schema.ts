@@ -123,3 +123,12 @@ export const ErrorBody = Type.Object({
   field: Type.Optional(Type.String({ description: 'The request field at fault, if any.' })),
 });
 export type ErrorBody = Static<typeof ErrorBody>;
+
+/** The token endpoint's refusals: OAuth 2.0 error bodies (RFC 6749 §5.2). */
+export const OAuthErrorBody = Type.Object({
+  error: Type.String({
+    description: '`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`…',
+  }),
+  error_description: Type.String(),
+});
+export type OAuthErrorBody = Static<typeof OAuthErrorBody>;

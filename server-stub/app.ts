@@ -9,11 +9,12 @@ import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { CONTROL_PREFIX, CONTROL_TOKEN_HEADER } from '../protocol/control-api.schema.ts';
 import { DeviceGateway } from './device-gateway.ts';
 import type { EnvironmentName } from './engine/tokens.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
 import { parseJsonBody } from './json-body.ts';
+import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
 import { triggerApiRoutes } from './routes/trigger-api.routes.ts';
@@ -51,11 +52,17 @@ async function stubApp(
   // would take `Infinity`, `1e2`, `0x10` and ` 5`. Compiled once per process and shared by
   // every stub (tests start hundreds).
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body'
-      ? compiledValidator(schema, bodyAjv(core.settings.unknownFields))
-      : compiledValidator(schema, textAjv(), readDecimals),
+    isCheckedByHandler(schema)
+      ? acceptAll
+      : httpPart === 'body'
+        ? compiledValidator(schema, bodyAjv(core.settings.unknownFields))
+        : compiledValidator(schema, textAjv(), readDecimals),
   );
-  app.setSerializerCompiler(({ schema }) => compiledSerializer(schema));
+  // A response schema decides what is written: fast-json-stringify drops what it does not
+  // list. Error bodies are written whole (their schemas only document them, O4).
+  app.setSerializerCompiler(({ schema, httpStatus }) =>
+    /^[45]/.test(String(httpStatus)) ? JSON.stringify : compiledSerializer(schema),
+  );
 
   // Bodies are JSON only: any other media type gets 415. Clients commonly send `Content-Type: application/json` on a DELETE with no body.
   // Nesting is bounded and `__proto__` keys are refused by name (json-body.ts).
@@ -71,6 +78,9 @@ async function stubApp(
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
+  // Every route documents what any route can answer; its plugin and its own schema add the
+  // rest (openapi.ts). Registered before the routes: a hook sees only routes added after it.
+  documentRoutes(app, (route) => ({ answers: commonAnswers(route) }));
 
   await app.register(swagger, {
     openapi: {
@@ -96,6 +106,17 @@ async function stubApp(
             in: 'header',
             name: 'Authorization',
             description: `${core.settings.authScheme} <API_KEY>`,
+          },
+          bearerToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An access token from `oauth2/token` of the same environment.',
+          },
+          controlToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: CONTROL_TOKEN_HEADER,
+            description: 'Only when the stub was started with a control token.',
           },
         },
       },
@@ -135,6 +156,7 @@ const bodyAjv = (unknownFields: 'reject' | 'ignore') =>
     removeAdditional: unknownFields === 'ignore',
   });
 const textAjv = () => ajv('text', { coerceTypes: false, removeAdditional: false });
+const acceptAll = (() => true) as unknown as ValidateFunction;
 
 /** A whole number in a query string or path: decimal digits, at most 15 (exact in a double). */
 const DECIMAL_INTEGER = /^-?\d{1,15}$/;

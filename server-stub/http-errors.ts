@@ -39,6 +39,8 @@ const FASTIFY_ERRORS = new Map<string, [number, string, string]>([
   ['FST_ERR_CTP_EMPTY_JSON_BODY', [400, 'invalid_json', 'body']],
   ['FST_ERR_CTP_INVALID_JSON_BODY', [400, 'invalid_json', 'body']],
   ['FST_ERR_BAD_URL', [400, 'bad_url', 'path']],
+  // A path parameter over find-my-way's 100 characters.
+  ['FST_ERR_MAX_PARAM_LENGTH', [414, 'path_too_long', 'path']],
 ]);
 
 export function errorBody(

@@ -29,9 +29,12 @@ import { parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { type ClockHold, type DeviceGateway, holdMessage } from '../device-gateway.ts';
 import { HttpError } from '../http-errors.ts';
+import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
 
 const tags = ['control'];
+/** An OpenAPI security requirement that is met without credentials: the token is optional. */
+const NO_CREDENTIALS: Record<string, string[]> = {};
 const DeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
 const errors = { 400: ErrorBody, 404: ErrorBody };
 const holdView = (hold: ClockHold): ClockHeldBy => ({
@@ -48,6 +51,19 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   controlToken?: string;
 }> = async (app, { core, gateway, controlToken }) => {
   if (controlToken !== undefined) app.addHook('onRequest', controlTokenGuard(controlToken));
+  // The document is the same for every stub, locked or not: the token is optional in it.
+  documentRoutes(app, (route) =>
+    route.url === `${CONTROL_PREFIX}/health`
+      ? undefined
+      : {
+          security: [NO_CREDENTIALS, { controlToken: [] }],
+          answers: {
+            401: answer(
+              `The control API of this stub is locked and the ${CONTROL_TOKEN_HEADER} header is missing or wrong.`,
+            ),
+          },
+        },
+  );
   const clockView = (): ClockView => {
     const state = core.clock.state;
     return {

@@ -15,6 +15,7 @@ import {
   TaskParams,
 } from '../../protocol/service-api.schema.ts';
 import { HttpError } from '../http-errors.ts';
+import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
 
 const API = '/subscribers/:id/api/v1';
@@ -33,6 +34,15 @@ export const serviceApiRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = a
   app,
   { core },
 ) => {
+  documentRoutes(app, () => ({
+    security: [{ apiKey: [] }],
+    answers: {
+      401: answer(
+        `No \`Authorization: ${core.settings.authScheme} <API_KEY>\` header, another scheme, or an unknown key.`,
+      ),
+      403: answer('The API key is not of the account in the path (`forbidden`).'),
+    },
+  }));
   // A callback hook, not an async one: one promise less on every request.
   app.addHook('onRequest', (request, _reply, done) => {
     try {

@@ -5,6 +5,7 @@
  * own port, each under its prefix (pro at the root, qa under /qa by default).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import { formatTimestamp } from '../../protocol/clock.ts';
 import { DeviceInfo } from '../../protocol/device-info.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
@@ -13,6 +14,7 @@ import { buildDeviceInfo } from '../device-info.ts';
 import type { EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
 import { jsonBytes, MAX_STORED_JSON_BYTES } from '../json-body.ts';
+import { answer, checkedByHandler, documentRoutes, oauthAnswer } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
 
 export interface TriggerApiOptions {
@@ -25,6 +27,49 @@ export interface TriggerApiOptions {
 function oauthError(reply: FastifyReply, status: number, error: string, description: string) {
   return reply.code(status).send({ error, error_description: description });
 }
+
+// Request schemas for the OpenAPI document only: the handlers check these themselves, after
+// the credentials and in the shape each endpoint answers in (OAuth on the token endpoint).
+const TokenRequest = checkedByHandler(
+  Type.Object({
+    grant_type: Type.Literal('refresh_token'),
+    client_id: Type.String({
+      minLength: 1,
+      description: "The environment's CLI or SDK client id (`GET /_stub/environments`).",
+    }),
+    refresh_token: Type.String({ minLength: 1 }),
+  }),
+);
+const AccountQuery = {
+  subscriber_id: Type.String({
+    minLength: 1,
+    description: 'The account; the access token must grant it.',
+  }),
+};
+const WorkflowQuery = checkedByHandler(
+  Type.Object({
+    ...AccountQuery,
+    user_id: Type.String({ minLength: 1, description: 'The device of the user who invokes it.' }),
+  }),
+);
+const DeviceQuery = checkedByHandler(Type.Object(AccountQuery));
+const WorkflowInvocation = checkedByHandler(
+  Type.Object({
+    action: Type.Literal('invoke'),
+    action_args: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: `Free-form, at most ${MAX_STORED_JSON_BYTES} bytes as JSON; kept (\`GET /_stub/workflows/invocations\`).`,
+        },
+      ),
+    ),
+    target_device_ids: Type.Optional(
+      Type.Array(Type.String(), { description: 'Devices of the account that also hear it.' }),
+    ),
+  }),
+);
 
 const BEARER_REFUSALS: Record<TokenRefusal, string> = {
   missing: "send 'Authorization: Bearer <ACCESS_TOKEN>' (get one at oauth2/token)",
@@ -45,6 +90,20 @@ export async function triggerApiRoutes(
     return new Set([env.cliClientId, env.sdkClientId]);
   };
 
+  // The auth host (`{auth_url}/oauth2/…`) refuses in OAuth's shape.
+  documentRoutes(app, (route) =>
+    route.url.includes('/oauth2/')
+      ? {
+          answers: {
+            400: oauthAnswer(
+              '`invalid_request` (a field missing or not a string), `unsupported_grant_type`, `invalid_grant` (the refresh token is unknown, revoked or of another environment).',
+            ),
+            401: oauthAnswer('`invalid_client`: not a client id of this environment.'),
+          },
+        }
+      : undefined,
+  );
+
   // The token endpoint takes a form (as the spec says) and, as some SDKs send, JSON.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -60,6 +119,8 @@ export async function triggerApiRoutes(
       schema: {
         tags: ['service'],
         summary: `Exchange a refresh token for an access token (${environment}).`,
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: TokenRequest,
       },
     },
     async (request, reply) => {
@@ -113,6 +174,25 @@ export async function triggerApiRoutes(
 
   // The API host: behind a firewall that wants a User-Agent, then a bearer token.
   await app.register(async (api) => {
+    documentRoutes(api, () => ({
+      security: [{ bearerToken: [] }],
+      headers: {
+        'user-agent': Type.String({
+          minLength: 1,
+          description: 'Any value: the firewall in front of the API host wants one (403).',
+        }),
+      },
+      answers: {
+        400: answer('`subscriber_id` is missing from the query string.'),
+        401: answer(
+          'No bearer token, or one that is unknown, expired, an id_token or of another environment (`WWW-Authenticate: Bearer`).',
+        ),
+        403: answer(
+          'No `User-Agent` header (`firewall`), or the token does not grant `subscriber_id` (`forbidden`).',
+        ),
+        404: answer('No such device in the account (`unknown_device`).'),
+      },
+    }));
     api.addHook('onRequest', (request, _reply, done) => {
       try {
         firewall(request);
@@ -166,7 +246,20 @@ export async function triggerApiRoutes(
 
     api.post(
       '/ibot/workflow/:workflow_id',
-      { schema: { tags: ['service'], summary: `Invoke an HTTP workflow (${environment}).` } },
+      {
+        schema: {
+          tags: ['service'],
+          summary: `Invoke an HTTP workflow (${environment}).`,
+          querystring: WorkflowQuery,
+          body: WorkflowInvocation,
+          response: {
+            404: answer(
+              'No such workflow in the account (`unknown_workflow`), not an HTTP workflow (`not_an_http_workflow`), or no such user or target device.',
+            ),
+            405: answer('The workflow is triggered with another method (`wrong_trigger_method`).'),
+          },
+        },
+      },
       async (request) => {
         const { workflow_id: workflowId } = request.params as { workflow_id: string };
         const subscriberId = account(request, ownValue(request.query, 'subscriber_id'));
@@ -277,6 +370,7 @@ export async function triggerApiRoutes(
         schema: {
           tags: ['service'],
           summary: `Device information (${environment}).`,
+          querystring: DeviceQuery,
           response: { 200: DeviceInfo },
         },
       },
