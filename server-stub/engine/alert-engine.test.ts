@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFixtures } from '../../fixtures/load-fixtures.ts';
 import { formatTimestamp, VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
+import { toMicros } from '../../protocol/timestamp.ts';
 import type { AlertRequest } from '../../protocol/service-api.schema.ts';
 import {
   AlertEngine,
@@ -719,12 +720,12 @@ describe('events', () => {
     const { engine, clock, t0, at } = setup();
     const ids = await emptyAlerts(engine, clock, 3);
 
-    const events = engine.events(HOSPITAL, { oldest: t0 + 1_000 });
+    const events = engine.events(HOSPITAL, { oldest: toMicros(t0 + 1_000) });
 
     expect(events.map((e) => e.task.id)).toEqual([ids[1], ids[1], ids[2], ids[2]]);
     expect(events[0]?.timestamp).toBe(at(1));
-    expect(engine.events(HOSPITAL, { oldest: t0 + 1_001 })).toHaveLength(2);
-    expect(engine.events(HOSPITAL, { oldest: t0 + 60_000 })).toEqual([]);
+    expect(engine.events(HOSPITAL, { oldest: toMicros(t0 + 1_001) })).toHaveLength(2);
+    expect(engine.events(HOSPITAL, { oldest: toMicros(t0 + 60_000) })).toEqual([]);
   });
 
   it('are no longer returned once older than 7 days', async () => {
@@ -737,7 +738,7 @@ describe('events', () => {
 
     await clock.advanceBy(1);
     expect(engine.events(HOSPITAL)).toEqual([]);
-    expect(engine.events(HOSPITAL, { oldest: t0 })).toEqual([]);
+    expect(engine.events(HOSPITAL, { oldest: toMicros(t0) })).toEqual([]);
   });
 });
 
