@@ -17,8 +17,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { formatTimestamp } from '../protocol/clock.ts';
-import { parseTimestamp } from '../protocol/timestamp.ts';
 import { type AnalyticEvent, EventList } from '../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../protocol/timestamp.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { StubCore } from '../server-stub/stub-core.ts';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { checkFixtures } from '../../fixtures/load-fixtures.ts';
 import { formatTimestamp, VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
-import { toMicros } from '../../protocol/timestamp.ts';
 import type { AlertRequest } from '../../protocol/service-api.schema.ts';
+import { toMicros } from '../../protocol/timestamp.ts';
 import {
   AlertEngine,
   type CancelEvents,
