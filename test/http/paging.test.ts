@@ -105,6 +105,6 @@ describe('paging GET events by time', () => {
     // Ten digits: not a timestamp of the contract (at most nine), refused naming oldest.
     const tooFine = await api.events('?oldest=2026-01-01T00:00:00.0000000000Z');
     expect(tooFine.status).toBe(400);
-    expect(tooFine.body.field).toBe('oldest');
+    expect((tooFine.body as unknown as { field: string }).field).toBe('oldest');
   });
 });
