@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ServiceClient, ServiceError } from '../client/service-client.ts';
+import { PagingError, ServiceClient, ServiceError } from '../client/service-client.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { table } from './env.command.ts';
 
@@ -52,7 +52,7 @@ export function analyticsCommand(): Command {
         // The service's own default window (7 days on its clock), paged past 100; newest last.
         events = await client.allEvents();
       } catch (error) {
-        if (error instanceof ServiceError) fail(error.message);
+        if (error instanceof ServiceError || error instanceof PagingError) fail(error.message);
         fail(`cannot reach ${options.baseUrl} (${(error as Error).message}).`);
       }
       const recent = events.slice(-options.limit);
