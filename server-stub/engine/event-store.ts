@@ -34,9 +34,10 @@ interface AccountLog {
 /**
  * Analytic events per account, in time order, kept for the retention period of the clock.
  * Appends come in time order (the clock never goes back, and `toMicros` keeps that order), so
- * a window query is a binary search on whole microseconds plus a slice. Expired events are dropped on reads and on appends (an account that
- * is written to but never read must not grow for ever), amortised: the head index moves, and
- * the array is cut only when most of it is dead.
+ * a window query is a binary search on whole microseconds plus a slice. Expired events are
+ * dropped on reads and on appends (an account that is written to but never read must not grow
+ * for ever), amortised: the head index moves, and the array is cut only when most of it is
+ * dead.
  */
 export class EventStore {
   #logs = new Map<string, AccountLog>();
