@@ -1,7 +1,12 @@
 /** badge-sim's public entry point: what a test suite imports. */
 
 export { StubControlClient, type StubControlClientOptions } from './client/control-client.ts';
-export { ServiceClient, type ServiceClientOptions, ServiceError } from './client/service-client.ts';
+export {
+  PagingError,
+  ServiceClient,
+  type ServiceClientOptions,
+  ServiceError,
+} from './client/service-client.ts';
 export {
   type DeviceInfo,
   TokenError,

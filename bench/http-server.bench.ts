@@ -18,6 +18,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { type AnalyticEvent, EventList } from '../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../protocol/timestamp.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { StubCore } from '../server-stub/stub-core.ts';
 
@@ -182,19 +183,19 @@ async function fillEvents(core: StubCore): Promise<FillInfo> {
     const page = engine.events(subscriberId, { oldest, limit: 100 });
     if (page.length === 0) break;
     first ??= page[0]!.timestamp;
-    const lastAt = Date.parse(page[page.length - 1]!.timestamp);
+    const lastAt = page[page.length - 1]!.timestamp;
     const complete = page.length < 100;
-    if (!complete && Date.parse(page[0]!.timestamp) === lastAt) {
+    if (!complete && page[0]!.timestamp === lastAt) {
       throw new Error('fill: more than 100 events at one instant; cannot page through them');
     }
     for (const event of page) {
-      if (!complete && Date.parse(event.timestamp) === lastAt) continue;
+      if (!complete && event.timestamp === lastAt) continue;
       stored++;
       byType[event.content.type] = (byType[event.content.type] ?? 0) + 1;
       last = event.timestamp;
     }
     if (complete) break;
-    oldest = lastAt;
+    oldest = parseTimestamp(lastAt)!;
   }
   if (stored !== expected) {
     throw new Error(`fill: expected ${expected} stored events, counted ${stored}`);

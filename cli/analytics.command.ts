@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ServiceClient, ServiceError } from '../client/service-client.ts';
+import { PagingError, ServiceClient, ServiceError } from '../client/service-client.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { table } from './env.command.ts';
 
@@ -37,7 +37,14 @@ export function analyticsCommand(): Command {
     .option('--json', 'print the events as JSON, as the service returns them')
     .addHelpText(
       'after',
-      '\nExample:\n  BADGE_SIM_API_KEY=demo-api-key-riverside-0001 badge-sim analytics -s 100001 --limit 50\n',
+      `
+Events are read 100 at a time, each page from the last timestamp of the one before
+(skipping ids already seen), so none is lost or listed twice. If 100 or more events share
+one timestamp they cannot all be reached: that is said and the exit code is 2.
+
+Example:
+  BADGE_SIM_API_KEY=demo-api-key-riverside-0001 badge-sim analytics -s 100001 --limit 50
+`,
     )
     .action(async (options: AnalyticsOptions) => {
       const apiKey = options.apiKey ?? process.env.BADGE_SIM_API_KEY;
@@ -52,7 +59,7 @@ export function analyticsCommand(): Command {
         // The service's own default window (7 days on its clock), paged past 100; newest last.
         events = await client.allEvents();
       } catch (error) {
-        if (error instanceof ServiceError) fail(error.message);
+        if (error instanceof ServiceError || error instanceof PagingError) fail(error.message);
         fail(`cannot reach ${options.baseUrl} (${(error as Error).message}).`);
       }
       const recent = events.slice(-options.limit);

@@ -42,6 +42,17 @@ export class ServiceError extends Error {
   }
 }
 
+/** Events cannot all be listed by paging with `oldest` (see `ServiceClient.allEvents`). */
+export class PagingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PagingError';
+  }
+}
+
+/** The most events the service answers in one page. */
+const PAGE_SIZE = 100;
+
 export class ServiceClient {
   readonly #options: Required<ServiceClientOptions>;
 
@@ -80,29 +91,46 @@ export class ServiceClient {
   }
 
   /**
-   * Every event from `oldest` on, paging past the 100-event limit: each page starts at the
-   * newest timestamp of the one before, and events already seen (same id) are skipped.
+   * Every event from `oldest` on (by default the service's own window, 7 days), paging past
+   * the 100-event limit. Each page starts at the newest timestamp of the one before, so the
+   * pages overlap by the events at that instant, and events already seen (same id) are
+   * skipped: none is lost where two pages meet, none is listed twice.
+   *
+   * Throws `PagingError` when a full page holds one timestamp only (100 events or more share
+   * it: no `oldest` reaches those after the first 100), or after `maxPages` pages, rather
+   * than answer a list with events missing.
    */
-  async allEvents(oldest?: string | Date, maxPages = 1_000): Promise<AnalyticEvent[]> {
+  async allEvents(oldest?: string | Date, maxPages = 10_000): Promise<AnalyticEvent[]> {
     const seen = new Set<string>();
     const all: AnalyticEvent[] = [];
     let from = oldest;
     for (let page = 0; page < maxPages; page++) {
-      const events = await this.events({ oldest: from, limit: 100 });
-      const fresh = events.filter((e) => !seen.has(e.event_id));
-      for (const event of fresh) {
+      const events = await this.events({ oldest: from, limit: PAGE_SIZE });
+      let fresh = 0;
+      for (const event of events) {
+        if (seen.has(event.event_id)) continue;
         seen.add(event.event_id);
         all.push(event);
+        fresh++;
       }
-      if (events.length < 100) return all;
-      if (fresh.length === 0) {
-        throw new Error(
-          `badge-sim client: more than 100 events share the timestamp ${events[0]!.timestamp}; paging by 'oldest' cannot get past them`,
+      if (events.length < PAGE_SIZE) return all;
+      const last = events.at(-1)!.timestamp;
+      if (events[0]!.timestamp === last) {
+        throw new PagingError(
+          `badge-sim client: ${PAGE_SIZE} or more events share the timestamp ${last}; the service answers at most ${PAGE_SIZE} from one 'oldest', so paging by time cannot get past them`,
         );
       }
-      from = events.at(-1)!.timestamp;
+      // A service that ignores `oldest` would answer the same page for ever.
+      if (fresh === 0) {
+        throw new PagingError(
+          `badge-sim client: a full page from ${last} held no new event; the service does not page by 'oldest'`,
+        );
+      }
+      from = last;
     }
-    return all;
+    throw new PagingError(
+      `badge-sim client: more than ${maxPages} pages of events; stopped rather than list some of them`,
+    );
   }
 
   /** Any request to the service API (path after `/api/v1/`); the answer as it came. */

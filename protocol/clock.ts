@@ -4,6 +4,15 @@
  * `Date.now()` or `setTimeout` directly, so that tests can run five minutes of alerting in
  * a few milliseconds and get the same result every time.
  */
+import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from './timestamp.ts';
+
+// Where instants are made whole microseconds and printed; re-exported for the clock's users.
+export {
+  formatTimestamp,
+  isHoldableInstant,
+  MAX_INSTANT,
+  MIN_INSTANT,
+} from './timestamp.ts';
 
 /** Opaque handle of a scheduled timer. */
 export type TimerId = number;
@@ -78,18 +87,6 @@ interface Timer {
 
 /** 1 January 2026, 00:00 UTC: the default start of virtual time, fixed for determinism. */
 export const DEFAULT_VIRTUAL_START = Date.UTC(2026, 0, 1);
-
-/**
- * The instants the stub's clock can hold: years 0000 to 9999, where an ISO 8601 timestamp
- * keeps its four-digit year (`formatTimestamp`). The clock never moves past `MAX_INSTANT`.
- */
-export const MIN_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
-export const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
-
-/** Whether the clock can stand at `time` (finite, within `MIN_INSTANT`..`MAX_INSTANT`). */
-export function isHoldableInstant(time: number): boolean {
-  return Number.isFinite(time) && time >= MIN_INSTANT && time <= MAX_INSTANT;
-}
 
 /**
  * A deterministic clock. Timers sit in a binary heap ordered by due time, then by the order
@@ -364,15 +361,4 @@ export class VirtualClock implements Clock {
 
 function before(a: Timer, b: Timer): boolean {
   return a.due < b.due || (a.due === b.due && a.seq < b.seq);
-}
-
-/**
- * Formats domain time as the service does: ISO 8601 UTC with microseconds and `Z`. Never
- * throws: an instant outside years 0000–9999 (or not a number) is shown at the nearer end.
- */
-export function formatTimestamp(ms: number): string {
-  if (!isHoldableInstant(ms)) ms = ms > MAX_INSTANT ? MAX_INSTANT : MIN_INSTANT;
-  const whole = Math.floor(ms);
-  const micros = Math.min(999, Math.round((ms - whole) * 1000));
-  return `${new Date(whole).toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
 }

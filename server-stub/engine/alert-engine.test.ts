@@ -3,6 +3,7 @@ import { checkFixtures } from '../../fixtures/load-fixtures.ts';
 import { formatTimestamp, VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
 import type { AlertRequest } from '../../protocol/service-api.schema.ts';
+import { toMicros } from '../../protocol/timestamp.ts';
 import {
   AlertEngine,
   type CancelEvents,
@@ -712,12 +713,12 @@ describe('events', () => {
     const { engine, clock, t0, at } = setup();
     const ids = await momentaryAlerts(engine, clock, 3);
 
-    const events = engine.events(HOSPITAL, { oldest: t0 + 1_000 });
+    const events = engine.events(HOSPITAL, { oldest: toMicros(t0 + 1_000) });
 
     expect(events.map((e) => e.task.id)).toEqual([ids[1], ids[1], ids[2], ids[2]]);
     expect(events[0]?.timestamp).toBe(at(1));
-    expect(engine.events(HOSPITAL, { oldest: t0 + 1_001 })).toHaveLength(2);
-    expect(engine.events(HOSPITAL, { oldest: t0 + 60_000 })).toEqual([]);
+    expect(engine.events(HOSPITAL, { oldest: toMicros(t0 + 1_001) })).toHaveLength(2);
+    expect(engine.events(HOSPITAL, { oldest: toMicros(t0 + 60_000) })).toEqual([]);
   });
 
   it('are no longer returned once older than 7 days', async () => {
@@ -730,7 +731,7 @@ describe('events', () => {
 
     await clock.advanceBy(1);
     expect(engine.events(HOSPITAL)).toEqual([]);
-    expect(engine.events(HOSPITAL, { oldest: t0 })).toEqual([]);
+    expect(engine.events(HOSPITAL, { oldest: toMicros(t0) })).toEqual([]);
   });
 });
 

@@ -14,6 +14,7 @@ import {
   type EventType,
   TIMEOUT_DEFAULT_S,
 } from '../../protocol/service-api.schema.ts';
+import { type Micros, toMicros } from '../../protocol/timestamp.ts';
 import type { Device, Directory } from './directory.ts';
 import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
@@ -69,6 +70,12 @@ export interface EngineStats {
   transcriptEntries: number;
   eventAccounts: number;
   events: number;
+}
+
+/** Which events a GET events answers: from `oldest` (whole µs) on, at most `limit`. */
+export interface EventsWindow {
+  oldest?: Micros;
+  limit?: number;
 }
 
 export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
@@ -323,23 +330,26 @@ export class AlertEngine {
     this.#deliver(deviceId, { type: 'speak', taskId, text, cause: 'workflow' });
   }
 
-  /** GET events: oldest first from `oldest` (default 7 days back), at most 100. */
-  events(subscriberId: string, query: { oldest?: number; limit?: number } = {}): AnalyticEvent[] {
+  /**
+   * GET events: oldest first from `oldest` (whole µs, as `parseTimestamp` reads a timestamp;
+   * default 7 days back), at most 100.
+   */
+  events(subscriberId: string, query: EventsWindow = {}): AnalyticEvent[] {
     const now = this.#clock.now();
     return this.#events.query(
       subscriberId,
-      query.oldest ?? now - EVENT_RETENTION_MS,
+      query.oldest ?? toMicros(now - EVENT_RETENTION_MS),
       eventLimit(query.limit),
       now,
     );
   }
 
   /** The same answer as `events`, already as the JSON array the HTTP interface sends. */
-  eventsJson(subscriberId: string, query: { oldest?: number; limit?: number } = {}): string {
+  eventsJson(subscriberId: string, query: EventsWindow = {}): string {
     const now = this.#clock.now();
     return this.#events.queryJson(
       subscriberId,
-      query.oldest ?? now - EVENT_RETENTION_MS,
+      query.oldest ?? toMicros(now - EVENT_RETENTION_MS),
       eventLimit(query.limit),
       now,
     );

@@ -2,6 +2,7 @@
 import { expect, test } from 'vitest';
 import { formatTimestamp } from '../../protocol/clock.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import { toMicros } from '../../protocol/timestamp.ts';
 import { EventStore } from './event-store.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -41,9 +42,12 @@ test('answers byte for byte what JSON.stringify writes of the events, in order',
     store.append('100001', at, e);
   }
   const now = T0 + 200 * 250.5;
-  expect(store.queryJson('100001', T0, 100, now)).toBe(JSON.stringify(events.slice(0, 100)));
-  expect(store.queryJson('100001', T0 + 100 * 250.5, 100, now)).toBe(
+  // `oldest` is whole microseconds, as a timestamp is read.
+  expect(store.queryJson('100001', toMicros(T0), 100, now)).toBe(
+    JSON.stringify(events.slice(0, 100)),
+  );
+  expect(store.queryJson('100001', toMicros(T0 + 100 * 250.5), 100, now)).toBe(
     JSON.stringify(events.slice(100, 200)),
   );
-  expect(store.query('100001', T0, 5, now)).toEqual(events.slice(0, 5));
+  expect(store.query('100001', toMicros(T0), 5, now)).toEqual(events.slice(0, 5));
 });

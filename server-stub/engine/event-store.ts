@@ -1,5 +1,5 @@
-import { formatTimestamp } from '../../protocol/clock.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import { formatMicros, type Micros, toMicros } from '../../protocol/timestamp.ts';
 
 /**
  * An event as kept: its JSON in three pieces, two of them shared. A week of events is the
@@ -9,7 +9,8 @@ import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
  * timestamp is formatted from the instant when read, as the engine formatted it.
  */
 interface StoredEvent {
-  at: number;
+  /** Whole microseconds: the instant exactly as printed, compared with `oldest` as parsed. */
+  at: Micros;
   head: string;
   task: string;
   eventId: string;
@@ -32,10 +33,11 @@ interface AccountLog {
 
 /**
  * Analytic events per account, in time order, kept for the retention period of the clock.
- * Appends come in time order (the clock never goes back), so a window query is a binary
- * search plus a slice. Expired events are dropped on reads and on appends (an account that
- * is written to but never read must not grow for ever), amortised: the head index moves, and
- * the array is cut only when most of it is dead.
+ * Appends come in time order (the clock never goes back, and `toMicros` keeps that order), so
+ * a window query is a binary search on whole microseconds plus a slice. Expired events are
+ * dropped on reads and on appends (an account that is written to but never read must not grow
+ * for ever), amortised: the head index moves, and the array is cut only when most of it is
+ * dead.
  */
 export class EventStore {
   #logs = new Map<string, AccountLog>();
@@ -45,7 +47,9 @@ export class EventStore {
 
   constructor(readonly retentionMs: number) {}
 
-  append(subscriberId: string, at: number, event: AnalyticEvent): void {
+  /** Records an event at the clock instant `atMs`, kept as whole microseconds. */
+  append(subscriberId: string, atMs: number, event: AnalyticEvent): void {
+    const at = toMicros(atMs);
     let log = this.#logs.get(subscriberId);
     if (!log) {
       log = { events: [], head: 0, answer: undefined };
@@ -61,18 +65,21 @@ export class EventStore {
     });
     log.answer = undefined;
     // The oldest retained event expired: prune (a binary search; rarely more than a compare).
-    if (log.events[log.head]!.at < at - this.retentionMs) this.#prune(log, at);
+    if (log.events[log.head]!.at < this.#cutoff(atMs)) this.#prune(log, atMs);
   }
 
-  /** Events at or after `oldest`, oldest first, at most `limit`, none older than retention. */
-  query(subscriberId: string, oldest: number, limit: number, now: number): AnalyticEvent[] {
+  /**
+   * Events at or after `oldest` (µs), oldest first, at most `limit`, none older than retention
+   * on the clock's `now` (ms).
+   */
+  query(subscriberId: string, oldest: Micros, limit: number, now: number): AnalyticEvent[] {
     return this.#window(subscriberId, oldest, limit, now).map(
       (stored) => JSON.parse(jsonOf(stored)) as AnalyticEvent,
     );
   }
 
   /** The same window as a JSON array, joined from each event's stored JSON. */
-  queryJson(subscriberId: string, oldest: number, limit: number, now: number): string {
+  queryJson(subscriberId: string, oldest: Micros, limit: number, now: number): string {
     const log = this.#logs.get(subscriberId);
     if (!log) return '[]';
     const [from, to] = this.#bounds(log, oldest, limit, now);
@@ -86,7 +93,7 @@ export class EventStore {
     return json;
   }
 
-  #window(subscriberId: string, oldest: number, limit: number, now: number): StoredEvent[] {
+  #window(subscriberId: string, oldest: Micros, limit: number, now: number): StoredEvent[] {
     const log = this.#logs.get(subscriberId);
     if (!log) return [];
     const [from, to] = this.#bounds(log, oldest, limit, now);
@@ -94,7 +101,7 @@ export class EventStore {
   }
 
   /** The index range of a window: retained, at or after `oldest`, at most `limit`. */
-  #bounds(log: AccountLog, oldest: number, limit: number, now: number): [number, number] {
+  #bounds(log: AccountLog, oldest: Micros, limit: number, now: number): [number, number] {
     this.#prune(log, now);
     const from = Math.max(log.head, firstAtOrAfter(log.events, oldest, log.head));
     return [from, Math.min(log.events.length, from + Math.max(0, limit))];
@@ -122,8 +129,13 @@ export class EventStore {
     this.#tasks = new Interned(RECENT_TASKS);
   }
 
+  /** The oldest instant (µs) still retained at the clock's `now` (ms). */
+  #cutoff(now: number): Micros {
+    return toMicros(now - this.retentionMs);
+  }
+
   #prune(log: AccountLog, now: number): void {
-    const head = firstAtOrAfter(log.events, now - this.retentionMs, log.head);
+    const head = firstAtOrAfter(log.events, this.#cutoff(now), log.head);
     // Each event is emptied once: amortised O(1) an append.
     for (let i = log.head; i < head; i++) log.events[i] = undefined;
     log.head = head;
@@ -141,7 +153,7 @@ export class EventStore {
 }
 
 /** The first index at or after `from` (a retained event) whose time is at or after `time`. */
-function firstAtOrAfter(events: (StoredEvent | undefined)[], time: number, from: number): number {
+function firstAtOrAfter(events: (StoredEvent | undefined)[], time: Micros, from: number): number {
   let lo = from;
   let hi = events.length;
   while (lo < hi) {
@@ -154,7 +166,7 @@ function firstAtOrAfter(events: (StoredEvent | undefined)[], time: number, from:
 
 /** An event's JSON, as `JSON.stringify` wrote the event (category, content, task, id, time). */
 function jsonOf(stored: StoredEvent): string {
-  return `${stored.head}${stored.task}${stored.eventId}","timestamp":"${formatTimestamp(stored.at)}"}`;
+  return `${stored.head}${stored.task}${stored.eventId}","timestamp":"${formatMicros(stored.at)}"}`;
 }
 
 /** Equal strings made one, so that each is held once; the oldest forgotten past `limit`. */

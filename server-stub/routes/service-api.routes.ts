@@ -14,6 +14,7 @@ import {
   TaskCreated,
   TaskParams,
 } from '../../protocol/service-api.schema.ts';
+import { type Micros, parseTimestamp } from '../../protocol/timestamp.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
@@ -177,18 +178,16 @@ function authorise(core: StubCore, header: string | undefined, subscriberId: str
   }
 }
 
-/** `oldest` as an instant: a time without a zone is UTC; `+` decoded to a space is mended. */
-export function parseOldest(text: string): number {
+/**
+ * `oldest` as whole microseconds (`parseTimestamp`: up to 6 fraction digits exactly, more
+ * rounded up): a time without a zone is UTC; `+` decoded to a space is mended.
+ */
+export function parseOldest(text: string): Micros {
   let iso = text.trim().replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
   iso = iso.replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
   if (/T[\d:.]+$/.test(iso)) iso += 'Z';
-  // Timestamps carry microseconds; Date.parse keeps milliseconds: add back the rest.
-  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
-  const time = Date.parse(iso) + (fraction.length > 3 ? Number(`0.${fraction.slice(3)}`) : 0);
-  // Date.parse rolls 2026-02-31 over into March; a date that does not exist is refused.
-  const [year, month, day] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (Number.isNaN(time) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) {
+  const time = parseTimestamp(iso);
+  if (time === undefined) {
     throw new HttpError(
       400,
       'invalid_field',
