@@ -224,8 +224,6 @@ export class AlertEngine {
       this.#finish(task, 'timed_out'),
     );
     for (const td of task.devices.values()) this.#enqueue(task, td);
-    // Only when the groups hold no device: "all devices acknowledged" holds at once.
-    if (task.acks >= task.quorum) this.#finish(task, 'quorum');
     return { taskId: task.id };
   }
 
