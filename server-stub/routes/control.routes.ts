@@ -234,6 +234,16 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         if (Number.isNaN(target))
           throw new HttpError(400, 'invalid_field', `to '${to}' is not an ISO 8601 instant`, 'to');
         if (!isHoldableInstant(target)) throw past('to', `'${to}'`);
+        // Date.parse drops digits past the millisecond; an advance never silently lands
+        // earlier than the instant asked for (P5).
+        if (/[1-9]/.test(/T[^.]*\.\d{3}(\d+)/.exec(to!)?.[1] ?? '')) {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `to '${to}' has a fraction of a millisecond: the clock advances in whole milliseconds`,
+            'to',
+          );
+        }
         if (target < core.clock.now()) {
           throw new HttpError(
             400,

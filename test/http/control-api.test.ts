@@ -305,6 +305,24 @@ describe('clock', () => {
     );
   });
 
+  test('advance to an instant with a fraction of a millisecond is refused; trailing zeros are fine', async () => {
+    await using stub = await startStub();
+    const advance = (body: unknown) =>
+      request(`${stub.controlUrl}/clock/advance`, { method: 'POST', body });
+    for (const to of ['2026-01-01T00:00:05.0005Z', '2026-01-01T00:00:05.000000001Z']) {
+      const res = await advance({ to });
+      expect(res.status, to).toBe(400);
+      expect(res.body.field, to).toBe('to');
+      expect(res.body.message, to).toContain('whole milliseconds');
+    }
+    expect((await request(`${stub.controlUrl}/clock`)).body.now).toBe(
+      '2026-01-01T00:00:00.000000Z',
+    );
+    expect((await advance({ to: '2026-01-01T00:00:05.250000Z' })).body.clock.now).toBe(
+      '2026-01-01T00:00:05.250000Z',
+    );
+  });
+
   test('switching to scaled time makes alerts repeat on their own, fast', async () => {
     await using stub = await startStub();
     const control = controlClient(stub);
