@@ -792,3 +792,26 @@ describe('determinism and reset', () => {
     expect(engine.createAlert(HOSPITAL, alert(['Nurses'])).taskId).toBe(firstId);
   });
 });
+
+describe('a running clock', () => {
+  it("a task's created_at and ended_at are its start and end events' timestamps, to the µs", async () => {
+    // A clock that moves on 2.5 µs at every read, as the real clock does between two reads.
+    const clock = new VirtualClock();
+    const realNow = clock.now.bind(clock);
+    let reads = 0;
+    clock.now = () => realNow() + ++reads * 0.0025;
+    const engine = new AlertEngine({
+      clock,
+      ids: new IdSource(1),
+      directory: new Directory(checkFixtures(structuredClone(FIXTURES)), 'service'),
+    });
+    const { taskId } = engine.createAlert(HOSPITAL, alert(['Nurses'], { timeout: 30 }));
+    await clock.advanceBy(30_000);
+    const task = engine.task(taskId)!;
+    const events = engine.events(HOSPITAL, {}).filter((e) => e.task.id === taskId);
+    const stamp = (type: string) => events.find((e) => e.content.type === type)!.timestamp;
+    expect(stamp('start')).toBe(task.created_at);
+    expect(stamp('timed_out')).toBe(task.ended_at);
+    expect(stamp('end')).toBe(task.ended_at);
+  });
+});

@@ -217,7 +217,7 @@ export class AlertEngine {
       commands: { play: undefined, stop: {}, speak: {} },
     };
     this.#tasks.set(task.id, task);
-    this.#emit(task, 'start');
+    this.#emit(task, 'start', undefined, task.createdAt);
     // Set before the first repeat timer: at equal due times the timeout fires first, so a
     // 30 s timeout does not play the alert again at the instant it ends.
     task.timeoutTimer = this.#clock.setTimer(task.timeoutS * 1000, () =>
@@ -498,7 +498,7 @@ export class AlertEngine {
     this.#ended.push(task);
     this.#clock.clearTimer(task.timeoutTimer);
     task.timeoutTimer = undefined;
-    if (outcome === 'timed_out') this.#emit(task, 'timed_out');
+    if (outcome === 'timed_out') this.#emit(task, 'timed_out', undefined, task.endedAt);
     const speech =
       outcome === 'quorum'
         ? task.request.on_quorum
@@ -519,14 +519,27 @@ export class AlertEngine {
     task.recipients = new EndedRecipients(task.devices.values());
     task.devices = new Map();
     task.commands = { play: undefined, stop: {}, speak: {} };
-    if (outcome !== 'cancelled') this.#emit(task, 'end', { status: 'normal' });
-    else if (this.#cancelEvents === 'end-cancelled')
-      this.#emit(task, 'end', { status: 'cancelled' });
-    else if (this.#cancelEvents === 'end-normal') this.#emit(task, 'end', { status: 'normal' });
+    const status =
+      outcome !== 'cancelled'
+        ? 'normal'
+        : this.#cancelEvents === 'end-cancelled'
+          ? 'cancelled'
+          : this.#cancelEvents === 'end-normal'
+            ? 'normal'
+            : undefined;
+    if (status) this.#emit(task, 'end', { status }, task.endedAt);
   }
 
-  #emit(task: Task, type: EventType, extra?: { device?: string; status?: string }): void {
-    const at = this.#clock.now();
+  /**
+   * Records an event. `at` is the instant the task's record shows for it (created, ended), so
+   * that on a running clock the task and its events agree to the microsecond.
+   */
+  #emit(
+    task: Task,
+    type: EventType,
+    extra?: { device?: string; status?: string },
+    at: number = this.#clock.now(),
+  ): void {
     this.#events.append(task.subscriberId, at, {
       category: 'tasks',
       content: { type, ...extra },
