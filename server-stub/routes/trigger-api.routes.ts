@@ -137,7 +137,7 @@ export async function triggerApiRoutes(
   );
 
   // On the auth host beside oauth2/token, so no firewall (T6); the same bearer check as the
-  // API host, so a token it calls valid works there (T18).
+  // API host, so a token it calls valid works there (T19).
   app.get(
     '/oauth2/validate',
     {
