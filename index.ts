@@ -24,6 +24,7 @@ export type {
   BroadcastRequest,
   ErrorBody,
 } from './protocol/service-api.schema.ts';
+export type { TokenValidation } from './protocol/token-api.schema.ts';
 export {
   defineScenario,
   type LoadedScenario,
@@ -38,7 +39,7 @@ export {
 } from './scenarios/run-scenario.ts';
 export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
 export type { Scenario } from './scenarios/scenario.schema.ts';
-export type { StubSettings } from './server-stub/settings.ts';
+export type { StubSettings, StubSettingsInput } from './server-stub/settings.ts';
 export { type StartStubOptions, type StubHandle, startStub } from './server-stub/start-stub.ts';
 export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';

@@ -7,11 +7,13 @@ import {
   CONTROL_TOKEN_HEADER,
   controlTokenProblem,
 } from '../protocol/control-api.schema.ts';
+import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
   BADGE_ANSWER_TIMEOUT_MAX_MS,
   BADGE_ANSWER_TIMEOUT_MIN_MS,
   holdMessage,
 } from '../server-stub/device-gateway.ts';
+import { ENVIRONMENTS, type EnvironmentName } from '../server-stub/engine/tokens.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import {
@@ -34,6 +36,12 @@ interface StubOptions {
   scale?: number;
   authScheme: string;
   brandWord: string;
+  urnWord?: string;
+  proCliClientId?: string;
+  proSdkClientId?: string;
+  qaCliClientId?: string;
+  qaSdkClientId?: string;
+  unknownClientIds: 'refuse' | 'accept';
   unknownFields: 'reject' | 'ignore';
   cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
   badgeAnswerTimeout: number;
@@ -102,9 +110,33 @@ export function stubCommand(): Command {
           .default(DEFAULT_SETTINGS.authScheme),
       )
       .addOption(
-        fromEnv('--brand-word <word>', 'brand word of group URNs and the device path', 'BRAND_WORD')
+        fromEnv(
+          '--brand-word <word>',
+          'brand word of the device path (/<word>/api/v1/device/…), and of group URNs unless --urn-word is given',
+          'BRAND_WORD',
+        )
           .argParser(wordOption('--brand-word', /^[A-Za-z0-9_-]+$/, 'service'))
           .default(DEFAULT_SETTINGS.brandWord),
+      )
+      .addOption(
+        fromEnv(
+          '--urn-word <word>',
+          'word of group URNs (urn:<word>-resource:name:group:<name>) when it is not the brand word',
+          'URN_WORD',
+        ).argParser(wordOption('--urn-word', /^[A-Za-z0-9_-]+$/, 'service')),
+      )
+      .addOption(clientIdOption('pro', 'cli'))
+      .addOption(clientIdOption('pro', 'sdk'))
+      .addOption(clientIdOption('qa', 'cli'))
+      .addOption(clientIdOption('qa', 'sdk'))
+      .addOption(
+        fromEnv(
+          '--unknown-client-ids <policy>',
+          "a client id no environment's token endpoint knows: refuse (401 invalid_client) or accept (another environment's id is refused either way)",
+          'UNKNOWN_CLIENT_IDS',
+        )
+          .argParser(choiceOption('--unknown-client-ids', ['refuse', 'accept'] as const))
+          .default(DEFAULT_SETTINGS.unknownClientIds),
       )
       .addOption(
         fromEnv(
@@ -152,6 +184,28 @@ export function stubCommand(): Command {
       .action(runStub)
   );
 }
+
+/**
+ * `--pro-sdk-client-id` and its kin: a client id of one environment's token endpoint, for a
+ * client that has the original's built in. Given, it wins over the fixtures' `client_ids`.
+ */
+function clientIdOption(environment: EnvironmentName, kind: 'cli' | 'sdk'): Option {
+  const flag = `--${environment}-${kind}-client-id`;
+  const variable = `${environment}_${kind}_CLIENT_ID`.toUpperCase();
+  const tool = kind === 'cli' ? 'command-line tool' : 'SDK';
+  return fromEnv(
+    `${flag} <id>`,
+    `client id of the ${tool} in ${environment} (default: the fixtures' client_ids.${environment}.${kind}, else ${DEFAULT_SETTINGS.environments[environment][`${kind}ClientId`]})`,
+    variable,
+  ).argParser((value: string) => {
+    if (!CLIENT_ID.test(value))
+      throw new InvalidArgumentError(
+        `${flag} (BADGE_SIM_${variable}) must be 1 to 128 visible ASCII characters, no spaces.`,
+      );
+    return value;
+  });
+}
+const CLIENT_ID = new RegExp(CLIENT_ID_PATTERN);
 
 /** A duration from 1 ms to 60 s (the gateway's bounds); the error names the flag and its variable. */
 function badgeAnswerTimeoutOption(value: string): number {
@@ -208,6 +262,12 @@ async function runStub(options: StubOptions): Promise<void> {
       settings: {
         authScheme: options.authScheme,
         brandWord: options.brandWord,
+        urnWord: options.urnWord,
+        environments: {
+          pro: { cliClientId: options.proCliClientId, sdkClientId: options.proSdkClientId },
+          qa: { cliClientId: options.qaCliClientId, sdkClientId: options.qaSdkClientId },
+        },
+        unknownClientIds: options.unknownClientIds,
         unknownFields: options.unknownFields,
         cancelEvents: options.cancelEvents,
         badgeAnswerTimeoutMs: options.badgeAnswerTimeout,
@@ -228,11 +288,12 @@ async function runStub(options: StubOptions): Promise<void> {
     options.generate !== undefined
       ? `generated from seed ${options.seed ?? 0}`
       : (options.fixtures ?? 'default fixtures');
-  const { brandWord, environments } = core.settings;
+  const { brandWord, environments, unknownClientIds } = core.settings;
   console.log(`badge-sim stub ready
   service API  ${stub.url}/subscribers/{id}/api/v1
   trigger API  ${stub.url}/ibot/workflow/{workflow_id} · ${stub.url}/${brandWord}/api/v1/device/{device_id}
-  token        ${stub.url}/oauth2/token (environment pro; qa under ${stub.url}${environments.qa.prefix})
+  token        ${stub.url}/oauth2/token, /oauth2/validate (environment pro; qa under ${stub.url}${environments.qa.prefix})
+  client ids   ${ENVIRONMENTS.map((name) => `${name} ${environments[name].cliClientId} (cli), ${environments[name].sdkClientId} (sdk)`).join(' · ')}; unknown ones ${unknownClientIds === 'accept' ? 'accepted' : 'refused'}
   control API  ${stub.controlUrl}
                ${stub.controlLocked ? `control API locked (send header ${CONTROL_TOKEN_HEADER}: <the --control-token>)` : 'control API open (no --control-token)'}
   OpenAPI      ${stub.openapiUrl}

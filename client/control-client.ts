@@ -126,11 +126,19 @@ export class StubControlClient {
     return this.#call('GET', '/workflows/invocations');
   }
 
-  /** A new refresh token for an account (it never expires; keep it out of logs). */
-  async issueRefreshToken(subscriberId: string, environment: 'pro' | 'qa' = 'pro') {
+  /**
+   * A new refresh token for a user of an account (it never expires; keep it out of logs). The
+   * user is what oauth2/validate answers: `user-<subscriber id>` unless given.
+   */
+  async issueRefreshToken(
+    subscriberId: string,
+    environment: 'pro' | 'qa' = 'pro',
+    user: { user_id?: string; email?: string } = {},
+  ) {
     const answer = await this.#call<{ refresh_token: string }>('POST', '/tokens/refresh', {
       subscriber_id: subscriberId,
       environment,
+      ...user,
     });
     return answer.refresh_token;
   }

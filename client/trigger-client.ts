@@ -1,12 +1,15 @@
 /**
  * A client of the workflow-trigger and device-info interface, with the token handling the
  * spec's Authentication section describes: it caches the access token, gets a new one only
- * when a call answers 401, retries that call once, and never loops. Every request carries a
- * User-Agent (the firewall wants one). Tokens never appear in its error messages.
+ * when a call answers 401, retries that call once, and never loops. Like the original's
+ * clients it validates each new token (`oauth2/validate`) and keeps the user it was issued
+ * to. Every request carries a User-Agent (the firewall wants one). Tokens never appear in its
+ * error messages.
  */
 
 import type { DeviceInfo } from '../protocol/device-info.schema.ts';
 import { ownValue } from '../protocol/own.ts';
+import type { TokenValidation } from '../protocol/token-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 
 export interface TriggerClientOptions {
@@ -24,19 +27,25 @@ export interface TriggerClientOptions {
   fetch?: typeof fetch;
 }
 
-/** The token endpoint refused to give an access token: the OAuth error, never the token. */
+/**
+ * The token endpoint refused to give an access token, or oauth2/validate refused the one it
+ * gave: the error, never the token.
+ */
 export class TokenError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    endpoint: 'token' | 'validate' = 'token',
   ) {
-    const error = ownValue(body, 'error') !== undefined ? String(ownValue(body, 'error')) : 'error';
-    const description =
-      ownValue(body, 'error_description') !== undefined
-        ? `: ${String(ownValue(body, 'error_description'))}`
-        : '';
+    // OAuth bodies say `error`/`error_description`; the stub's own say `code`/`message`.
+    const text = (key: string) =>
+      ownValue(body, key) !== undefined ? String(ownValue(body, key)) : undefined;
+    const detail = text('error_description') ?? text('message');
+    const said = detail === undefined ? '' : `: ${detail}`;
     super(
-      `badge-sim client: the token endpoint answered ${status} ${error}${description} (check the refresh token and the client id)`,
+      endpoint === 'token'
+        ? `badge-sim client: the token endpoint answered ${status} ${text('error') ?? 'error'}${said} (check the refresh token and the client id)`
+        : `badge-sim client: oauth2/validate refused the new access token with ${status}${said} (are the auth URL and the API host of one environment?)`,
     );
     this.name = 'TokenError';
   }
@@ -49,6 +58,7 @@ export class TriggerClient {
   readonly #options: Required<Omit<TriggerClientOptions, 'fetch'>>;
   readonly #fetch: typeof fetch;
   #accessToken: string | undefined;
+  #userId: string | undefined;
 
   constructor(options: TriggerClientOptions) {
     this.#options = {
@@ -93,8 +103,33 @@ export class TriggerClient {
     );
   }
 
-  /** Exchanges the refresh token for a new access token, and caches it. */
+  /**
+   * The user the refresh token was issued to, as oauth2/validate said after the last refresh;
+   * undefined before the first.
+   */
+  get userId(): string | undefined {
+    return this.#userId;
+  }
+
+  /**
+   * Exchanges the refresh token for a new access token, validates it (as the original's
+   * clients do after every refresh) and caches it with its user.
+   */
   async refresh(): Promise<void> {
+    await this.#refresh();
+  }
+
+  /**
+   * GET oauth2/validate: the cached access token's user, client, scopes and whole seconds
+   * left (a new token, validated, when none is cached). An expired token is not refreshed
+   * here: the refusal throws TokenError, and the next call refreshes.
+   */
+  async validate(): Promise<TokenValidation> {
+    if (!this.#accessToken) return this.#refresh();
+    return this.#validate(this.#accessToken);
+  }
+
+  async #refresh(): Promise<TokenValidation> {
     const response = await this.#fetch(`${this.#options.authUrl}/oauth2/token`, {
       method: 'POST',
       headers: {
@@ -108,11 +143,26 @@ export class TriggerClient {
       }).toString(),
     });
     const body = await readBody(response);
-    if (!response.ok) {
-      this.#accessToken = undefined;
-      throw new TokenError(response.status, body);
-    }
-    this.#accessToken = (body as { access_token: string }).access_token;
+    this.#accessToken = undefined;
+    this.#userId = undefined;
+    if (!response.ok) throw new TokenError(response.status, body);
+    const accessToken = (body as { access_token: string }).access_token;
+    const validation = await this.#validate(accessToken);
+    this.#accessToken = accessToken;
+    this.#userId = validation.userid;
+    return validation;
+  }
+
+  async #validate(accessToken: string): Promise<TokenValidation> {
+    const response = await this.#fetch(`${this.#options.authUrl}/oauth2/validate`, {
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'user-agent': this.#options.userAgent,
+      },
+    });
+    const body = await readBody(response);
+    if (!response.ok) throw new TokenError(response.status, body, 'validate');
+    return body as TokenValidation;
   }
 
   async #call<T>(method: string, path: string, body: unknown, what: string): Promise<T> {

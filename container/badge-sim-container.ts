@@ -23,6 +23,7 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
+import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
 import type { StubSettings } from '../server-stub/settings.ts';
 
@@ -31,9 +32,10 @@ export const CONTAINER_PORT = 8080;
 /** The image name the README's `docker build -t` uses. */
 export const DEFAULT_BADGE_SIM_IMAGE = 'badge-sim:latest';
 const FIXTURES_IN_CONTAINER = '/tmp/badge-sim.fixtures.json';
-/** An HTTP auth scheme is a token (RFC 9110); a brand word goes into URNs and a path. */
+/** An HTTP auth scheme is a token (RFC 9110); a brand or URN word goes into URNs and a path. */
 const AUTH_SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 const BRAND_WORD = /^[A-Za-z0-9_-]+$/;
+const CLIENT_ID = new RegExp(CLIENT_ID_PATTERN);
 
 export type ContainerClockMode = 'virtual' | 'real' | 'scaled';
 
@@ -123,11 +125,38 @@ export class BadgeSimContainer extends GenericContainer {
     return this.withEnvironment({ BADGE_SIM_AUTH_SCHEME: word });
   }
 
-  /** The brand word of group URNs and the device path. */
+  /** The brand word of the device path, and of group URNs unless `withUrnWord` sets theirs. */
   withBrandWord(word: string): this {
     if (!BRAND_WORD.test(word))
       refuse(`withBrandWord: give letters, digits, - or _ such as service (not '${word}')`);
     return this.withEnvironment({ BADGE_SIM_BRAND_WORD: word });
+  }
+
+  /** The word of group URNs (`urn:<word>-resource:…`) when it is not the brand word. */
+  withUrnWord(word: string): this {
+    if (!BRAND_WORD.test(word))
+      refuse(`withUrnWord: give letters, digits, - or _ such as service (not '${word}')`);
+    return this.withEnvironment({ BADGE_SIM_URN_WORD: word });
+  }
+
+  /**
+   * A client id the environment's token endpoint accepts: its command-line tool's (`cli`) or
+   * its SDK's (`sdk`), for clients with the original's built in. Wins over the fixtures'.
+   */
+  withClientId(environment: EnvironmentName, kind: 'cli' | 'sdk', id: string): this {
+    oneOf('withClientId', environment, ['pro', 'qa']);
+    oneOf('withClientId', kind, ['cli', 'sdk']);
+    if (typeof id !== 'string' || !CLIENT_ID.test(id))
+      refuse('withClientId: give 1 to 128 visible ASCII characters, no spaces');
+    return this.withEnvironment({
+      [`BADGE_SIM_${environment.toUpperCase()}_${kind.toUpperCase()}_CLIENT_ID`]: id,
+    });
+  }
+
+  /** A client id no environment knows: `refuse` (401 invalid_client, the default) or `accept`. */
+  withUnknownClientIds(policy: 'refuse' | 'accept'): this {
+    oneOf('withUnknownClientIds', policy, ['refuse', 'accept']);
+    return this.withEnvironment({ BADGE_SIM_UNKNOWN_CLIENT_IDS: policy });
   }
 
   withUnknownFields(policy: 'reject' | 'ignore'): this {

@@ -12,7 +12,7 @@ import {
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
 import { clientErrorHandler, handleError } from './http-errors.ts';
-import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettings } from './settings.ts';
+import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettingsInput } from './settings.ts';
 import { StubCore } from './stub-core.ts';
 
 export interface StartStubOptions {
@@ -33,7 +33,7 @@ export interface StartStubOptions {
   clockScale?: number;
   /** Start of virtual time (ms since epoch). */
   startTime?: number;
-  settings?: Partial<StubSettings>;
+  settings?: StubSettingsInput;
   /**
    * Locks the control API: every `/_stub` route but `GET /_stub/health` then wants this token
    * in the `X-Badge-Sim-Control-Token` header (401 without). Open when not given.

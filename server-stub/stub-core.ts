@@ -5,7 +5,7 @@ import { IdSource } from '../protocol/ids.ts';
 import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
 import { Directory } from './engine/directory.ts';
 import { TokenStore } from './engine/tokens.ts';
-import { DEFAULT_SETTINGS, type StubSettings } from './settings.ts';
+import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
 /** One invocation of an HTTP workflow, as the control API shows it. */
 export interface WorkflowInvocation {
@@ -32,7 +32,7 @@ export interface StubCoreOptions {
    * each reset (in every clock mode).
    */
   seed?: number;
-  settings?: Partial<StubSettings>;
+  settings?: StubSettingsInput;
   clockMode?: ClockMode;
   clockScale?: number;
   /** Start of virtual time, ms since epoch (default 2026-01-01T00:00:00Z). */
@@ -44,7 +44,9 @@ export interface StubCoreOptions {
  * engine. The routes are thin adapters over it; tests may use it directly.
  */
 export class StubCore {
-  readonly settings: StubSettings;
+  /** The settings as given; `settings` adds what the fixtures and defaults fill in. */
+  readonly #givenSettings: StubSettingsInput;
+  #settings: StubSettings;
   readonly clock: VirtualClock;
   readonly ids: IdSource;
   readonly engine: AlertEngine;
@@ -56,8 +58,9 @@ export class StubCore {
   readonly #resetListeners = new Set<() => void>();
 
   constructor(options: StubCoreOptions) {
-    this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.#fixtures = checkFixtures(structuredClone(options.fixtures));
+    this.#givenSettings = options.settings ?? {};
+    this.#settings = resolveSettings(this.#givenSettings, this.#fixtures);
     this.#indexDevices();
     this.clock = new VirtualClock({ start: options.startTime ?? defaultStart(options.clockMode) });
     if (options.clockMode && options.clockMode !== 'virtual') {
@@ -67,11 +70,16 @@ export class StubCore {
     this.engine = new AlertEngine({
       clock: this.clock,
       ids: this.ids,
-      directory: new Directory(this.#fixtures, this.settings.brandWord),
+      directory: new Directory(this.#fixtures, this.settings.urnWord),
       cancelEvents: this.settings.cancelEvents,
     });
     this.tokens = new TokenStore(this.clock, this.ids);
     this.#addFixtureTokens();
+  }
+
+  /** The settings in effect (the fixtures' client ids among them, under any given ones). */
+  get settings(): StubSettings {
+    return this.#settings;
   }
 
   get fixtures(): Fixtures {
@@ -141,9 +149,11 @@ export class StubCore {
   /** Replaces the fixtures (checked first: a refused document changes nothing), then resets. */
   loadFixtures(fixtures: unknown): Fixtures {
     const checked = checkFixtures(structuredClone(fixtures));
+    const settings = resolveSettings(this.#givenSettings, checked);
     this.#fixtures = checked;
+    this.#settings = settings;
     this.#indexDevices();
-    this.engine.reset(new Directory(checked, this.settings.brandWord));
+    this.engine.reset(new Directory(checked, settings.urnWord));
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
@@ -160,7 +170,15 @@ export class StubCore {
   #addFixtureTokens(): void {
     for (const account of this.#fixtures.accounts) {
       for (const token of account.refresh_tokens ?? []) {
-        this.tokens.addRefreshToken(token.token, account.subscriber_id, token.environment ?? 'pro');
+        this.tokens.addRefreshToken(
+          token.token,
+          account.subscriber_id,
+          token.environment ?? 'pro',
+          {
+            userId: token.user_id,
+            email: token.email,
+          },
+        );
       }
     }
   }

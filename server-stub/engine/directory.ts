@@ -22,11 +22,14 @@ interface Account {
   devices: Device[];
 }
 
-/** Group URNs: `urn:<brand>-resource:name:group:<name>` and `urn:<brand>-resource:id:group:<id>`. */
-export function groupUrns(group: Group, brandWord: string): { byName: string; byId: string } {
+/**
+ * Group URNs: `urn:<word>-resource:name:group:<name>` and `urn:<word>-resource:id:group:<id>`,
+ * where the word is the URN word setting (the brand word unless set apart).
+ */
+export function groupUrns(group: Group, urnWord: string): { byName: string; byId: string } {
   return {
-    byName: `urn:${brandWord}-resource:name:group:${group.name}`,
-    byId: `urn:${brandWord}-resource:id:group:${group.id}`,
+    byName: `urn:${urnWord}-resource:name:group:${group.name}`,
+    byId: `urn:${urnWord}-resource:id:group:${group.id}`,
   };
 }
 
@@ -39,9 +42,10 @@ export class Directory {
 
   constructor(
     fixtures: Fixtures,
-    readonly brandWord: string,
+    /** The word of group URNs (settings.urnWord). */
+    readonly urnWord: string,
   ) {
-    this.#urnPrefix = `urn:${brandWord}-resource:`;
+    this.#urnPrefix = `urn:${urnWord}-resource:`;
     for (const account of fixtures.accounts) {
       const devices = account.devices.map((d) => ({
         id: d.id,

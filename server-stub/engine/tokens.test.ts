@@ -14,7 +14,7 @@ function store() {
   const tokens = new TokenStore(clock, new IdSource(1));
   tokens.addRefreshToken('rt', '100001', 'pro');
   const exchange = () => {
-    const issued = tokens.exchange('rt', 'pro');
+    const issued = tokens.exchange('rt', 'pro', 'badge-sim-pro-sdk');
     if (typeof issued === 'string') throw new Error(issued);
     return issued.access_token;
   };
@@ -42,7 +42,7 @@ test('a stub that hands out tokens for weeks holds only the last 7 days and 2 ho
   // One exchange an hour issues an access and an id token: 7 days + 2 h of them remain.
   expect(tokens.issuedCount).toBeLessThanOrEqual(2 * (7 * 24 + 2 + 1));
   const fresh = exchange();
-  expect(tokens.authorise(fresh, 'pro')).toEqual({ subscriberId: '100001' });
+  expect(tokens.authorise(fresh, 'pro')).toMatchObject({ subscriberId: '100001' });
 });
 
 test('without a seed, tokens come from crypto, not the id stream: the same forced stream gives the same ids and different tokens', () => {
@@ -52,7 +52,7 @@ test('without a seed, tokens come from crypto, not the id stream: the same force
     const tokens = new TokenStore(new VirtualClock(), ids);
     tokens.addRefreshToken('rt', '100001', 'pro');
     const before = ids.eventId();
-    const issued = tokens.exchange('rt', 'pro');
+    const issued = tokens.exchange('rt', 'pro', 'badge-sim-pro-sdk');
     if (typeof issued === 'string') throw new Error(issued);
     const refresh = tokens.issueRefreshToken('100001', 'pro');
     // Issuing tokens took nothing from the stream: the next id is the stream's next.
@@ -77,7 +77,7 @@ test('with a seed, tokens are drawn from the id stream as before: byte-identical
   const ids = new IdSource(5);
   const tokens = new TokenStore(new VirtualClock(), ids);
   tokens.addRefreshToken('rt', '100001', 'pro');
-  const issued = tokens.exchange('rt', 'pro');
+  const issued = tokens.exchange('rt', 'pro', 'badge-sim-pro-sdk');
   if (typeof issued === 'string') throw new Error(issued);
   const stream = new IdSource(5);
   expect(issued.access_token).toBe(`at_${stream.taskId()}${stream.taskId()}`);

@@ -1,8 +1,8 @@
 /**
  * Tokens of the trigger and device interface: refresh tokens (never expire; issued through
- * fixtures or the control API, revocable) and the access and id tokens exchanged for them
- * (2 hours on the stub's clock). Each belongs to one environment and one account. Pure: no
- * HTTP here, time from the injected clock.
+ * fixtures or the control API to a user of an account, revocable) and the access and id
+ * tokens exchanged for them (2 hours on the stub's clock). Each belongs to one environment,
+ * one account and one user. Pure: no HTTP here, time from the injected clock.
  */
 import type { Clock } from '../../protocol/clock.ts';
 import type { IdSource } from '../../protocol/ids.ts';
@@ -19,15 +19,48 @@ export const ACCESS_TOKEN_LIFETIME_MS = 2 * 3600 * 1000;
  */
 export const EXPIRED_TOKEN_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
+/** The user a refresh token was issued to (what `oauth2/validate` answers as `userid`). */
+export interface TokenUser {
+  userId: string;
+  email: string;
+}
+
+/**
+ * The user of a refresh token for which the fixtures or the control API name none, or name
+ * only part: `user-<subscriber_id>`, and `<user id>@badge-sim.test` (a domain reserved for
+ * tests, RFC 2606).
+ */
+export function tokenUser(subscriberId: string, given: Partial<TokenUser> = {}): TokenUser {
+  const userId = given.userId ?? `user-${subscriberId}`;
+  return { userId, email: given.email ?? `${userId}@badge-sim.test` };
+}
+
 interface RefreshToken {
   subscriberId: string;
   environment: EnvironmentName;
+  user: TokenUser;
   revoked: boolean;
+}
+
+/** What a valid access token grants, and to whom. */
+export interface AccessGrant {
+  subscriberId: string;
+  user: TokenUser;
+  /** The client id the token was requested with. */
+  clientId: string;
+  /**
+   * Whole seconds it has left, rounded down: never more than it has, so 0 in its last second
+   * (at its end it is expired, not 0).
+   */
+  secondsLeft: number;
 }
 
 interface AccessToken {
   subscriberId: string;
+  user: TokenUser;
+  clientId: string;
   environment: EnvironmentName;
+  /** From this instant on (ms on the stub's clock) it is expired. */
   expiresAt: number;
   kind: 'access' | 'id';
 }
@@ -60,15 +93,29 @@ export class TokenStore {
     private readonly ids: IdSource,
   ) {}
 
-  /** Registers a refresh token (from fixtures or the control API). */
-  addRefreshToken(token: string, subscriberId: string, environment: EnvironmentName): void {
-    this.#refresh.set(token, { subscriberId, environment, revoked: false });
+  /** Registers a refresh token (from fixtures or the control API), issued to `user`. */
+  addRefreshToken(
+    token: string,
+    subscriberId: string,
+    environment: EnvironmentName,
+    user: Partial<TokenUser> = {},
+  ): void {
+    this.#refresh.set(token, {
+      subscriberId,
+      environment,
+      user: tokenUser(subscriberId, user),
+      revoked: false,
+    });
   }
 
-  /** Makes a new refresh token for an account in an environment. */
-  issueRefreshToken(subscriberId: string, environment: EnvironmentName): string {
+  /** Makes a new refresh token for a user of an account in an environment. */
+  issueRefreshToken(
+    subscriberId: string,
+    environment: EnvironmentName,
+    user: Partial<TokenUser> = {},
+  ): string {
     const token = `rt_${this.ids.tokenWord()}${this.ids.tokenWord()}${this.#mark()}`;
-    this.addRefreshToken(token, subscriberId, environment);
+    this.addRefreshToken(token, subscriberId, environment, user);
     return token;
   }
 
@@ -80,8 +127,12 @@ export class TokenStore {
     return true;
   }
 
-  /** POST oauth2/token with grant_type refresh_token. */
-  exchange(refreshToken: string, environment: EnvironmentName): IssuedTokens | TokenRefusal {
+  /** POST oauth2/token with grant_type refresh_token, by the client `clientId`. */
+  exchange(
+    refreshToken: string,
+    environment: EnvironmentName,
+    clientId: string,
+  ): IssuedTokens | TokenRefusal {
     const known = this.#refresh.get(refreshToken);
     if (!known) return 'unknown_refresh_token';
     if (known.revoked) return 'revoked_refresh_token';
@@ -90,13 +141,9 @@ export class TokenStore {
     const expiresAt = this.clock.now() + ACCESS_TOKEN_LIFETIME_MS;
     const access = `at_${this.ids.tokenWord()}${this.ids.tokenWord()}${this.#mark()}`;
     const id = `eyJhbGciOiJub25lIn0.${this.ids.tokenHex()}${this.#mark()}.`;
-    this.#access.set(access, {
-      subscriberId: known.subscriberId,
-      environment,
-      expiresAt,
-      kind: 'access',
-    });
-    this.#access.set(id, { subscriberId: known.subscriberId, environment, expiresAt, kind: 'id' });
+    const grant = { subscriberId: known.subscriberId, user: known.user, clientId, expiresAt };
+    this.#access.set(access, { ...grant, environment, kind: 'access' });
+    this.#access.set(id, { ...grant, environment, kind: 'id' });
     return {
       access_token: access,
       id_token: id,
@@ -105,18 +152,20 @@ export class TokenStore {
     };
   }
 
-  /** The account a bearer credential grants in an environment, or why it does not. */
-  authorise(
-    bearer: string | undefined,
-    environment: EnvironmentName,
-  ): { subscriberId: string } | TokenRefusal {
+  /**
+   * What a bearer credential grants in an environment (the API host and oauth2/validate ask
+   * the same), or why it grants nothing.
+   */
+  authorise(bearer: string | undefined, environment: EnvironmentName): AccessGrant | TokenRefusal {
     if (!bearer) return 'missing';
     const token = this.#access.get(bearer);
     if (!token) return 'unknown';
     if (token.kind === 'id') return 'id_token';
     if (token.environment !== environment) return 'other_environment';
-    if (this.clock.now() >= token.expiresAt) return 'expired';
-    return { subscriberId: token.subscriberId };
+    const left = token.expiresAt - this.clock.now();
+    if (left <= 0) return 'expired';
+    const { subscriberId, user, clientId } = token;
+    return { subscriberId, user, clientId, secondsLeft: Math.floor(left / 1000) };
   }
 
   /** Access and id tokens held now, expired ones included (for memory tests). */

@@ -27,6 +27,7 @@ import {
 } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
+import { TokenUserEmail, TokenUserId } from '../../protocol/token-api.schema.ts';
 import { type ClockHold, type DeviceGateway, holdMessage } from '../device-gateway.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
@@ -307,11 +308,14 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
-        summary: 'Issue a refresh token for an account in an environment (pro by default).',
+        summary:
+          'Issue a refresh token for a user of an account in an environment (pro by default).',
         body: Type.Object(
           {
             subscriber_id: Type.String({ minLength: 1 }),
             environment: Type.Optional(Type.Union([Type.Literal('pro'), Type.Literal('qa')])),
+            user_id: Type.Optional(TokenUserId),
+            email: Type.Optional(TokenUserEmail),
           },
           { additionalProperties: false },
         ),
@@ -319,7 +323,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const { subscriber_id: subscriberId, environment } = request.body;
+      const { subscriber_id: subscriberId, environment, user_id: userId, email } = request.body;
       if (!core.directory.hasSubscriber(subscriberId)) {
         throw new HttpError(
           404,
@@ -328,7 +332,12 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           'subscriber_id',
         );
       }
-      return { refresh_token: core.tokens.issueRefreshToken(subscriberId, environment ?? 'pro') };
+      return {
+        refresh_token: core.tokens.issueRefreshToken(subscriberId, environment ?? 'pro', {
+          userId,
+          email,
+        }),
+      };
     },
   );
 

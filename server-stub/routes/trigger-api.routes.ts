@@ -1,17 +1,20 @@
 /**
  * The token, workflow-trigger and device-info interface of one environment, as the spec
  * writes it: `{auth_url}/oauth2/token`, `{api_host}/ibot/workflow/{workflow_id}` and
- * `{api_host}/service/api/v1/device/{device_id}`. The stub serves every environment on its
- * own port, each under its prefix (pro at the root, qa under /qa by default).
+ * `{api_host}/service/api/v1/device/{device_id}`, and the original's `{auth_url}/oauth2/validate`
+ * that clients call after each token refresh. The stub serves every environment on its own
+ * port, each under its prefix (pro at the root, qa under /qa by default).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { formatTimestamp } from '../../protocol/clock.ts';
 import { DeviceInfo } from '../../protocol/device-info.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
+import { ErrorBody } from '../../protocol/service-api.schema.ts';
+import { ACCESS_TOKEN_SCOPES, TokenValidation } from '../../protocol/token-api.schema.ts';
 import type { DeviceGateway } from '../device-gateway.ts';
 import { buildDeviceInfo } from '../device-info.ts';
-import type { EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
+import type { AccessGrant, EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
 import { jsonBytes, MAX_STORED_JSON_BYTES } from '../json-body.ts';
 import { answer, checkedByHandler, documentRoutes, oauthAnswer } from '../openapi.ts';
@@ -81,18 +84,47 @@ const BEARER_REFUSALS: Record<TokenRefusal, string> = {
   revoked_refresh_token: 'revoked refresh token',
 };
 
+/**
+ * What a bearer credential grants in an environment; a refusal is 401 `invalid_token` with
+ * `WWW-Authenticate` (the API host and oauth2/validate alike). The scheme word is
+ * case-insensitive.
+ */
+function bearerGrant(
+  core: StubCore,
+  environment: EnvironmentName,
+  request: FastifyRequest,
+): AccessGrant {
+  const header = request.headers.authorization;
+  const bearer = header?.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : undefined;
+  const granted = core.tokens.authorise(header ? bearer : undefined, environment);
+  if (typeof granted === 'string') {
+    throw new HttpError(401, 'invalid_token', BEARER_REFUSALS[granted], 'authorization', {
+      'www-authenticate': `Bearer error="invalid_token"`,
+    });
+  }
+  return granted;
+}
+
 export async function triggerApiRoutes(
   app: FastifyInstance,
   { core, gateway, environment }: TriggerApiOptions,
 ) {
-  const clientIds = () => {
-    const env = core.settings.environments[environment];
-    return new Set([env.cliClientId, env.sdkClientId]);
+  /** Why this environment's token endpoint refuses a client id, or undefined if it does not. */
+  const clientIdRefusal = (clientId: string): string | undefined => {
+    const { environments, unknownClientIds } = core.settings;
+    const own = environments[environment];
+    if (clientId === own.cliClientId || clientId === own.sdkClientId) return undefined;
+    const owner = Object.entries(environments).find(
+      ([, other]) => clientId === other.cliClientId || clientId === other.sdkClientId,
+    );
+    if (owner) return `client_id is a client of the ${owner[0]} environment, not of ${environment}`;
+    if (unknownClientIds === 'accept') return undefined;
+    return `client_id is not a client of the ${environment} environment (the stub's client ids are settings, and unknown ones can be accepted: see badge-sim stub --help)`;
   };
 
-  // The auth host (`{auth_url}/oauth2/…`) refuses in OAuth's shape.
+  // The token endpoint refuses in OAuth's shape (oauth2/validate answers as the API host does).
   documentRoutes(app, (route) =>
-    route.url.includes('/oauth2/')
+    route.url.endsWith('/oauth2/token')
       ? {
           answers: {
             400: oauthAnswer(
@@ -151,14 +183,9 @@ export async function triggerApiRoutes(
       const refreshProblem = problem('refresh_token', refreshToken);
       if (refreshProblem || typeof refreshToken !== 'string')
         return oauthError(reply, 400, 'invalid_request', refreshProblem ?? '');
-      if (!clientIds().has(clientId))
-        return oauthError(
-          reply,
-          401,
-          'invalid_client',
-          `client_id is not a client of the ${environment} environment`,
-        );
-      const issued = core.tokens.exchange(refreshToken, environment);
+      const clientRefusal = clientIdRefusal(clientId);
+      if (clientRefusal) return oauthError(reply, 401, 'invalid_client', clientRefusal);
+      const issued = core.tokens.exchange(refreshToken, environment, clientId);
       if (typeof issued === 'string') {
         return oauthError(
           reply,
@@ -169,6 +196,31 @@ export async function triggerApiRoutes(
       }
       reply.header('cache-control', 'no-store');
       return issued;
+    },
+  );
+
+  // On the auth host beside oauth2/token, so no firewall (T6); the same bearer check as the
+  // API host, so a token it calls valid works there (T19).
+  app.get(
+    '/oauth2/validate',
+    {
+      schema: {
+        tags: ['service'],
+        summary: `Validate an access token: its user, client and seconds left (${environment}).`,
+        security: [{ bearerToken: [] }],
+        response: { 200: TokenValidation, 401: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const grant = bearerGrant(core, environment, request);
+      reply.header('cache-control', 'no-store');
+      return {
+        client_id: grant.clientId,
+        userid: grant.user.userId,
+        email: grant.user.email,
+        scopes: [...ACCESS_TOKEN_SCOPES],
+        expires_in: grant.secondsLeft,
+      } satisfies TokenValidation;
     },
   );
 
@@ -203,16 +255,7 @@ export async function triggerApiRoutes(
     });
 
     const account = (request: FastifyRequest, subscriberId: unknown): string => {
-      const header = request.headers.authorization;
-      const bearer = header?.toLowerCase().startsWith('bearer ')
-        ? header.slice(7).trim()
-        : undefined;
-      const granted = core.tokens.authorise(header ? bearer : undefined, environment);
-      if (typeof granted === 'string') {
-        throw new HttpError(401, 'invalid_token', BEARER_REFUSALS[granted], 'authorization', {
-          'www-authenticate': `Bearer error="invalid_token"`,
-        });
-      }
+      const granted = bearerGrant(core, environment, request);
       if (typeof subscriberId !== 'string' || subscriberId === '') {
         throw new HttpError(
           400,

@@ -1,10 +1,11 @@
 /** `badge-sim stub` as a user runs it: a real process, a real port, a clean stop. */
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { DEFAULT_FIXTURES_FILE } from '../../fixtures/load-fixtures.ts';
 import { runCli as run, startCli as start } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
 
@@ -60,6 +61,106 @@ describe('badge-sim stub', () => {
     expect(cli.output()).not.toContain('GET /_stub/health');
   });
 
+  test('client ids come from flags and BADGE_SIM_* variables over the fixtures’ client_ids (a flag wins over its variable); the banner, badge-sim env and /_stub/settings show the ids in effect', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-client-ids-'));
+    const file = join(dir, 'team.fixtures.yaml');
+    const fixtures = readFileSync(DEFAULT_FIXTURES_FILE, 'utf8');
+    writeFileSync(
+      file,
+      `client_ids:\n  pro: { cli: team-pro-cli, sdk: team-pro-sdk }\n  qa: { sdk: team-qa-sdk }\n${fixtures}`,
+    );
+    await using cli = await start(
+      ['stub', '--fixtures', file, '--pro-sdk-client-id', 'flag-pro-sdk'],
+      'Press Ctrl+C to stop.',
+      {
+        BADGE_SIM_PORT: '0',
+        BADGE_SIM_QUIET: '1',
+        BADGE_SIM_PRO_SDK_CLIENT_ID: 'env-pro-sdk',
+        BADGE_SIM_QA_CLI_CLIENT_ID: 'env-qa-cli',
+        BADGE_SIM_UNKNOWN_CLIENT_IDS: 'accept',
+      },
+    );
+    const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
+    expect(cli.output()).toContain(
+      'client ids   pro team-pro-cli (cli), flag-pro-sdk (sdk) · qa env-qa-cli (cli), team-qa-sdk (sdk); unknown ones accepted',
+    );
+    const listing = JSON.parse(runCli(['env', '--stub', url, '--json']).stdout);
+    expect(
+      listing.map((row: Record<string, string>) => [row.cli_client_id, row.sdk_client_id]),
+    ).toEqual([
+      ['team-pro-cli', 'flag-pro-sdk'],
+      ['env-qa-cli', 'team-qa-sdk'],
+    ]);
+    expect((await request(`${url}/_stub/settings`)).body).toMatchObject({
+      unknownClientIds: 'accept',
+      environments: { pro: { sdkClientId: 'flag-pro-sdk' }, qa: { cliClientId: 'env-qa-cli' } },
+    });
+    const exchange = (clientId: string) =>
+      request(`${url}/oauth2/token`, {
+        method: 'POST',
+        body: {
+          grant_type: 'refresh_token',
+          client_id: clientId,
+          refresh_token: 'demo-refresh-token-riverside-pro-0001',
+        },
+      });
+    expect((await exchange('flag-pro-sdk')).status).toBe(200);
+    expect((await exchange('an-id-no-environment-knows')).status).toBe(200);
+    expect((await exchange('team-qa-sdk')).body.error).toBe('invalid_client');
+  });
+
+  test('--urn-word (BADGE_SIM_URN_WORD) sets the word of group URNs apart from --brand-word; without it the brand word is used', async () => {
+    await using apart = await startCli([
+      '--port',
+      '0',
+      '--quiet',
+      '--brand-word',
+      'acmepro',
+      '--urn-word',
+      'acme',
+    ]);
+    await using fromVariable = await start(
+      ['stub', '--port', '0', '--quiet'],
+      'Press Ctrl+C to stop.',
+      {
+        BADGE_SIM_BRAND_WORD: 'acmepro',
+        BADGE_SIM_URN_WORD: 'acme',
+      },
+    );
+    await using together = await startCli(['--port', '0', '--quiet', '--brand-word', 'acmepro']);
+    const alert = (base: string, urnWord: string) =>
+      request(`${base}/subscribers/100001/api/v1/alerts`, {
+        method: 'POST',
+        headers: { authorization: `ServiceApiKey ${RIVERSIDE.key}` },
+        body: { notification: 'x', groups: [`urn:${urnWord}-resource:name:group:Nurses`] },
+      });
+    const urlOf = (output: string) => /control API\s+(http:\/\/\S+)\/_stub/.exec(output)![1]!;
+    for (const cli of [apart, fromVariable]) {
+      const url = urlOf(cli.output());
+      expect((await alert(url, 'acme')).status).toBe(200);
+      expect((await alert(url, 'acmepro')).status).toBe(400);
+      expect((await request(`${url}/_stub/settings`)).body).toMatchObject({
+        brandWord: 'acmepro',
+        urnWord: 'acme',
+      });
+    }
+    expect((await alert(together.url, 'acmepro')).status).toBe(200);
+    expect((await alert(together.url, 'acme')).status).toBe(400);
+  });
+
+  test('a client id in the fixtures that cannot be one is refused naming the file, the line and the field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-client-ids-'));
+    const file = join(dir, 'bad.fixtures.yaml');
+    writeFileSync(
+      file,
+      `client_ids:\n  pro:\n    sdk: "two words"\n${readFileSync(DEFAULT_FIXTURES_FILE, 'utf8')}`,
+    );
+    const result = runCli(['stub', '--port', '0', '--fixtures', file]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${file}:3: client_ids.pro.sdk`);
+    expect(result.stdout).not.toContain('ready');
+  });
+
   test.each([
     [
       { BADGE_SIM_CLOCK: 'sometimes' },
@@ -70,6 +171,19 @@ describe('badge-sim stub', () => {
       "from env 'BADGE_SIM_AUTH_SCHEME' is invalid. --auth-scheme must be one word such as ServiceApiKey.",
     ],
     [{ BADGE_SIM_BRAND_WORD: 'a/b' }, '--brand-word must be one word such as service.'],
+    [{ BADGE_SIM_URN_WORD: 'a:b' }, '--urn-word must be one word such as service.'],
+    [
+      { BADGE_SIM_PRO_SDK_CLIENT_ID: 'two words' },
+      '--pro-sdk-client-id (BADGE_SIM_PRO_SDK_CLIENT_ID) must be 1 to 128 visible ASCII characters, no spaces.',
+    ],
+    [
+      { BADGE_SIM_QA_CLI_CLIENT_ID: '' },
+      '--qa-cli-client-id (BADGE_SIM_QA_CLI_CLIENT_ID) must be 1 to 128 visible ASCII characters',
+    ],
+    [
+      { BADGE_SIM_UNKNOWN_CLIENT_IDS: 'maybe' },
+      '--unknown-client-ids must be one of: refuse, accept.',
+    ],
     [{ BADGE_SIM_QUIET: 'maybe' }, "BADGE_SIM_QUIET must be true or false (it is 'maybe')."],
     [{ BADGE_SIM_CONTROL_TOKEN: '' }, '--control-token (BADGE_SIM_CONTROL_TOKEN) is empty.'],
     [
@@ -175,6 +289,12 @@ describe('badge-sim stub', () => {
       '--generate',
       '--auth-scheme',
       '--brand-word',
+      '--urn-word',
+      '--pro-cli-client-id',
+      '--pro-sdk-client-id',
+      '--qa-cli-client-id',
+      '--qa-sdk-client-id',
+      '--unknown-client-ids',
       '--badge-answer-timeout',
       '--control-token',
       'X-Badge-Sim-Control-Token',

@@ -304,6 +304,12 @@ function emulated(prefix: Prefix): Endpoint[] {
       },
     },
     {
+      name: `${prefix} GET oauth2/validate`,
+      method: 'GET',
+      kind: 'bearer',
+      path: () => `${prefix}/oauth2/validate`,
+    },
+    {
       name: `${prefix} POST ibot/workflow`,
       method: 'POST',
       kind: 'bearer',

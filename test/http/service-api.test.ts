@@ -127,6 +127,60 @@ describe('POST alerts', () => {
     expect(old.status).toBe(401);
     expect(old.headers.get('www-authenticate')).toBe('AcmeApiKey');
   });
+
+  test('the URN word is a setting of its own: group URNs take it, not the brand word, which stays in the device path', async () => {
+    await using stub = await startStub({ settings: { brandWord: 'acmepro', urnWord: 'acme' } });
+    const api = serviceClient(stub);
+    for (const groups of [
+      ['urn:acme-resource:name:group:Nurses'],
+      ['urn:acme-resource:id:group:5001'],
+    ]) {
+      expect((await api.alert({ notification: 'x', groups })).status, groups[0]).toBe(200);
+      expect((await api.broadcast({ notification: 'x', groups })).status, groups[0]).toBe(200);
+    }
+    const before = (await controlClient(stub).tasks()).body.length;
+    for (const urn of [
+      'urn:acmepro-resource:name:group:Nurses',
+      'urn:acmepro-resource:id:group:5001',
+      'urn:service-resource:name:group:Nurses',
+    ]) {
+      const refused = await api.alert({ notification: 'x', groups: ['Pharmacy', urn] });
+      expect(refused.status, urn).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'unknown_group', field: 'groups[1]' });
+      // The message shows the forms this stub accepts.
+      expect(refused.body.message).toContain('urn:acme-resource:name:group:<name>');
+    }
+    expect((await controlClient(stub).tasks()).body).toHaveLength(before);
+    expect((await request(`${stub.controlUrl}/settings`)).body).toMatchObject({
+      brandWord: 'acmepro',
+      urnWord: 'acme',
+    });
+    // Fixtures loaded later are read with the same word.
+    const fixtures = (await request(`${stub.controlUrl}/fixtures`)).body;
+    expect(
+      (await request(`${stub.controlUrl}/fixtures`, { method: 'PUT', body: fixtures })).status,
+    ).toBe(200);
+    const after = await api.alert({
+      notification: 'x',
+      groups: ['urn:acme-resource:name:group:Nurses'],
+    });
+    expect(after.status).toBe(200);
+    // The device path keeps the brand word.
+    const token = await request(`${stub.url}/oauth2/token`, {
+      method: 'POST',
+      body: {
+        grant_type: 'refresh_token',
+        client_id: 'badge-sim-pro-sdk',
+        refresh_token: 'demo-refresh-token-riverside-pro-0001',
+      },
+    });
+    const device = (word: string) =>
+      request(`${stub.url}/${word}/api/v1/device/${ADA}?subscriber_id=100001`, {
+        headers: { authorization: `Bearer ${token.body.access_token}`, 'user-agent': 'tests/1' },
+      });
+    expect((await device('acmepro')).status).toBe(200);
+    expect((await device('acme')).status).toBe(404);
+  });
 });
 
 describe('DELETE alerts/{task_id}', () => {

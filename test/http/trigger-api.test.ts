@@ -3,6 +3,7 @@
  * environments: tokens, the firewall, bearer refusals, invocations a badge hears, device info.
  */
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { request } from '../support/http.ts';
@@ -11,6 +12,8 @@ const PRO_REFRESH = 'demo-refresh-token-riverside-pro-0001';
 const QA_REFRESH = 'demo-refresh-token-riverside-qa-0001';
 const UA = { 'user-agent': 'badge-sim-tests/1' };
 const ROSA = '350000000000005';
+/** A fresh copy of the default fixtures, to change. */
+const startStubFixtures = () => loadFixturesFile(DEFAULT_FIXTURES_FILE);
 
 async function token(
   stub: StubHandle,
@@ -477,4 +480,236 @@ describe('POST ibot/workflow/{workflow_id}', () => {
       expect(stub.core.engine.transcript(ROSA)).toEqual([]);
     },
   );
+});
+
+describe('GET oauth2/validate', () => {
+  const validate = (stub: StubHandle, authorization: string | undefined, prefix = '') =>
+    request(`${stub.url}${prefix}/oauth2/validate`, {
+      headers: authorization === undefined ? {} : { authorization },
+    });
+
+  test('answers the user the refresh token was issued to, its email, the client id, the scopes and the whole seconds left, in both environments', async () => {
+    await using stub = await startStub();
+    const pro = await validate(stub, `Bearer ${await accessToken(stub)}`);
+    expect(pro.status).toBe(200);
+    expect(pro.body).toEqual({
+      client_id: 'badge-sim-pro-sdk',
+      userid: 'user-100001',
+      email: 'user-100001@badge-sim.test',
+      scopes: ['workflow:invoke', 'device:read'],
+      expires_in: 7200,
+    });
+    expect(pro.headers.get('cache-control')).toBe('no-store');
+    // A refresh token issued through the control API to a named user, in qa.
+    const issued = await request(`${stub.controlUrl}/tokens/refresh`, {
+      method: 'POST',
+      body: {
+        subscriber_id: '100002',
+        environment: 'qa',
+        user_id: 'kai.t',
+        email: 'kai@harbour.example',
+      },
+    });
+    const qaToken = await accessToken(stub, issued.body.refresh_token, '/qa', 'badge-sim-qa-cli');
+    const qa = await validate(stub, `bearer ${qaToken}`, '/qa');
+    expect(qa.body).toEqual({
+      client_id: 'badge-sim-qa-cli',
+      userid: 'kai.t',
+      email: 'kai@harbour.example',
+      scopes: ['workflow:invoke', 'device:read'],
+      expires_in: 7200,
+    });
+  });
+
+  test('a refresh token of the fixtures names its user (user_id, email); without an email it is <user_id>@badge-sim.test', async () => {
+    const fixtures = structuredClone(startStubFixtures());
+    fixtures.accounts[0]!.refresh_tokens = [
+      { token: 'refresh-token-of-ada-0001', user_id: 'ada', email: 'ada@riverside.example' },
+      { token: 'refresh-token-of-ben-0002', user_id: 'ben' },
+    ];
+    await using stub = await startStub({ fixtures });
+    const ada = await validate(
+      stub,
+      `Bearer ${await accessToken(stub, 'refresh-token-of-ada-0001')}`,
+    );
+    expect(ada.body).toMatchObject({ userid: 'ada', email: 'ada@riverside.example' });
+    const ben = await validate(
+      stub,
+      `Bearer ${await accessToken(stub, 'refresh-token-of-ben-0002')}`,
+    );
+    expect(ben.body).toMatchObject({ userid: 'ben', email: 'ben@badge-sim.test' });
+    const refused = await request(`${stub.controlUrl}/fixtures`, {
+      method: 'PUT',
+      body: {
+        ...fixtures,
+        accounts: [
+          {
+            ...fixtures.accounts[0],
+            refresh_tokens: [{ token: 'refresh-token-x-0003', user_id: 'a b' }],
+          },
+        ],
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('accounts[0].refresh_tokens[0].user_id');
+  });
+
+  test('expires_in counts down on the stub’s clock, rounded down: 7199 a second on, 0 in the last millisecond, and at exactly 2 hours the token is expired (401)', async () => {
+    await using stub = await startStub();
+    const bearer = `Bearer ${await accessToken(stub)}`;
+    await stub.core.clock.advanceBy(1);
+    expect((await validate(stub, bearer)).body.expires_in).toBe(7199);
+    await stub.core.clock.advanceBy(999);
+    expect((await validate(stub, bearer)).body.expires_in).toBe(7199);
+    await stub.core.clock.advanceBy(2 * 3600 * 1000 - 1000 - 1);
+    const last = await validate(stub, bearer);
+    expect(last.status).toBe(200);
+    expect(last.body.expires_in).toBe(0);
+    await stub.core.clock.advanceBy(1);
+    const expired = await validate(stub, bearer);
+    expect(expired.status).toBe(401);
+    expect(expired.body).toMatchObject({ code: 'invalid_token', field: 'authorization' });
+    expect(expired.body.message).toContain('expired');
+    expect(expired.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+
+  test.each([
+    ['no Authorization header', undefined],
+    ['another scheme', 'Basic dXNlcjpwYXNz'],
+    ['an unknown token', 'Bearer at_nonsense'],
+    ['a built-in name as the token', 'Bearer __proto__'],
+    ['another built-in name', 'Bearer valueOf'],
+    ['an empty token', 'Bearer '],
+  ])(
+    '%s → 401 invalid_token with WWW-Authenticate, as on the API host',
+    async (_name, authorization) => {
+      await using stub = await startStub();
+      const res = await validate(stub, authorization);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({
+        statusCode: 401,
+        error: 'Unauthorized',
+        code: 'invalid_token',
+        message: expect.any(String),
+        field: 'authorization',
+      });
+      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    },
+  );
+
+  test('an id_token and another environment’s access token are 401; the auth host wants no User-Agent', async () => {
+    await using stub = await startStub();
+    const answer = await token(stub, {
+      grant_type: 'refresh_token',
+      client_id: 'badge-sim-pro-sdk',
+      refresh_token: PRO_REFRESH,
+    });
+    const idToken = await validate(stub, `Bearer ${answer.body.id_token}`);
+    expect(idToken.status).toBe(401);
+    expect(idToken.body.message).toContain('id_token');
+    const otherEnvironment = await validate(stub, `Bearer ${answer.body.access_token}`, '/qa');
+    expect(otherEnvironment.status).toBe(401);
+    expect(otherEnvironment.body.message).toContain('another environment');
+    // fetch sends its own User-Agent when none is given: an empty one stands for "none".
+    const noAgent = await request(`${stub.url}/oauth2/validate`, {
+      headers: { authorization: `Bearer ${answer.body.access_token}`, 'user-agent': '' },
+    });
+    expect(noAgent.status).toBe(200);
+  });
+});
+
+describe('client ids are settings', () => {
+  const exchange = (stub: StubHandle, clientId: string, prefix = '', refresh = PRO_REFRESH) =>
+    token(
+      stub,
+      { grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh },
+      { prefix },
+    );
+
+  test('startStub settings win over the fixtures’ client_ids, which win over the defaults; the ids in effect are shown and the others refused', async () => {
+    const fixtures = {
+      ...startStubFixtures(),
+      client_ids: {
+        pro: { cli: 'fixture-pro-cli', sdk: 'fixture-pro-sdk' },
+        qa: { sdk: 'fixture-qa-sdk' },
+      },
+    };
+    await using stub = await startStub({
+      fixtures,
+      settings: { environments: { pro: { sdkClientId: 'original-pro-sdk' } } },
+    });
+    expect((await exchange(stub, 'original-pro-sdk')).status).toBe(200);
+    expect((await exchange(stub, 'fixture-pro-cli')).status).toBe(200);
+    expect((await exchange(stub, 'fixture-qa-sdk', '/qa', QA_REFRESH)).status).toBe(200);
+    expect((await exchange(stub, 'badge-sim-qa-cli', '/qa', QA_REFRESH)).status).toBe(200);
+    for (const [refused, prefix, refresh] of [
+      ['fixture-pro-sdk', '', PRO_REFRESH],
+      ['badge-sim-pro-sdk', '', PRO_REFRESH],
+      ['badge-sim-qa-sdk', '/qa', QA_REFRESH],
+    ]) {
+      const answer = await exchange(stub, refused!, prefix, refresh);
+      expect(answer.status, refused).toBe(401);
+      expect(answer.body.error).toBe('invalid_client');
+    }
+    const environments = {
+      pro: { prefix: '', cliClientId: 'fixture-pro-cli', sdkClientId: 'original-pro-sdk' },
+      qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'fixture-qa-sdk' },
+    };
+    expect((await request(`${stub.controlUrl}/environments`)).body).toEqual(environments);
+    expect((await request(`${stub.controlUrl}/settings`)).body).toMatchObject({
+      environments,
+      unknownClientIds: 'refuse',
+    });
+  });
+
+  test('fixtures loaded through PUT /_stub/fixtures bring their client ids; a client id that cannot be one is refused naming it, and nothing changes', async () => {
+    await using stub = await startStub();
+    const loaded = await request(`${stub.controlUrl}/fixtures`, {
+      method: 'PUT',
+      body: { ...startStubFixtures(), client_ids: { pro: { sdk: 'team-sdk' } } },
+    });
+    expect(loaded.status).toBe(200);
+    expect((await exchange(stub, 'team-sdk')).status).toBe(200);
+    expect((await exchange(stub, 'badge-sim-pro-sdk')).status).toBe(401);
+    for (const [client_ids, field] of [
+      [{ pro: { sdk: 'two words' } }, 'client_ids.pro.sdk'],
+      [{ pro: { sdk: '' } }, 'client_ids.pro.sdk'],
+      [{ staging: { sdk: 'x' } }, 'client_ids'],
+      [{ pro: { web: 'x' } }, 'client_ids.pro'],
+    ] as const) {
+      const refused = await request(`${stub.controlUrl}/fixtures`, {
+        method: 'PUT',
+        body: { ...startStubFixtures(), client_ids },
+      });
+      expect(refused.status, JSON.stringify(client_ids)).toBe(400);
+      expect(refused.body.message).toContain(field);
+      expect((await exchange(stub, 'team-sdk')).status).toBe(200);
+    }
+  });
+
+  test('unknownClientIds accept takes a client id no environment knows, and still refuses another environment’s; oauth2/validate answers the id the token was asked with', async () => {
+    await using stub = await startStub({ settings: { unknownClientIds: 'accept' } });
+    const accepted = await exchange(stub, 'id-built-into-a-client');
+    expect(accepted.status).toBe(200);
+    const validation = await request(`${stub.url}/oauth2/validate`, {
+      headers: { authorization: `Bearer ${accepted.body.access_token}` },
+    });
+    expect(validation.body.client_id).toBe('id-built-into-a-client');
+    const otherEnvironment = await exchange(stub, 'badge-sim-qa-sdk');
+    expect(otherEnvironment.status).toBe(401);
+    expect(otherEnvironment.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'client_id is a client of the qa environment, not of pro',
+    });
+    expect((await request(`${stub.controlUrl}/settings`)).body.unknownClientIds).toBe('accept');
+  });
+
+  test('startStub refuses a client id that cannot be one, and an environment that does not exist, naming the setting', async () => {
+    await expect(
+      startStub({ settings: { environments: { qa: { cliClientId: 'has space' } } } }),
+    ).rejects.toThrow('settings.environments.qa.cliClientId must be 1 to 128 visible ASCII');
+    await expect(
+      startStub({ settings: { environments: { staging: {} } as never } }),
+    ).rejects.toThrow('settings.environments.staging is not an environment (pro, qa)');
+  });
 });
