@@ -135,7 +135,17 @@ describe('badge-sim stub --tls', () => {
     ]);
   });
 
-  test('badge-sim devices, env and analytics reach it with NODE_EXTRA_CA_CERTS; without it they say what to set', async () => {
+  test('badge-sim run --stub https://… runs a scenario against it with NODE_EXTRA_CA_CERTS', async () => {
+    await using stub = await startTlsStub();
+    const run = runCli(
+      ['run', '--stub', stub.url, 'scenarios/catalogue/workflow-spoken-on-badge.scenario.yaml'],
+      { NODE_EXTRA_CA_CERTS: stub.caFile },
+    );
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('✓ A workflow trigger is spoken on the badge');
+  });
+
+  test('badge-sim devices, env and analytics reach it with NODE_EXTRA_CA_CERTS; without it they, and run, say what to set', async () => {
     await using stub = await startTlsStub();
     const trusted = { NODE_EXTRA_CA_CERTS: stub.caFile };
     const devices = runCli(
@@ -158,6 +168,7 @@ describe('badge-sim stub --tls', () => {
       ['devices', '--stub', stub.url, '--for', '1s', '--wait', '0'],
       ['env', '--stub', stub.url],
       ['analytics', '--base-url', stub.url, '-s', '100001', '--api-key', 'k'],
+      ['run', '--stub', stub.url],
     ]) {
       const run = spawnSync(process.execPath, [BIN, ...args], {
         encoding: 'utf8',
