@@ -56,7 +56,7 @@ export interface StartStubOptions {
   /**
    * HTTPS only on the port (and `wss://` for badges): `true` issues a certificate for the
    * stub's host names and addresses from a new local CA; or give `cert`/`key` (and `ca`), or
-   * `dir` to keep the CA across restarts (docs/decisions.md N1–N8). The handle's `tls` gives
+   * `dir` to keep the CA across restarts (docs/decisions.md N1–N9). The handle's `tls` gives
    * the CA to trust. A setup that cannot work throws a TlsSetupError naming the field.
    */
   tls?: true | StubTlsOptions;

@@ -1,5 +1,5 @@
 /**
- * HTTPS for the stub (docs/decisions.md N1–N8). Client libraries of the original build
+ * HTTPS for the stub (docs/decisions.md N1–N9). Client libraries of the original build
  * `https://` URLs, so the stub can serve TLS on its one port: with a certificate it is given,
  * or with one it issues at start from a local certificate authority (CA) whose certificate it
  * writes to a file for clients to trust (`NODE_EXTRA_CA_CERTS`, `REQUESTS_CA_BUNDLE`,

@@ -6,12 +6,20 @@
  * checked before anything listens; a CA kept in a folder is reused. (The CLI and a client in
  * another process with NODE_EXTRA_CA_CERTS: test/cli/stub-tls.test.ts.)
  */
-import { X509Certificate } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
+import forge from 'node-forge';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { StubControlClient } from '../../client/control-client.ts';
@@ -181,6 +189,24 @@ describe('startStub({ tls: true })', () => {
   });
 });
 
+/** A self-signed certificate for 127.0.0.1, valid over the given span, and its key. */
+function selfSigned(from: Date, to: Date) {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(
+    publicKey.export({ type: 'spki', format: 'pem' }) as string,
+  );
+  cert.serialNumber = '01';
+  cert.validity.notBefore = from;
+  cert.validity.notAfter = to;
+  cert.setSubject([{ name: 'commonName', value: 'team-made' }]);
+  cert.setIssuer([{ name: 'commonName', value: 'team-made' }]);
+  cert.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }]);
+  const key = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  cert.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key };
+}
+
 describe('a CA kept in a folder (tls.dir)', () => {
   test('is made once and reused on the next start: a client that trusted it keeps trusting the new certificate', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'badge-sim-tls-test-')), 'kept');
@@ -191,10 +217,35 @@ describe('a CA kept in a folder (tls.dir)', () => {
       firstCa = first.tls!.caPem!;
     }
     expect(existsSync(join(dir, 'ca.pem'))).toBe(true);
+    expect(statSync(join(dir, 'ca-key.pem')).mode & 0o777).toBe(0o600);
     await using second = await startStub({ tls: { dir } });
     expect(second.tls).toMatchObject({ source: 'kept-ca', caPem: firstCa });
     const health = await fetchTrusting(firstCa)(`${second.url}/_stub/health`);
     expect(health.status).toBe(200);
+  });
+
+  test('a folder whose key is not its CA’s is refused, saying to empty it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-tls-test-'));
+    const other = mkdtempSync(join(tmpdir(), 'badge-sim-tls-test-'));
+    prepareTls({ dir }, '127.0.0.1').dispose();
+    prepareTls({ dir: other }, '127.0.0.1').dispose();
+    copyFileSync(join(other, 'ca-key.pem'), join(dir, 'ca-key.pem'));
+    expect(() => prepareTls({ dir }, '127.0.0.1')).toThrow(
+      /ca-key\.pem is not the key of ca\.pem: empty the folder for a new CA/,
+    );
+  });
+
+  test('a kept CA that expires within 397 days is refused: it could not issue a full certificate', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-tls-test-'));
+    const ending = selfSigned(
+      new Date(Date.now() - 60_000),
+      new Date(Date.now() + 30 * 86_400_000),
+    );
+    writeFileSync(join(dir, 'ca.pem'), ending.cert);
+    writeFileSync(join(dir, 'ca-key.pem'), ending.key);
+    expect(() => prepareTls({ dir }, '127.0.0.1')).toThrow(
+      /the CA expires on .*, too soon to issue from: empty the folder for a new CA/,
+    );
   });
 
   test('a folder with only half a CA is refused naming what is missing', () => {
@@ -225,6 +276,27 @@ describe('given certificate and key (tls.cert, tls.key, tls.ca)', () => {
     expect(health.status).toBe(200);
   });
 
+  test('a self-signed certificate is its own CA: the handle hands it out and a client trusting it connects', async () => {
+    const given = selfSigned(new Date(Date.now() - 60_000), new Date(Date.now() + 86_400_000));
+    await using stub = await startStub({ tls: given });
+    expect(stub.tls).toMatchObject({ source: 'given', names: ['127.0.0.1'] });
+    expect(new X509Certificate(stub.tls!.caPem!).fingerprint256).toBe(
+      new X509Certificate(given.cert).fingerprint256,
+    );
+    const health = await fetchTrusting(given.cert)(`${stub.url}/_stub/health`);
+    expect(health.status).toBe(200);
+  });
+
+  test('a certificate that is not valid now is refused: clients would refuse it', async () => {
+    const expired = selfSigned(new Date('2020-01-01T00:00:00Z'), new Date('2021-01-01T00:00:00Z'));
+    const error = await startStub({ tls: expired }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TlsSetupError);
+    expect(error).toMatchObject({
+      field: 'cert',
+      message: expect.stringMatching(/^is valid from .*2020.* to .*2021.*, not now/),
+    });
+  });
+
   test.each([
     [
       'a key that is not the certificate’s',
@@ -249,6 +321,12 @@ describe('given certificate and key (tls.cert, tls.key, tls.ca)', () => {
       'key',
       () => ({ ...issued(), key: 'hello' }),
       /is not a PEM private key/,
+    ],
+    [
+      'a name that is no host name or address',
+      'names',
+      () => ({ names: ['not a name'] }),
+      /'not a name' is neither a host name nor an IP address/,
     ],
     ['a certificate without its key', 'key', () => ({ cert: issued().cert }), /give both/],
   ])(
