@@ -6,6 +6,12 @@
 #   docker run --rm -p 127.0.0.1:8080:8080 -v "$PWD/team.fixtures.yaml:/fixtures/team.yaml:ro" \
 #     -e BADGE_SIM_FIXTURES=/fixtures/team.yaml -e BADGE_SIM_CLOCK=virtual badge-sim
 #
+# HTTPS only, with a CA kept in a mounted folder that the image's user (node, uid 1000) can
+# write; its ca.pem is what clients trust, start after start:
+#
+#   docker run --rm -p 127.0.0.1:8443:8080 -v "$PWD/tls:/tls" -e BADGE_SIM_TLS=true \
+#     -e BADGE_SIM_TLS_DIR=/tls -e BADGE_SIM_TLS_NAMES=localhost badge-sim
+#
 # Where no registry is reachable, build the base from local parts first
 # (container/build-local-base.sh) and pass --build-arg NODE_IMAGE=badge-sim/node-base:local.
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -30,7 +36,7 @@ COPY protocol ./protocol
 COPY scenarios ./scenarios
 COPY server-stub ./server-stub
 COPY simulator ./simulator
-COPY container/bundle-cli.mjs ./container/
+COPY container/bundle-cli.mjs container/healthcheck.mjs ./container/
 # One JavaScript file for the CLI: no TypeScript loader at start, ready in about a second.
 RUN node container/bundle-cli.mjs
 
@@ -39,8 +45,9 @@ ENV BADGE_SIM_HOST=0.0.0.0 \
     BADGE_SIM_PORT=8080
 EXPOSE 8080
 USER node
+# GET /_stub/health, over HTTPS when the stub serves TLS (BADGE_SIM_TLS).
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.BADGE_SIM_PORT}/_stub/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "container/healthcheck.mjs"]
 # node is PID 1 and stops the stub cleanly on SIGTERM (docker stop).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/badge-sim.mjs", "stub"]

@@ -13,6 +13,7 @@ export {
   TriggerClient,
   type TriggerClientOptions,
 } from './client/trigger-client.ts';
+export { type CaPem, fetchTrusting } from './client/trust.ts';
 export type { Fixtures } from './fixtures/fixtures.schema.ts';
 export { generateFixtures } from './fixtures/generate-fixtures.ts';
 export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
@@ -41,6 +42,7 @@ export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
 export type { Scenario } from './scenarios/scenario.schema.ts';
 export type { StubSettings, StubSettingsInput } from './server-stub/settings.ts';
 export { type StartStubOptions, type StubHandle, startStub } from './server-stub/start-stub.ts';
+export { type StubTlsInfo, type StubTlsOptions, TlsSetupError } from './server-stub/tls.ts';
 export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export {

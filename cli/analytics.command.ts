@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { PagingError, ServiceClient, ServiceError } from '../client/service-client.ts';
+import { untrustedCertificateHint } from '../client/trust.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { table } from './env.command.ts';
 
@@ -60,6 +61,8 @@ Example:
         events = await client.allEvents();
       } catch (error) {
         if (error instanceof ServiceError || error instanceof PagingError) fail(error.message);
+        const untrusted = untrustedCertificateHint(error);
+        if (untrusted) fail(`cannot reach ${options.baseUrl}: ${untrusted}.`);
         fail(`cannot reach ${options.baseUrl} (${(error as Error).message}).`);
       }
       const recent = events.slice(-options.limit);

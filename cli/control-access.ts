@@ -3,6 +3,7 @@
  * (`run --stub`, `devices`, `env`): one option, one check, one message.
  */
 import { Option } from 'commander';
+import { untrustedCertificateHint } from '../client/trust.ts';
 import {
   CONTROL_PREFIX,
   CONTROL_TOKEN_HEADER,
@@ -32,8 +33,9 @@ export function checkedControlToken(token: string | undefined): string | undefin
 
 /**
  * Asks the stub's control API once, before the real work: a locked stub that was given no
- * token, or the wrong one, is reported here in one line saying what to pass. A stub that
- * cannot be reached is left to the command, which says so in its own words.
+ * token, or the wrong one, is reported here in one line saying what to pass, and so is an
+ * https:// stub whose certificate is not trusted. A stub that cannot be reached is left to
+ * the command, which says so in its own words.
  */
 export async function checkControlAccess(stubUrl: string, token: string | undefined) {
   const base = stubUrl.replace(/\/+$/, '');
@@ -44,7 +46,10 @@ export async function checkControlAccess(stubUrl: string, token: string | undefi
     });
     status = response.status;
     await response.body?.cancel();
-  } catch {
+  } catch (error) {
+    // An https:// stub whose CA this process does not trust: no command can go on.
+    const untrusted = untrustedCertificateHint(error);
+    if (untrusted) fail(`cannot reach the stub at ${base}: ${untrusted}.`);
     return;
   }
   if (status !== 401) return;

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { untrustedCertificateHint } from '../client/trust.ts';
 import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import type { EnvironmentSettings } from '../server-stub/settings.ts';
 import { fail } from './cli-errors.ts';
@@ -25,6 +26,8 @@ export function envCommand(): Command {
         if (!response.ok) fail(`${base} answered ${response.status}: is it a badge-sim stub?`);
         environments = (await response.json()) as Record<string, EnvironmentSettings>;
       } catch (error) {
+        const untrusted = untrustedCertificateHint(error);
+        if (untrusted) fail(`cannot reach the stub at ${base}: ${untrusted}.`);
         fail(
           `cannot reach the stub at ${base} (${(error as Error).message}): start one with 'badge-sim stub'.`,
         );

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
@@ -16,6 +17,7 @@ import {
 import { ENVIRONMENTS, type EnvironmentName } from '../server-stub/engine/tokens.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
+import { type StubTlsInfo, type StubTlsOptions, TlsSetupError } from '../server-stub/tls.ts';
 import {
   choiceOption,
   durationOption,
@@ -46,7 +48,22 @@ interface StubOptions {
   cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
   badgeAnswerTimeout: number;
   quiet?: boolean;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsCa?: string;
+  tlsDir?: string;
+  tlsNames?: string;
 }
+
+/** Each TLS option's flag and variable, as messages name them. */
+const TLS_FLAGS = {
+  cert: '--tls-cert (BADGE_SIM_TLS_CERT)',
+  key: '--tls-key (BADGE_SIM_TLS_KEY)',
+  ca: '--tls-ca (BADGE_SIM_TLS_CA)',
+  dir: '--tls-dir (BADGE_SIM_TLS_DIR)',
+  names: '--tls-names (BADGE_SIM_TLS_NAMES)',
+} as const;
 
 /** An option that the environment variable BADGE_SIM_<name> can also give (the flag wins). */
 function fromEnv(flags: string, description: string, name: string): Option {
@@ -177,9 +194,42 @@ export function stubCommand(): Command {
       )
       // Not .env(): commander would turn BADGE_SIM_QUIET=false into true. Read in runStub.
       .option('-q, --quiet', 'do not print a line per request (env: BADGE_SIM_QUIET=true|false)')
+      .option(
+        '--tls',
+        'HTTPS only (and wss:// for badges) on the port, with a certificate issued at start by a local CA whose file is printed for clients to trust (env: BADGE_SIM_TLS=true|false)',
+      )
+      .addOption(
+        fromEnv(
+          '--tls-dir <dir>',
+          'keep the local CA in this folder (ca.pem, ca-key.pem) and reuse it on every start, so clients keep trusting it (default: a new CA each start, its key never written)',
+          'TLS_DIR',
+        ),
+      )
+      .addOption(
+        fromEnv(
+          '--tls-names <names>',
+          'more host names or addresses for the issued certificate, comma-separated (it always has localhost, 127.0.0.1, ::1, this host name and --host)',
+          'TLS_NAMES',
+        ),
+      )
+      .addOption(
+        fromEnv(
+          '--tls-cert <file>',
+          'serve this certificate (PEM, then any intermediates) instead of issuing one; with --tls-key',
+          'TLS_CERT',
+        ),
+      )
+      .addOption(fromEnv('--tls-key <file>', 'the unencrypted PEM key of --tls-cert', 'TLS_KEY'))
+      .addOption(
+        fromEnv(
+          '--tls-ca <file>',
+          'the CA (PEM) that issued --tls-cert, printed for clients to trust',
+          'TLS_CA',
+        ),
+      )
       .addHelpText(
         'after',
-        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n',
+        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n  badge-sim stub --tls --tls-dir ~/.badge-sim/tls\n                                      https:// and wss:// with a CA kept across restarts;\n                                      clients trust its file: NODE_EXTRA_CA_CERTS=<file>,\n                                      REQUESTS_CA_BUNDLE=<file>, curl --cacert <file>\n  badge-sim stub --tls-cert cert.pem --tls-key key.pem --tls-ca ca.pem\n',
       )
       .action(runStub)
   );
@@ -242,6 +292,7 @@ async function runStub(options: StubOptions): Promise<void> {
     if (problem) fail(`--control-token (BADGE_SIM_CONTROL_TOKEN) ${problem}.`);
   }
   options.quiet ??= booleanFromEnv('BADGE_SIM_QUIET');
+  const tls = tlsOptionsFrom(options);
   const fixtures =
     options.generate !== undefined
       ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
@@ -259,6 +310,7 @@ async function runStub(options: StubOptions): Promise<void> {
       clock: options.clock,
       clockScale: options.scale,
       controlToken: options.controlToken,
+      tls,
       settings: {
         authScheme: options.authScheme,
         brandWord: options.brandWord,
@@ -279,6 +331,7 @@ async function runStub(options: StubOptions): Promise<void> {
     });
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
+    if (error instanceof TlsSetupError) fail(tlsProblem(error, options));
     const reason = listenProblem(error as NodeJS.ErrnoException, options.port);
     if (reason) fail(`cannot listen on ${options.host}:${options.port}: ${reason}`);
     throw error;
@@ -297,7 +350,7 @@ async function runStub(options: StubOptions): Promise<void> {
   control API  ${stub.controlUrl}
                ${stub.controlLocked ? `control API locked (send header ${CONTROL_TOKEN_HEADER}: <the --control-token>)` : 'control API open (no --control-token)'}
   OpenAPI      ${stub.openapiUrl}
-  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
+${stub.tls ? tlsLines(stub.tls, options.tlsCa) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
   clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   for (const account of core.fixtures.accounts) {
@@ -346,10 +399,95 @@ function listenProblem(error: NodeJS.ErrnoException, port: number): string | und
   }
 }
 
+/**
+ * The TLS options of `startStub` from the flags and variables, or undefined for plain HTTP.
+ * Any --tls-* option means --tls. Files are read here: a path that cannot be read is one line
+ * naming the flag (exit 2).
+ */
+function tlsOptionsFrom(options: StubOptions): StubTlsOptions | undefined {
+  const given = (['tlsCert', 'tlsKey', 'tlsCa', 'tlsDir', 'tlsNames'] as const).filter(
+    (name) => options[name] !== undefined,
+  );
+  const wanted = options.tls ?? booleanFromEnv('BADGE_SIM_TLS', given.length > 0);
+  if (!wanted && given.length > 0)
+    fail(
+      `BADGE_SIM_TLS is false but ${given.map((g) => TLS_FLAGS[tlsField(g)]).join(' and ')} ${given.length > 1 ? 'are' : 'is'} given: drop ${given.length > 1 ? 'them' : 'it'}, or BADGE_SIM_TLS.`,
+    );
+  if (!wanted) return undefined;
+  if (options.tlsCa !== undefined && options.tlsCert === undefined)
+    fail(
+      `${TLS_FLAGS.ca} is the CA of a given certificate: give ${TLS_FLAGS.cert} and ${TLS_FLAGS.key} too.`,
+    );
+  const read = (field: 'cert' | 'key' | 'ca', file: string | undefined) => {
+    if (file === undefined) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'not allowed to read it'
+            : code === 'EISDIR'
+              ? 'it is a folder'
+              : (code ?? 'unreadable');
+      fail(`${TLS_FLAGS[field]} ${file}: cannot read it (${why}): give the path of a PEM file.`);
+    }
+  };
+  return {
+    cert: read('cert', options.tlsCert),
+    key: read('key', options.tlsKey),
+    ca: read('ca', options.tlsCa),
+    dir: options.tlsDir,
+    names: options.tlsNames
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  };
+}
+
+function tlsField(option: 'tlsCert' | 'tlsKey' | 'tlsCa' | 'tlsDir' | 'tlsNames') {
+  return option.slice(3).toLowerCase() as keyof typeof TLS_FLAGS;
+}
+
+/** A TLS setup error as one line naming the flag, its variable and the file. */
+function tlsProblem(error: TlsSetupError, options: StubOptions): string {
+  const file =
+    error.field === 'cert'
+      ? options.tlsCert
+      : error.field === 'key'
+        ? options.tlsKey
+        : error.field === 'ca'
+          ? options.tlsCa
+          : undefined;
+  return `${TLS_FLAGS[error.field]}${file === undefined ? '' : ` ${file}`}: ${error.message}.`;
+}
+
+/** What the ready banner says of TLS: where the CA is and how each kind of client trusts it. */
+function tlsLines(tls: StubTlsInfo, givenCaFile: string | undefined): string {
+  const names = `${tls.names.slice(0, 8).join(', ')}${tls.names.length > 8 ? `, … (${tls.names.length})` : ''}`;
+  const caFile = givenCaFile ?? tls.caFile;
+  const where = {
+    'new-ca': 'a CA made for this run: trust it again after a restart, or keep one with --tls-dir',
+    'kept-ca': 'the CA kept in --tls-dir: clients that trust it need nothing new',
+    given: 'the CA given with --tls-ca',
+  }[tls.source];
+  const trust = caFile
+    ? `  CA file      ${caFile} (${tls.source === 'given' && !givenCaFile ? 'the certificate is self-signed' : where})
+  trust it     NODE_EXTRA_CA_CERTS=${caFile}   (Node, and badge-sim's own commands)
+               REQUESTS_CA_BUNDLE=${caFile}    (Python requests)
+               curl --cacert ${caFile}
+`
+    : "  CA file      none (no --tls-ca): clients must trust the certificate's issuer on their own\n";
+  return `  TLS          https:// and wss:// only (plain http:// is refused); certificate for ${names}, until ${tls.validTo.toISOString().slice(0, 10)}
+${trust}`;
+}
+
 /** true/1/yes or false/0/no; anything else is refused, naming the variable. */
-function booleanFromEnv(name: string): boolean {
+function booleanFromEnv(name: string, otherwise = false): boolean {
   const value = process.env[name]?.trim().toLowerCase();
-  if (value === undefined || value === '') return false;
+  if (value === undefined || value === '') return otherwise;
   if (['true', '1', 'yes'].includes(value)) return true;
   if (['false', '0', 'no'].includes(value)) return false;
   fail(`${name} must be true or false (it is '${process.env[name]}').`);

@@ -24,15 +24,19 @@ import {
 import type { StubSettings } from '../server-stub/settings.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { readBody, ServiceError } from './service-client.ts';
+import { type CaPem, fetchTrusting } from './trust.ts';
 
 export interface StubControlClientOptions {
   /** The control token of a locked stub (`--control-token`); sent with every call. */
   controlToken?: string;
+  /** PEM of a CA to trust besides Node's: an `https://` stub's own (`StubHandle.tls.caPem`). */
+  ca?: CaPem;
 }
 
 export class StubControlClient {
   readonly #base: string;
   readonly #headers: Record<string, string>;
+  readonly #fetch: typeof fetch;
 
   /** `stubUrl`: the stub's base URL (`http://127.0.0.1:8080`), without `/_stub`. */
   constructor(stubUrl: string, options: StubControlClientOptions = {}) {
@@ -42,6 +46,7 @@ export class StubControlClient {
       if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
     }
     this.#headers = controlTokenHeaders(options.controlToken);
+    this.#fetch = fetchTrusting(options.ca);
   }
 
   health(): Promise<Static<typeof Health>> {
@@ -112,7 +117,7 @@ export class StubControlClient {
 
   /** One task, or undefined when the stub does not know it (never created, or forgotten 7 days after it ended). */
   async findTask(taskId: string): Promise<Static<typeof TaskView> | undefined> {
-    const response = await fetch(`${this.#base}/tasks/${encodeURIComponent(taskId)}`, {
+    const response = await this.#fetch(`${this.#base}/tasks/${encodeURIComponent(taskId)}`, {
       headers: this.#headers,
     });
     const answer = await readBody(response);
@@ -153,7 +158,7 @@ export class StubControlClient {
   }
 
   async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.#base}${path}`, {
+    const response = await this.#fetch(`${this.#base}${path}`, {
       method,
       headers:
         body === undefined

@@ -10,6 +10,7 @@ import type {
   AnalyticEvent,
   BroadcastRequest,
 } from '../protocol/service-api.schema.ts';
+import { type CaPem, fetchTrusting } from './trust.ts';
 
 export interface ServiceClientOptions {
   /** The base URL: `{base_url}` of the spec (the part before /subscribers). */
@@ -19,6 +20,8 @@ export interface ServiceClientOptions {
   /** Scheme word of the Authorization header (default `ServiceApiKey`). */
   authScheme?: string;
   userAgent?: string;
+  /** PEM of a CA to trust besides Node's: an `https://` stub's own (`StubHandle.tls.caPem`). */
+  ca?: CaPem;
 }
 
 /** An answer of the service as it came, for callers that look at failures too. */
@@ -54,15 +57,17 @@ export class PagingError extends Error {
 const PAGE_SIZE = 100;
 
 export class ServiceClient {
-  readonly #options: Required<ServiceClientOptions>;
+  readonly #options: Required<Omit<ServiceClientOptions, 'ca'>>;
+  readonly #fetch: typeof fetch;
 
-  constructor(options: ServiceClientOptions) {
+  constructor({ ca, ...options }: ServiceClientOptions) {
     this.#options = {
       authScheme: 'ServiceApiKey',
       userAgent: 'badge-sim-client/0.1',
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
+    this.#fetch = fetchTrusting(ca);
   }
 
   /** `{base_url}/subscribers/{id}/api/v1` */
@@ -148,7 +153,7 @@ export class ServiceClient {
     let body: string | undefined = options.rawBody;
     if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-    const response = await fetch(`${this.apiBase}/${path}`, { method, headers, body });
+    const response = await this.#fetch(`${this.apiBase}/${path}`, { method, headers, body });
     const parsed = await readBody(response);
     return { status: response.status, headers: response.headers, body: parsed as T };
   }

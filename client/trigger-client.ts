@@ -11,6 +11,7 @@ import type { DeviceInfo } from '../protocol/device-info.schema.ts';
 import { ownValue } from '../protocol/own.ts';
 import type { TokenValidation } from '../protocol/token-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
+import { type CaPem, fetchTrusting } from './trust.ts';
 
 export interface TriggerClientOptions {
   /** `{api_host}`: the stub URL for pro, the stub URL + `/qa` for qa. */
@@ -23,7 +24,9 @@ export interface TriggerClientOptions {
   refreshToken: string;
   subscriberId: string;
   userAgent?: string;
-  /** For tests that count requests. */
+  /** PEM of a CA to trust besides Node's: an `https://` stub's own (`StubHandle.tls.caPem`). */
+  ca?: CaPem;
+  /** For tests that count requests (it then decides what to trust; `ca` is not used). */
   fetch?: typeof fetch;
 }
 
@@ -55,19 +58,19 @@ export class TokenError extends Error {
 export type { DeviceInfo } from '../protocol/device-info.schema.ts';
 
 export class TriggerClient {
-  readonly #options: Required<Omit<TriggerClientOptions, 'fetch'>>;
+  readonly #options: Required<Omit<TriggerClientOptions, 'fetch' | 'ca'>>;
   readonly #fetch: typeof fetch;
   #accessToken: string | undefined;
   #userId: string | undefined;
 
-  constructor(options: TriggerClientOptions) {
+  constructor({ ca, fetch: givenFetch, ...options }: TriggerClientOptions) {
     this.#options = {
       userAgent: 'badge-sim-client/0.1',
       ...options,
       apiHost: options.apiHost.replace(/\/+$/, ''),
       authUrl: options.authUrl.replace(/\/+$/, ''),
     };
-    this.#fetch = options.fetch ?? fetch;
+    this.#fetch = givenFetch ?? fetchTrusting(ca);
   }
 
   /** POST ibot/workflow/{id}: invokes an HTTP workflow for a device (user_id). */

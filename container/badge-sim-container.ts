@@ -10,15 +10,19 @@
  * stub's own message, if the stub exits instead. The port is published on loopback only, and
  * the control API is locked with a random control token (`withControlToken` to choose it),
  * which the handle's `control` client sends and `controlToken` gives to other clients.
+ * `withTls()` serves HTTPS only: the handle's URLs are `https://`/`wss://` and `caPem` is the
+ * CA to trust (its `control` client already does).
  */
 import { randomBytes } from 'node:crypto';
 import {
   AbstractStartedContainer,
   GenericContainer,
+  getContainerRuntimeClient,
   type StartedTestContainer,
   Wait,
 } from 'testcontainers';
 import { StubControlClient } from '../client/control-client.ts';
+import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
@@ -32,6 +36,10 @@ export const CONTAINER_PORT = 8080;
 /** The image name the README's `docker build -t` uses. */
 export const DEFAULT_BADGE_SIM_IMAGE = 'badge-sim:latest';
 const FIXTURES_IN_CONTAINER = '/tmp/badge-sim.fixtures.json';
+/** Where the stub keeps its CA in the container (`BADGE_SIM_TLS_DIR`), for the handle to read. */
+const TLS_DIR_IN_CONTAINER = '/tmp/badge-sim-tls';
+/** A host name or an IP address (what a certificate can be issued for). */
+const TLS_NAME = /^[A-Za-z0-9_.:*-]{1,253}$/;
 /** An HTTP auth scheme is a token (RFC 9110); a brand or URN word goes into URNs and a path. */
 const AUTH_SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 const BRAND_WORD = /^[A-Za-z0-9_-]+$/;
@@ -44,17 +52,15 @@ export class BadgeSimContainer extends GenericContainer {
   #generateGiven = false;
   /** Random unless chosen: whoever reaches the port cannot read the fixtures' secrets. */
   #controlToken = randomBytes(24).toString('base64url');
+  /** With TLS: the names asked for besides those the stub and `start()` add. */
+  #tlsNames: string[] | undefined;
 
   constructor(image = DEFAULT_BADGE_SIM_IMAGE) {
     super(image);
     this.withExposedPorts(CONTAINER_PORT)
       // A container for tests: time moves only when the tests move it (like startStub()).
       .withEnvironment({ BADGE_SIM_CLOCK: 'virtual', BADGE_SIM_CONTROL_TOKEN: this.#controlToken })
-      .withWaitStrategy(
-        Wait.forHttp(`${CONTROL_PREFIX}/health`, CONTAINER_PORT, {
-          abortOnContainerExit: true,
-        }).forStatusCode(200),
-      )
+      .withWaitStrategy(healthWait(false))
       .withStartupTimeout(60_000);
     // Publish on loopback only: a stub for tests is nobody else's business.
     this.hostConfig.PortBindings = {
@@ -181,22 +187,50 @@ export class BadgeSimContainer extends GenericContainer {
     return this.withEnvironment({ BADGE_SIM_CONTROL_TOKEN: token });
   }
 
+  /**
+   * HTTPS only (and `wss://` for badges): the stub issues its certificate at start from a CA
+   * of its own, for localhost, the loopback addresses, the container's host name and
+   * addresses, the host this machine reaches it by, its network aliases and `names`. The
+   * started handle's `caPem` is that CA; its `control` client trusts it.
+   */
+  withTls(options: { names?: string[] } = {}): this {
+    for (const name of options.names ?? [])
+      if (typeof name !== 'string' || !TLS_NAME.test(name))
+        refuse(`withTls: names are host names or IP addresses (not '${String(name)}')`);
+    this.#tlsNames = [...(options.names ?? [])];
+    return this.withEnvironment({
+      BADGE_SIM_TLS: 'true',
+      BADGE_SIM_TLS_DIR: TLS_DIR_IN_CONTAINER,
+    }).withWaitStrategy(healthWait(true));
+  }
+
   /** No line per request in the container's log. */
   withQuietLog(): this {
     return this.withEnvironment({ BADGE_SIM_QUIET: 'true' });
   }
 
   override async start(): Promise<StartedBadgeSimContainer> {
+    if (this.#tlsNames) {
+      // The certificate must name the host this machine reaches the container by (localhost,
+      // or a remote engine's address) and the aliases other containers use.
+      const runtimeHost = (await getContainerRuntimeClient()).info.containerRuntime.host;
+      const names = [runtimeHost, ...this.networkAliases, ...this.#tlsNames].filter((name) =>
+        TLS_NAME.test(name),
+      );
+      this.withEnvironment({ BADGE_SIM_TLS_NAMES: [...new Set(names)].join(',') });
+    }
     return this.handle(await super.start());
   }
 
-  /** The handle of a started container: its URL, and a control client with the token. */
+  /** The handle of a started container: its URL, its CA with TLS, and a control client with the token. */
   protected async handle(started: StartedTestContainer): Promise<StartedBadgeSimContainer> {
-    const url = `http://${started.getHost()}:${started.getMappedPort(CONTAINER_PORT)}`;
+    const scheme = this.#tlsNames ? 'https' : 'http';
+    const url = `${scheme}://${started.getHost()}:${started.getMappedPort(CONTAINER_PORT)}`;
+    const caPem = this.#tlsNames ? await readCa(started) : undefined;
     const controlToken = this.#controlToken;
-    const control = new StubControlClient(url, { controlToken });
+    const control = new StubControlClient(url, { controlToken, ca: caPem });
     const settings = await control.settings();
-    return new StartedBadgeSimContainer(started, url, control, settings, controlToken);
+    return new StartedBadgeSimContainer(started, url, control, settings, controlToken, caPem);
   }
 }
 
@@ -214,6 +248,11 @@ export class StartedBadgeSimContainer extends AbstractStartedContainer {
      * clients: `new StubControlClient(url, { controlToken })`, `--control-token`. A secret.
      */
     readonly controlToken: string,
+    /**
+     * With `withTls()`: PEM of the CA clients trust (`ca` of badge-sim's clients and
+     * `startFleet`; write it to a file for `NODE_EXTRA_CA_CERTS`). Undefined without TLS.
+     */
+    readonly caPem: CaPem | undefined = undefined,
   ) {
     super(started);
   }
@@ -236,10 +275,33 @@ export class StartedBadgeSimContainer extends AbstractStartedContainer {
     return `${this.url}${CONTROL_PREFIX}/openapi.json`;
   }
 
-  /** Where virtual badges connect (what `startFleet({ stub: url })` uses). */
+  /** Where virtual badges connect (what `startFleet({ stub: url })` uses); `wss://` with TLS. */
   get devicesUrl(): string {
     return `${this.url.replace(/^http/, 'ws')}${DEVICE_WS_PATH}`;
   }
+}
+
+/** Ready when the health endpoint answers 200; with TLS over HTTPS, any certificate (it only asks whether the stub is up). */
+function healthWait(tls: boolean) {
+  const wait = Wait.forHttp(`${CONTROL_PREFIX}/health`, CONTAINER_PORT, {
+    abortOnContainerExit: true,
+  }).forStatusCode(200);
+  return tls ? wait.usingTls().allowInsecure() : wait;
+}
+
+/** The CA the stub made in the container (its public certificate only). */
+async function readCa(started: StartedTestContainer): Promise<CaPem> {
+  const file = `${TLS_DIR_IN_CONTAINER}/ca.pem`;
+  const read = await started.exec([
+    'node',
+    '-e',
+    `process.stdout.write(require('node:fs').readFileSync('${file}', 'utf8'))`,
+  ]);
+  if (read.exitCode !== 0 || !read.stdout.startsWith('-----BEGIN CERTIFICATE-----'))
+    throw new Error(
+      `badge-sim: withTls: cannot read ${file} in the container (${read.stderr.trim() || `exit ${read.exitCode}`})`,
+    );
+  return read.stdout;
 }
 
 function refuse(message: string): never {

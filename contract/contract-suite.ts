@@ -9,6 +9,7 @@
  *   contractSuite('qa', () => contractTargetFromEnv());
  */
 import { beforeAll, describe, expect, type TestContext, test } from 'vitest';
+import { fetchTrusting } from '../client/trust.ts';
 import type { ContractTarget } from './contract-target.ts';
 
 const USER_AGENT = 'badge-sim-contract/0.1';
@@ -26,10 +27,12 @@ export function contractSuite(
 ): void {
   describe(`contract: ${name}`, () => {
     let t: ContractTarget;
+    let fetch: typeof globalThis.fetch;
     const created: string[] = [];
 
     beforeAll(async () => {
       t = await target();
+      fetch = fetchTrusting(t.ca);
       return async () => {
         // Leave nothing alerting: cancel what the suite created (an ended one answers 4xx).
         for (const taskId of created) await api('DELETE', `alerts/${taskId}`);

@@ -3,6 +3,8 @@
  * checks an embedded stub, the container, or the original service's qa environment.
  */
 
+import { readFileSync } from 'node:fs';
+
 export interface ContractTarget {
   /** `{base_url}` of the notification interface. */
   baseUrl: string;
@@ -27,6 +29,8 @@ export interface ContractTarget {
   brandWord: string;
   /** Also check badge-sim's decisions where the spec is silent (error statuses and bodies). */
   decisions: boolean;
+  /** PEM of a CA to trust besides Node's: an `https://` stub's own (`badge-sim stub --tls`). */
+  ca?: string;
 }
 
 /** The variables, their meaning and their defaults: the README's table is this. */
@@ -46,6 +50,8 @@ export const CONTRACT_VARIABLES = {
   BADGE_SIM_CONTRACT_BRAND_WORD: 'brand word of the device path (default service)',
   BADGE_SIM_CONTRACT_DECISIONS:
     'check (default) or skip the stub’s decisions where the spec is silent',
+  BADGE_SIM_CONTRACT_CA_FILE:
+    'a CA file (PEM) to trust for https:// (the one `badge-sim stub --tls` prints; NODE_EXTRA_CA_CERTS works too)',
 } as const;
 
 export class ContractConfigError extends Error {
@@ -86,6 +92,21 @@ export function contractTargetFromEnv(
     );
   const baseUrl = url('BADGE_SIM_CONTRACT_BASE_URL');
   const apiHost = url('BADGE_SIM_CONTRACT_API_HOST', baseUrl);
+  const caFile = env.BADGE_SIM_CONTRACT_CA_FILE || undefined;
+  let ca: string | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile, 'utf8');
+    } catch (error) {
+      throw new ContractConfigError(
+        `badge-sim contract: BADGE_SIM_CONTRACT_CA_FILE ${caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      );
+    }
+    if (!ca.includes('-----BEGIN CERTIFICATE-----'))
+      throw new ContractConfigError(
+        `badge-sim contract: BADGE_SIM_CONTRACT_CA_FILE ${caFile} holds no PEM certificate`,
+      );
+  }
   return {
     baseUrl,
     subscriberId: env.BADGE_SIM_CONTRACT_SUBSCRIBER_ID!,
@@ -100,6 +121,7 @@ export function contractTargetFromEnv(
     deviceId: env.BADGE_SIM_CONTRACT_DEVICE_ID || undefined,
     brandWord: env.BADGE_SIM_CONTRACT_BRAND_WORD ?? 'service',
     decisions: decisions === 'check',
+    ...(ca === undefined ? {} : { ca }),
   };
 }
 

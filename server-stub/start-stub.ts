@@ -14,6 +14,13 @@ import stubApp from './app.ts';
 import { clientErrorHandler, handleError } from './http-errors.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettingsInput } from './settings.ts';
 import { StubCore } from './stub-core.ts';
+import {
+  type PreparedTls,
+  prepareTls,
+  refusePlainHttp,
+  type StubTlsInfo,
+  type StubTlsOptions,
+} from './tls.ts';
 
 export interface StartStubOptions {
   /** Loopback by default: a stub is a test tool, not a public server. */
@@ -46,13 +53,20 @@ export interface StartStubOptions {
    * idle timeout of the socket would cut it (I9).
    */
   timeouts?: Partial<HttpTimeouts>;
+  /**
+   * HTTPS only on the port (and `wss://` for badges): `true` issues a certificate for the
+   * stub's host names and addresses from a new local CA; or give `cert`/`key` (and `ca`), or
+   * `dir` to keep the CA across restarts (docs/decisions.md N1–N9). The handle's `tls` gives
+   * the CA to trust. A setup that cannot work throws a TlsSetupError naming the field.
+   */
+  tls?: true | StubTlsOptions;
   /** Called after each response, for a request log (never given headers or bodies). */
   onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
 }
 
 /** A running stub: its URLs, its core, and `await using` to stop it. */
 export interface StubHandle extends AsyncDisposable {
-  /** Base URL of the notification interface: `{url}/subscribers/{id}/api/v1/…`. */
+  /** Base URL of the notification interface: `{url}/subscribers/{id}/api/v1/…` (`https://` with TLS). */
   readonly url: string;
   /** Base URL of the control API. */
   readonly controlUrl: string;
@@ -60,8 +74,10 @@ export interface StubHandle extends AsyncDisposable {
   readonly port: number;
   readonly core: StubCore;
   readonly app: FastifyInstance;
-  /** WebSocket URL where virtual badges connect. */
+  /** WebSocket URL where virtual badges connect (`wss://` with TLS). */
   readonly devicesUrl: string;
+  /** With TLS: the CA clients trust (PEM and a file), the certificate's names; else undefined. */
+  readonly tls: StubTlsInfo | undefined;
   /** Whether the control API wants a token (the token itself is not kept here). */
   readonly controlLocked: boolean;
   close(): Promise<void>;
@@ -108,14 +124,35 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       ? options.fixtures
       : loadFixturesFile(options.fixtures ?? DEFAULT_FIXTURES_FILE);
   const timeouts = httpTimeouts({ ...options.settings?.httpTimeouts, ...options.timeouts });
-  const core = new StubCore({
-    fixtures,
-    seed: options.seed,
-    settings: { ...options.settings, httpTimeouts: timeouts },
-    clockMode: options.clock,
-    clockScale: options.clockScale,
-    startTime: options.startTime,
-  });
+  const listenHost = options.host ?? '127.0.0.1';
+  // Before anything runs: a certificate that cannot work leaves nothing behind.
+  const tls: PreparedTls | undefined = options.tls
+    ? prepareTls(options.tls, listenHost)
+    : undefined;
+  // Node's HTTP server options; an HTTPS server takes them beside the certificate.
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    // Node checks the headers and request deadlines on this interval (30 s by default).
+    connectionsCheckingInterval: Math.max(
+      10,
+      Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)),
+    ),
+  };
+  let core: StubCore;
+  try {
+    core = new StubCore({
+      fixtures,
+      seed: options.seed,
+      settings: { ...options.settings, httpTimeouts: timeouts },
+      clockMode: options.clock,
+      clockScale: options.clockScale,
+      startTime: options.startTime,
+    });
+  } catch (error) {
+    tls?.dispose();
+    throw error;
+  }
   const app = Fastify({
     logger: false,
     bodyLimit: core.settings.bodyLimit,
@@ -129,16 +166,18 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     connectionTimeout: 0,
     keepAliveTimeout: timeouts.keepAliveMs,
     requestTimeout: timeouts.requestMs,
-    http: {
-      headersTimeout: timeouts.headersMs,
-      requestTimeout: timeouts.requestMs,
-      // Node checks the headers and request deadlines on this interval (30 s by default).
-      connectionsCheckingInterval: Math.max(
-        10,
-        Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)),
-      ),
-    },
-  });
+    http: serverOptions,
+    // A TLS handshake gets the headers' deadline too: a client that stalls in it is cut off.
+    ...(tls && {
+      https: {
+        cert: tls.cert,
+        key: tls.key,
+        handshakeTimeout: timeouts.headersMs,
+        ...serverOptions,
+      },
+    }),
+  }) as FastifyInstance;
+  if (tls) refusePlainHttp(app.server, timeouts.headersMs);
   // An upgraded WebSocket (a badge) is no longer an HTTP request: no idle timeout applies
   // (Node drops its own on upgrade; this says so and keeps it so).
   app.server.on('upgrade', (_request, socket: Socket) => socket.setTimeout(0));
@@ -167,11 +206,12 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
   }
   // A deep accept queue: a fleet of thousands connects at once (Node's default is 511).
   try {
-    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 8192 });
+    await app.listen({ host: listenHost, port: options.port ?? 0, backlog: 8192 });
   } catch (error) {
     // A host that does not resolve, a port in use: nothing of this stub is left running.
     core.clock.dispose();
     await app.close().catch(() => undefined);
+    tls?.dispose();
     throw error;
   }
   const address = app.server.address();
@@ -180,12 +220,13 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     options.host && options.host !== '0.0.0.0' && options.host !== '::'
       ? options.host
       : '127.0.0.1';
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       core.clock.dispose();
       await app.close();
+      tls?.dispose();
     })();
     return closed;
   };
@@ -198,6 +239,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     core,
     app,
     controlLocked: options.controlToken !== undefined,
+    tls: tls?.info,
     close,
     [Symbol.asyncDispose]: close,
   };

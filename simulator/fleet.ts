@@ -8,6 +8,7 @@
  * fleet's next timer is due, so a badge's "acknowledge after 12 s" fires at 12 s of a jump.
  */
 import { Ajv } from 'ajv';
+import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import {
   FixtureBehaviour as BehaviourSchema,
   type FixtureBehaviour,
@@ -32,6 +33,12 @@ export interface FleetOptions {
   stub: StubHandle | string;
   /** The control token of a running stub whose control API is locked (`--control-token`). */
   controlToken?: string;
+  /**
+   * PEM of a CA to trust besides Node's (and `NODE_EXTRA_CA_CERTS`), for an `https://` stub
+   * in another process (`badge-sim stub --tls` prints its file). An embedded TLS stub's CA is
+   * trusted without it.
+   */
+  ca?: CaPem;
   /** Only the devices of this group (name, in any account). */
   group?: string;
   /** Only the devices of this account. */
@@ -145,9 +152,11 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     '',
   );
   const controlHeaders = controlTokenHeaders(options.controlToken);
+  const ca = options.ca ?? (typeof options.stub === 'string' ? undefined : options.stub.tls?.caPem);
+  const fetch = fetchTrusting(ca);
   const fixtures =
     typeof options.stub === 'string'
-      ? await fetchFixtures(stubUrl, controlHeaders)
+      ? await fetchFixtures(stubUrl, controlHeaders, fetch)
       : options.stub.core.fixtures;
   const devices = selectDevices(fixtures, options);
   const tts =
@@ -165,7 +174,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
 
   const follower =
     typeof options.stub === 'string'
-      ? new FollowerClock(await fetchClock(stubUrl, controlHeaders), () => badges)
+      ? new FollowerClock(await fetchClock(stubUrl, controlHeaders, fetch), () => badges)
       : undefined;
   const clock: VirtualClock = follower ?? (options.stub as StubHandle).core.clock;
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
@@ -187,7 +196,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         tts,
         batteryLevel: device.battery_level,
         location: device.location ?? null,
-        link: (handlers) => new BadgeLink(devicesUrl, handlers, outstanding),
+        link: (handlers) => new BadgeLink(devicesUrl, handlers, outstanding, ca),
         onStubClock: follower ? (frame) => follower.follow(frame) : undefined,
         onStubTime: follower ? (at) => follower.catchUp(at) : undefined,
         // Its own stream: reconnect draws never shift a behaviour's draws.
@@ -459,8 +468,14 @@ class FollowerClock extends VirtualClock {
  */
 export async function waitForStub(
   stubUrl: string,
-  options: { timeoutMs: number; onWaiting?: (problem: string, waitedMs: number) => void },
+  options: {
+    timeoutMs: number;
+    onWaiting?: (problem: string, waitedMs: number) => void;
+    /** A CA to trust besides Node's (`startFleet`'s `ca`). */
+    ca?: CaPem;
+  },
 ): Promise<void> {
+  const fetch = fetchTrusting(options.ca);
   const url = `${stubUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}/health`;
   const backoff = new Backoff(DEFAULT_RECONNECT);
   const started = performance.now();
@@ -472,6 +487,10 @@ export async function waitForStub(
       await response.body?.cancel();
       return;
     } catch (error) {
+      // An untrusted certificate will not pass by waiting: say what to do.
+      const untrusted = untrustedCertificateHint(error);
+      if (untrusted)
+        throw new FleetError(`badge-sim: cannot reach the stub at ${stubUrl}: ${untrusted}`);
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       problem = cause?.code ?? cause?.message ?? (error as Error).message;
       // A network error (refused, reset, timed out, no such host yet) may pass; a URL fetch
@@ -493,6 +512,7 @@ export async function waitForStub(
 async function fetchClock(
   stubUrl: string,
   headers: Record<string, string>,
+  fetch: typeof globalThis.fetch,
 ): Promise<{ now_ms: number; mode: ClockMode; scale: number }> {
   const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`, { headers });
   if (!response.ok)
@@ -502,13 +522,20 @@ async function fetchClock(
   return (await response.json()) as { now_ms: number; mode: ClockMode; scale: number };
 }
 
-async function fetchFixtures(stubUrl: string, headers: Record<string, string>): Promise<Fixtures> {
+async function fetchFixtures(
+  stubUrl: string,
+  headers: Record<string, string>,
+  fetch: typeof globalThis.fetch,
+): Promise<Fixtures> {
   let response: Response;
   try {
     response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`, { headers });
   } catch (error) {
+    const untrusted = untrustedCertificateHint(error);
     throw new FleetError(
-      `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+      untrusted
+        ? `badge-sim: cannot reach the stub at ${stubUrl}: ${untrusted}`
+        : `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
     );
   }
   if (response.status === 401) {

@@ -6,6 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import WebSocket from 'ws';
+import { type CaPem, wsTrusting } from '../client/trust.ts';
 import { sendCorked } from '../protocol/corked-send.ts';
 import {
   BroadcastFrame,
@@ -156,6 +157,8 @@ export class BadgeLink {
     readonly url: string,
     readonly handlers: LinkHandlers,
     readonly outstanding: Outstanding,
+    /** A CA to trust besides Node's, for a `wss://` stub with its own CA. */
+    readonly ca?: CaPem,
   ) {}
 
   get isOpen(): boolean {
@@ -166,7 +169,11 @@ export class BadgeLink {
     if (this.#ws) return;
     // The stub writes JSON it made itself; a frame that is not UTF-8 fails JSON.parse or the
     // schema anyway, so ws need not scan every byte of every frame first.
-    const ws = new WebSocket(this.url, { perMessageDeflate: false, skipUTF8Validation: true });
+    const ws = new WebSocket(this.url, {
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+      ...wsTrusting(this.ca),
+    });
     this.#ws = ws;
     // Connecting is outstanding work too: the clock waits until the socket opens or fails.
     this.outstanding.add();

@@ -8,8 +8,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
+import { fetchTrusting } from '../../client/trust.ts';
 import { BadgeSimContainer } from '../../container/badge-sim-container.ts';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../../fixtures/load-fixtures.ts';
+import { startFleet } from '../../simulator/fleet.ts';
 
 const image = inject('badgeSimImage');
 const docker = (...args: string[]) => spawnSync('docker', args, { encoding: 'utf8' }).stdout.trim();
@@ -129,6 +131,56 @@ describe('BadgeSimContainer', () => {
       headers: { 'X-Badge-Sim-Control-Token': 'team-control-token-3' },
     });
     expect(answer.status).toBe(200);
+  });
+
+  test('withTls(): https:// and wss:// only, the handle gives the CA (its control client trusts it), badges connect over wss://, the health check turns healthy over HTTPS', async () => {
+    await using stub = await new BadgeSimContainer(image).withTls().start();
+    expect(stub.url).toMatch(/^https:\/\/localhost:\d+$/);
+    expect(stub.devicesUrl).toMatch(/^wss:\/\/localhost:\d+\/_stub\/devices\/connect$/);
+    expect(stub.caPem).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect((await stub.control.fixtures()).accounts).toHaveLength(2);
+    const untrusted = await fetch(`${stub.url}/_stub/health`).catch((e: unknown) => e);
+    expect((untrusted as { cause?: { code?: string } }).cause?.code).toBe(
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    );
+    const trusting = fetchTrusting(stub.caPem);
+    const plain = await fetch(`${stub.url.replace('https:', 'http:')}/_stub/health`);
+    expect(plain.status).toBe(400);
+    await using fleet = await startFleet({
+      stub: stub.url,
+      controlToken: stub.controlToken,
+      ca: stub.caPem,
+      devices: ['350000000000005'],
+    });
+    await fleet.waitUntilConnected(1, 20_000);
+    const alert = await trusting(`${stub.serviceUrl('100001')}/alerts`, {
+      method: 'POST',
+      headers: {
+        authorization: 'ServiceApiKey demo-api-key-riverside-0001',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ notification: 'Over wss in a container', groups: ['Security'] }),
+    });
+    expect(alert.status).toBe(200);
+    await fleet.settled();
+    expect(fleet.transcript('350000000000005').map((e) => e.text)).toEqual([
+      'Over wss in a container',
+    ]);
+    let health = '';
+    for (let i = 0; i < 60 && health !== 'healthy'; i++) {
+      health = docker('inspect', '--format', '{{.State.Health.Status}}', stub.getId());
+      if (health !== 'healthy') await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(health).toBe('healthy');
+    const logs = await readLogs(stub, 'Press Ctrl+C');
+    expect(logs).toContain(`CA file      /tmp/badge-sim-tls/ca.pem`);
+    expect(logs).not.toContain('PRIVATE KEY');
+  });
+
+  test('withTls refuses a name that is no host name or address', () => {
+    expect(() => new BadgeSimContainer(image).withTls({ names: ['a b'] })).toThrow(
+      "badge-sim: withTls: names are host names or IP addresses (not 'a b')",
+    );
   });
 
   test('the image keeps few malloc arenas, so memory a stub frees leaves RSS (MALLOC_ARENA_MAX=2, H9)', () => {
