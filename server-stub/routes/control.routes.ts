@@ -280,7 +280,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary:
-          'The settings this stub runs with: auth scheme, brand word, unknown fields, cancel events, body limit, environments.',
+          'The settings this stub runs with: auth scheme, brand and URN words, unknown fields and client ids, cancel events, body limit, environments and their client ids, HTTP timeouts, badge limits.',
       },
     },
     async () => core.settings,
