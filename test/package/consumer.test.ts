@@ -191,6 +191,15 @@ await stub.close();
     expect(out.events.at(-1)).toBe('end');
   });
 
+  test("the README's plain Node.js example runs as written", () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const example = /\*\*Plain Node\.js\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("from 'badge-sim'");
+    writeFileSync(join(consumer, 'readme-example.mjs'), example!);
+    const out = expectSuccess(run('node', ['readme-example.mjs'], consumer));
+    expect(out).toContain("text: 'Code blue'");
+  });
+
   test('a CommonJS script require()s the entry points that run outside vitest (require of ES modules, Node 20.19 and later)', () => {
     writeFileSync(
       join(consumer, 'require.cjs'),
