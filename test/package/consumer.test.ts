@@ -244,7 +244,7 @@ await startStub({ seed: 'seven' });
     );
     const tsc = join(REPO_MODULES, 'typescript', 'bin', 'tsc');
     expectSuccess(run('node', [tsc, '-p', project], project, 120_000));
-  });
+  }, 150_000);
 
   test('a vitest project uses badge-sim/vitest: scenarioTests, badgeTest and the event matcher', () => {
     const project = join(consumer, 'with-vitest');
@@ -266,7 +266,7 @@ scenarioTests('scenarios/');
 badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
   const client = new ServiceClient({
     baseUrl: stub.url, subscriberId: '100001', apiKey: 'demo-api-key-riverside-0001',
-  });
+  }, 150_000);
   await client.alert({ notification: 'Code blue', groups: ['Nurses'], quorum: 1 });
   await fleet.advanceBy(10_000);
   fleet.badge('350000000000002').tap();
@@ -290,5 +290,5 @@ badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
     const suite = expectSuccess(run('npx', ['--offline', 'badge-sim', 'run'], consumer, 120_000));
     expect(suite).toContain('✓ Single acknowledgement');
     expect(suite).toContain('all scenarios passed');
-  });
+  }, 150_000);
 });
