@@ -2,7 +2,7 @@
 # control API on one port (8080). Configure it with BADGE_SIM_* variables (every option of
 # `badge-sim stub --help`), mount fixtures and point BADGE_SIM_FIXTURES at them:
 #
-#   docker build -t badge-sim .
+#   npm run build && docker build -t badge-sim .      (in an installed package: dist/ is there)
 #   docker run --rm -p 127.0.0.1:8080:8080 -v "$PWD/team.fixtures.yaml:/fixtures/team.yaml:ro" \
 #     -e BADGE_SIM_FIXTURES=/fixtures/team.yaml -e BADGE_SIM_CLOCK=virtual badge-sim
 #
@@ -27,18 +27,9 @@ COPY package*.json ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier \
     --loglevel=error \
   && npm cache clean --force --loglevel=error
-COPY index.ts tsconfig.json ./
-COPY bin ./bin
-COPY cli ./cli
-COPY client ./client
-COPY fixtures ./fixtures
-COPY protocol ./protocol
-COPY scenarios ./scenarios
-COPY server-stub ./server-stub
-COPY simulator ./simulator
-COPY container/bundle-cli.mjs container/healthcheck.mjs ./container/
-# One JavaScript file for the CLI: no TypeScript loader at start, ready in about a second.
-RUN node container/bundle-cli.mjs
+# The compiled package (`npm run build` writes dist/; an installed package has it already):
+# plain JavaScript, no TypeScript loader at start.
+COPY dist ./dist
 
 # Listen on every interface of the container; the host decides what to publish.
 ENV BADGE_SIM_HOST=0.0.0.0 \
@@ -47,7 +38,7 @@ EXPOSE 8080
 USER node
 # GET /_stub/health, over HTTPS when the stub serves TLS (BADGE_SIM_TLS).
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "container/healthcheck.mjs"]
+  CMD ["node", "dist/container/healthcheck.mjs"]
 # node is PID 1 and stops the stub cleanly on SIGTERM (docker stop).
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/badge-sim.mjs", "stub"]
+ENTRYPOINT ["node", "dist/cli/badge-sim.js", "stub"]

@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI directly: tsx compiles on load, so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// The installed package runs the compiled CLI (dist/). In a checkout of the repository, where
+// the TypeScript sources sit beside this folder, it runs them through tsx (a dev dependency):
+// what runs is always the code being edited, never a stale build.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../cli/badge-sim.ts');
+const source = new URL('../cli/badge-sim.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/cli/badge-sim.js');
+}

@@ -17,7 +17,9 @@ export default async function setup(project: TestProject) {
       `badge-sim: CI=true and ${noDocker}: the container tests need it (.ci/run installs docker.io and starts dockerd)`,
     );
   if (!imageExists(IMAGE)) {
-    console.log(`badge-sim: building ${IMAGE} from the Dockerfile…`);
+    console.log(`badge-sim: building ${IMAGE} from the Dockerfile (npm run build first)…`);
+    const compiled = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
+    if (compiled.status !== 0) throw new Error('badge-sim: npm run build failed');
     const build = spawnSync('docker', ['build', '-t', IMAGE, '.'], { stdio: 'inherit' });
     if (build.status !== 0) throw new Error(`badge-sim: docker build -t ${IMAGE} . failed`);
   }

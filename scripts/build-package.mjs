@@ -1,0 +1,35 @@
+// `npm run build`: the package's JavaScript, declarations and source maps in dist/, and beside
+// them the files the code reads at run time. The compiled modules find those files with
+// new URL('../fixtures/…', import.meta.url), as the sources do, so dist/ mirrors the source tree.
+// Run: node scripts/build-package.mjs
+import { spawnSync } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+/**
+ * Read at run time: the default fixtures, the scenario catalogue and its JSON schema; the
+ * image's health check (plain JavaScript the Dockerfile runs from dist/).
+ */
+const ASSETS = [
+  'container/healthcheck.mjs',
+  'fixtures/default.fixtures.yaml',
+  'scenarios/catalogue',
+  'scenarios/scenario.schema.json',
+];
+
+const started = performance.now();
+// A file removed from the sources must not live on in the package.
+rmSync(dist, { recursive: true, force: true });
+const tsc = join(dirname(fileURLToPath(import.meta.resolve('typescript/package.json'))), 'bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
+if (compiled.status !== 0) {
+  console.error('badge-sim build: tsc failed');
+  process.exit(compiled.status ?? 1);
+}
+for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recursive: true });
+console.log(`badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms`);

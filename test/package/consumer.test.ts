@@ -1,0 +1,294 @@
+/**
+ * badge-sim as a user gets it: `npm pack` (its prepack builds dist/), the tarball unpacked into
+ * a throwaway consumer project, and each way in tried from there with plain `node`, `tsc`,
+ * vitest and the `badge-sim` command. The package is built from a copy of this checkout, so a
+ * test run never rewrites the repository's own dist/.
+ *
+ * No registry is needed: the consumer's node_modules holds the unpacked tarball as npm would put
+ * it, and the package's dependencies resolve from a node_modules folder one level up that links
+ * this repository's own (Node and TypeScript look up the folder tree). That folder also holds
+ * dev tools such as tsx, so a separate test checks that the compiled code imports nothing but
+ * Node built-ins, declared dependencies and optional peers.
+ */
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const REPO_MODULES = join(REPO, 'node_modules');
+/** Not part of what is packed: left out of the copy the package is built from. */
+const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'test', 'bench', 'examples']);
+
+let work: string;
+let consumer: string;
+let installed: string;
+let tarball: string;
+let packedFiles: string[];
+
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeout = 60_000,
+): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout,
+    // The consumer's own environment: no test-runner or CI variables of this repository.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+  });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function expectSuccess(result: SpawnSyncReturns<string>): string {
+  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'badge-sim-package-'));
+  const source = join(work, 'source');
+  cpSync(REPO, source, {
+    recursive: true,
+    filter: (path) => !NOT_COPIED.has(relative(REPO, path).split('/')[0]!),
+  });
+  symlinkSync(REPO_MODULES, join(source, 'node_modules'), 'dir');
+  const packed = run(
+    'npm',
+    ['pack', '--json', '--pack-destination', work, '--loglevel=error'],
+    source,
+    180_000,
+  );
+  expectSuccess(packed);
+  // prepack's own output comes first; npm's JSON report is the last thing printed.
+  const report = JSON.parse(packed.stdout.slice(packed.stdout.lastIndexOf('\n[\n') + 1))[0];
+  tarball = join(work, report.filename);
+  packedFiles = report.files.map((file: { path: string }) => file.path);
+
+  // The consumer: `npm install <tarball>` without the registry.
+  symlinkSync(REPO_MODULES, join(work, 'node_modules'), 'dir');
+  consumer = join(work, 'consumer');
+  installed = join(consumer, 'node_modules', 'badge-sim');
+  mkdirSync(installed, { recursive: true });
+  expectSuccess(run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], work));
+  mkdirSync(join(consumer, 'node_modules', '.bin'));
+  symlinkSync('../badge-sim/bin/badge-sim.js', join(consumer, 'node_modules', '.bin', 'badge-sim'));
+  chmodSync(join(installed, 'bin/badge-sim.js'), 0o755);
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+}, 240_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the tarball', () => {
+  test('holds the compiled package, its runtime files, the Dockerfile, README and LICENSE, and no sources, tests, benches or CI files', () => {
+    for (const file of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'Dockerfile',
+      '.dockerignore',
+      'bin/badge-sim.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/index.js.map',
+      'dist/cli/badge-sim.js',
+      'dist/scenarios/vitest.d.ts',
+      'dist/container/badge-sim-container.d.ts',
+      'dist/contract/index.d.ts',
+      'dist/fixtures/default.fixtures.yaml',
+      'dist/scenarios/scenario.schema.json',
+      'dist/scenarios/catalogue/single-acknowledgement.scenario.yaml',
+    ])
+      expect(packedFiles).toContain(file);
+    const unwanted = packedFiles.filter(
+      (file) =>
+        /\.test\.|(^|\/)(test|bench|examples|\.ci|scripts)\//.test(file) ||
+        (file.endsWith('.ts') && !file.endsWith('.d.ts')),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  test('its compiled code imports only Node built-ins, its dependencies and optional peers (no tsx or TypeScript at run time)', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    const allowed = new Set([
+      ...Object.keys(manifest.dependencies),
+      ...Object.keys(manifest.peerDependencies),
+    ]);
+    const imported = new Map<string, string>();
+    // bin/badge-sim.js loads tsx only in a checkout of the repository, where the sources are.
+    const dist = join(installed, 'dist');
+    const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.js'),
+    );
+    for (const file of files) {
+      const code = readFileSync(join(dist, file), 'utf8');
+      // Static imports and re-exports (a line each, as tsc writes them) and dynamic imports.
+      const specifiers = code.matchAll(
+        /^(?:import|export)\b[^;]*?\bfrom '([^'.][^']*)'|\bimport\('([^'.][^']*)'\)/gm,
+      );
+      for (const [, fromStatic, fromDynamic] of specifiers) {
+        const specifier = (fromStatic ?? fromDynamic)!;
+        const name = specifier.startsWith('@')
+          ? specifier.split('/').slice(0, 2).join('/')
+          : specifier.split('/')[0]!;
+        if (!name.startsWith('node:') && !builtinModules.includes(name)) imported.set(name, file);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(5);
+    const undeclared = [...imported].filter(([name]) => !allowed.has(name));
+    expect(undeclared).toEqual([]);
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+  });
+});
+
+describe('from a consumer project', () => {
+  test('a plain Node ESM script starts a stub and a fleet and sends an alert', () => {
+    writeFileSync(
+      join(consumer, 'alert.mjs'),
+      `import { ServiceClient, startFleet, startStub } from 'badge-sim';
+
+const stub = await startStub();
+const fleet = await startFleet({ stub, group: 'Nurses', behaviour: { ack: { after: '12s' } } });
+await fleet.waitUntilConnected();
+const client = new ServiceClient({
+  baseUrl: stub.url, subscriberId: '100001', apiKey: 'demo-api-key-riverside-0001',
+});
+await client.alert({ notification: 'Code blue', groups: ['Nurses'], quorum: 1 });
+await fleet.advanceBy(60_000);
+const events = await client.events();
+console.log(JSON.stringify({
+  heard: fleet.transcript('350000000000001').map((entry) => entry.text),
+  events: events.map((event) => event.content.type),
+}));
+await fleet.close();
+await stub.close();
+`,
+    );
+    const out = JSON.parse(expectSuccess(run('node', ['alert.mjs'], consumer)));
+    expect(out.heard[0]).toBe('Code blue');
+    expect(out.events).toContain('acknowledged');
+    expect(out.events.at(-1)).toBe('end');
+  });
+
+  test("the README's plain Node.js example runs as written", () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const example = /\*\*Plain Node\.js\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("from 'badge-sim'");
+    writeFileSync(join(consumer, 'readme-example.mjs'), example!);
+    const out = expectSuccess(run('node', ['readme-example.mjs'], consumer));
+    expect(out).toContain("text: 'Code blue'");
+  });
+
+  test('a CommonJS script require()s the entry points that run outside vitest (require of ES modules, Node 20.19 and later)', () => {
+    writeFileSync(
+      join(consumer, 'require.cjs'),
+      `const { startStub } = require('badge-sim');
+const { BadgeSimContainer } = require('badge-sim/testcontainers');
+const { contractSuite } = require('badge-sim/contract');
+console.log([startStub, BadgeSimContainer, contractSuite].map((f) => typeof f).join());
+`,
+    );
+    expect(expectSuccess(run('node', ['require.cjs'], consumer)).trim()).toBe(
+      'function,function,function',
+    );
+  });
+
+  test('a TypeScript project type-checks against the declarations under moduleResolution NodeNext, with no special flags', () => {
+    const project = join(consumer, 'typed');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true },
+      }),
+    );
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(
+      join(project, 'uses-badge-sim.ts'),
+      `import { type AnalyticEvent, type FleetHandle, startFleet, startStub, type StubHandle } from 'badge-sim';
+import { contractSuite, contractTargetFromEnv } from 'badge-sim/contract';
+import { BadgeSimContainer } from 'badge-sim/testcontainers';
+import { badgeTest, scenarioTests } from 'badge-sim/vitest';
+
+const stub: StubHandle = await startStub({ seed: 7 });
+const fleet: FleetHandle = await startFleet({ stub, group: 'Nurses' });
+const events: AnalyticEvent[] = [];
+const url: string = stub.url;
+const container: BadgeSimContainer = new BadgeSimContainer().withSeed(7);
+void [fleet, events, url, container, contractSuite, contractTargetFromEnv, badgeTest, scenarioTests];
+// The declarations are real types, not any: a wrong option is an error.
+// @ts-expect-error seed is a number
+await startStub({ seed: 'seven' });
+`,
+    );
+    const tsc = join(REPO_MODULES, 'typescript', 'bin', 'tsc');
+    expectSuccess(run('node', [tsc, '-p', project], project, 120_000));
+  }, 150_000);
+
+  test('a vitest project uses badge-sim/vitest: scenarioTests, badgeTest and the event matcher', () => {
+    const project = join(consumer, 'with-vitest');
+    mkdirSync(join(project, 'scenarios'), { recursive: true });
+    cpSync(
+      join(installed, 'dist/scenarios/catalogue/single-acknowledgement.scenario.yaml'),
+      join(project, 'scenarios/single-acknowledgement.scenario.yaml'),
+    );
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(project, 'vitest.config.mjs'), 'export default {};\n');
+    writeFileSync(
+      join(project, 'alert.test.mjs'),
+      `import { expect } from 'vitest';
+import { ServiceClient } from 'badge-sim';
+import { badgeTest, scenarioTests } from 'badge-sim/vitest';
+
+scenarioTests('scenarios/');
+
+badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
+  const client = new ServiceClient({
+    baseUrl: stub.url, subscriberId: '100001', apiKey: 'demo-api-key-riverside-0001',
+  }, 150_000);
+  await client.alert({ notification: 'Code blue', groups: ['Nurses'], quorum: 1 });
+  await fleet.advanceBy(10_000);
+  fleet.badge('350000000000002').tap();
+  await fleet.settled();
+  expect(await client.events()).toMatchEventSequence([
+    { type: 'start' },
+    { type: 'acknowledged', device: 'Ben Okafor', at: '10s' },
+    { type: 'end', status: 'normal' },
+  ]);
+});
+`,
+    );
+    const vitest = join(REPO_MODULES, 'vitest', 'vitest.mjs');
+    const out = expectSuccess(run('node', [vitest, 'run'], project, 120_000));
+    expect(out).toMatch(/Tests\s+2 passed \(2\)/);
+  });
+
+  test('npx badge-sim stub --help and npx badge-sim run (the catalogue) run the compiled CLI', () => {
+    const help = expectSuccess(run('npx', ['--offline', 'badge-sim', 'stub', '--help'], consumer));
+    expect(help).toContain('Usage: badge-sim stub [options]');
+    const suite = expectSuccess(run('npx', ['--offline', 'badge-sim', 'run'], consumer, 120_000));
+    expect(suite).toContain('✓ Single acknowledgement');
+    expect(suite).toContain('all scenarios passed');
+  }, 150_000);
+});
