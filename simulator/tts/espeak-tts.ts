@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import wavefile from 'wavefile';
-import { type TextToSpeech, TtsUnavailableError } from './text-to-speech.ts';
+import { type TextToSpeech, TtsUnavailableError } from './engine.ts';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import say from 'say';
-import { EstimateTts, type TextToSpeech, TtsUnavailableError } from './text-to-speech.ts';
+import { EstimateTts, type TextToSpeech, TtsUnavailableError } from './engine.ts';
 
 /**
  * Speaks aloud through the `say` package, for a developer listening on a laptop. On Linux

@@ -1,34 +1,17 @@
 /**
  * Text-to-speech engines: how long a badge takes to say a text, and (for `say`) saying it
  * aloud. The play time of every alert, broadcast and speech on a virtual badge comes from
- * the chosen engine.
+ * the chosen engine. This file is the entry point: the factory, and what the engines share.
  */
+import { EstimateTts, type TextToSpeech, type TtsName } from './engine.ts';
 
-export interface TextToSpeech {
-  readonly name: TtsName;
-  /** How long saying `text` takes, in milliseconds. */
-  duration(text: string): number | Promise<number>;
-  /** Says the text aloud, if this engine can; returns at once. */
-  speak?(text: string): void;
-}
-
-export type TtsName = 'estimate' | 'espeak' | 'say';
-export const TTS_NAMES: readonly TtsName[] = ['estimate', 'espeak', 'say'];
-
-/** A system package the engine needs is missing; the message names the Debian package. */
-export class TtsUnavailableError extends Error {
-  constructor(
-    readonly engine: TtsName,
-    readonly debianPackages: string[],
-    detail: string,
-  ) {
-    super(
-      `badge-sim: the ${engine} text-to-speech engine needs ${detail}: install it with ` +
-        `'apt-get install ${debianPackages.join(' ')}', or use --tts estimate`,
-    );
-    this.name = 'TtsUnavailableError';
-  }
-}
+export {
+  EstimateTts,
+  type TextToSpeech,
+  TTS_NAMES,
+  type TtsName,
+  TtsUnavailableError,
+} from './engine.ts';
 
 /** Creates an engine by name; `espeak` and `say` check their system packages first. */
 export async function createTextToSpeech(name: TtsName): Promise<TextToSpeech> {
@@ -43,19 +26,5 @@ export async function createTextToSpeech(name: TtsName): Promise<TextToSpeech> {
       const { SayTts } = await import('./say-tts.ts');
       return SayTts.create();
     }
-  }
-}
-
-/**
- * A deterministic estimate from the text alone, the default on the virtual clock: a short
- * lead-in plus a steady speaking rate of about 15 characters a second.
- */
-export class EstimateTts implements TextToSpeech {
-  readonly name = 'estimate' as const;
-  static readonly LEAD_IN_MS = 300;
-  static readonly MS_PER_CHARACTER = 65;
-
-  duration(text: string): number {
-    return EstimateTts.LEAD_IN_MS + text.length * EstimateTts.MS_PER_CHARACTER;
   }
 }
