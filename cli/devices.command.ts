@@ -1,3 +1,4 @@
+import { clearLine } from 'node:readline';
 import { Command } from 'commander';
 import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
@@ -179,7 +180,10 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   // A live line on a terminal (stderr); plain lines in the log when not one.
   const live = process.stderr.isTTY === true;
   const log = (line: string) => {
-    if (live) process.stderr.write('\r\x1b[K');
+    if (live) {
+      process.stderr.write('\r');
+      clearLine(process.stderr, 1);
+    }
     process.stdout.write(`${line}\n`);
   };
 
@@ -265,7 +269,10 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   const watch = setInterval(() => {
     const now = performance.now();
     const summary = fleet.summary();
-    if (live) process.stderr.write(`\r${connections(summary)}\x1b[K`);
+    if (live) {
+      process.stderr.write(`\r${connections(summary)}`);
+      clearLine(process.stderr, 1);
+    }
     if (summary.reconnecting > 0) {
       if (!outage) {
         outage = { since: now - summary.downForMs, said: now };

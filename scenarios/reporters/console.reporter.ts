@@ -1,14 +1,25 @@
+import { clearLine } from 'node:readline';
+import { styleText } from 'node:util';
 import type { Failure } from '../expectations.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
 
+// Decided here, not by styleText's own check (which Node 20 releases differ on): colour on a
+// terminal unless NO_COLOR is set.
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
-const paint = (code: number) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
-const green = paint(32);
-const red = paint(31);
-const dim = paint(2);
-const bold = paint(1);
-const yellow = paint(33);
+const paint = (format: Parameters<typeof styleText>[0]) => (text: string) =>
+  color ? styleText(format, text, { validateStream: false }) : text;
+const green = paint('green');
+const red = paint('red');
+const dim = paint('dim');
+const bold = paint('bold');
+const yellow = paint('yellow');
+
+/** Back to the start of the progress line on stderr, and blank it. */
+const rewindProgress = () => {
+  process.stderr.write('\r');
+  clearLine(process.stderr, 1);
+};
 
 /** What the run noticed that is not a failure (a badge the clock went on without), one a line. */
 export function formatNotes(report: ScenarioReport): string[] {
@@ -49,10 +60,12 @@ export function formatReport(report: ScenarioReport): string {
 /** One line a scenario, the failures in full, a progress line on a terminal. */
 export function createConsoleReporter(out: NodeJS.WritableStream = process.stdout): Reporter {
   const progress = process.stderr.isTTY;
-  const clear = () => progress && process.stderr.write('\r\x1b[K');
+  const clear = () => progress && rewindProgress();
   return {
     onScenarioStart(index, total, name) {
-      if (progress) process.stderr.write(`\r\x1b[K[${index + 1}/${total}] ${name}`);
+      if (!progress) return;
+      rewindProgress();
+      process.stderr.write(`[${index + 1}/${total}] ${name}`);
     },
     onScenarioEnd(report, wallMs) {
       clear();
