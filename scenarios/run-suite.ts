@@ -2,9 +2,10 @@
  * Runs many scenarios, one after another, through the reporters: what `badge-sim run` and
  * the vitest helper use.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { type Stats, statSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { globSync, isDynamicPattern } from 'tinyglobby';
 import { type LoadedScenario, loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import type { Reporter, RunSummary } from './reporters/index.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
@@ -15,39 +16,53 @@ export const CATALOGUE_DIR = fileURLToPath(new URL('../scenarios/catalogue', imp
 
 /**
  * Scenario files from paths: a file, a directory (every `*.scenario.yaml` below it), or a
- * pattern with `*` (any name part) and `**` (any folders). Sorted, each once.
+ * glob pattern (`*` any name part, `**` any folders, also `?`, `[…]`, `{a,b}`). A path that
+ * exists is taken as it is, even if it holds a glob character. Folders named `node_modules`
+ * or starting with a dot are skipped. Sorted, each once.
  */
 export function findScenarioFiles(patterns: string[], cwd = process.cwd()): string[] {
   const found = new Set<string>();
   for (const pattern of patterns.length > 0 ? patterns : [CATALOGUE_DIR]) {
-    if (!pattern.includes('*')) {
-      const path = resolve(cwd, pattern);
-      let stat: ReturnType<typeof statSync>;
-      try {
-        stat = statSync(path);
-      } catch {
-        throw new ScenarioError(`badge-sim: no file or folder ${pattern}`);
-      }
-      if (stat.isDirectory()) {
-        for (const file of walk(path)) {
-          if (file.endsWith('.scenario.yaml')) found.add(file);
-        }
-      } else {
-        found.add(path);
-      }
-      continue;
-    }
-    const absolute = resolve(cwd, pattern);
-    const root = absolute.slice(0, absolute.indexOf('*')).replace(/[^/]*$/, '');
-    const regex = new RegExp(
-      `^${absolute
-        .split('**/')
-        .map((part) => part.split('*').map(escapeRegex).join('[^/]*'))
-        .join('(?:.*/)?')}$`,
-    );
-    for (const file of walk(root)) if (regex.test(file)) found.add(file);
+    const path = resolve(cwd, pattern);
+    const stat = statOrNothing(path);
+    let files: string[];
+    if (stat?.isDirectory()) files = globBelow(path, '**/*.scenario.yaml');
+    else if (stat) files = [path];
+    else if (isDynamicPattern(pattern)) files = globFrom(path);
+    else throw new ScenarioError(`badge-sim: no file or folder ${pattern}`);
+    for (const file of files) found.add(file);
   }
   return [...found].sort().map((file) => relativeOrAbsolute(file, cwd));
+}
+
+/** What is at `path`; nothing when it cannot be read (missing, not a folder, no access). */
+function statOrNothing(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An absolute pattern, matched from its last folder without a glob character. */
+function globFrom(absolutePattern: string): string[] {
+  const parts = absolutePattern.split(sep);
+  const firstDynamic = parts.findIndex((part) => isDynamicPattern(part));
+  return globBelow(
+    parts.slice(0, firstDynamic).join(sep) || sep,
+    parts.slice(firstDynamic).join('/'),
+  );
+}
+
+function globBelow(dir: string, pattern: string): string[] {
+  return globSync(pattern, {
+    cwd: dir,
+    absolute: true,
+    dot: false,
+    onlyFiles: true,
+    ignore: ['**/node_modules/**'],
+    expandDirectories: false,
+  });
 }
 
 export interface SuiteOptions extends RunOptions {
@@ -132,25 +147,6 @@ export async function runSuite(
   };
   const outputs = call('onEnd', summary).filter((o): o is string => typeof o === 'string');
   return { ...summary, outputs };
-}
-
-function* walk(dir: string): Generator<string> {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else yield path;
-  }
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function relativeOrAbsolute(file: string, cwd: string): string {
