@@ -1,20 +1,30 @@
+import { XMLBuilder } from 'fast-xml-parser';
 import { formatFailure } from './console.reporter.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
 
-const escapeXml = (text: string) =>
-  text.replace(
-    /[<>&"']/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
-  );
-// XML 1.0 forbids most control characters; colour codes never belong in a report.
+// The builder escapes markup characters (`<&>"'`) in attribute values and text.
+const xml = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  format: true,
+  indentBy: '  ',
+  suppressEmptyNode: true,
+  // A scenario named "true" keeps name="true", not a bare attribute.
+  suppressBooleanAttributes: false,
+});
+
+// XML 1.0 forbids most control characters, and no escape can carry them, so they are
+// dropped; colour codes never belong in a report, so they go first, whole.
 const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+const isXmlChar = (code: number) =>
+  code === 0x09 ||
+  code === 0x0a ||
+  code === 0x0d ||
+  (code >= 0x20 && code <= 0xd7ff) ||
+  (code >= 0xe000 && code <= 0xfffd) ||
+  code >= 0x10000;
 const clean = (text: string) =>
-  [...text.replace(ANSI_COLOUR, '')]
-    .filter((c) => {
-      const code = c.charCodeAt(0);
-      return code >= 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-    })
-    .join('');
+  [...text.replace(ANSI_COLOUR, '')].filter((c) => isXmlChar(c.codePointAt(0)!)).join('');
 
 /** JUnit XML, what CI systems read: one testcase a scenario, the timelines in the failure. */
 export function createJunitReporter(): Reporter {
@@ -24,31 +34,44 @@ export function createJunitReporter(): Reporter {
       times.set(`${report.source}#${report.name}`, wallMs);
     },
     onEnd(summary: RunSummary) {
-      const cases = summary.reports.map((report) => {
-        const time = ((times.get(`${report.source}#${report.name}`) ?? 0) / 1000).toFixed(3);
-        const head = `    <testcase classname="${escapeXml(report.source)}" name="${escapeXml(report.name)}" time="${time}">`;
-        if (report.passed) return `${head}</testcase>`;
-        const text = clean(
-          `${report.failures.map(formatFailure).join('\n')}\nseed ${report.seed}; run it again: ${report.rerun}`,
-        );
-        const message = escapeXml(clean(report.failures[0]?.message ?? 'failed'));
-        return `${head}\n      <failure message="${message}">${escapeXml(text)}</failure>\n    </testcase>`;
+      const cases: object[] = summary.reports.map((report) => {
+        const head = {
+          '@classname': clean(report.source),
+          '@name': clean(report.name),
+          '@time': ((times.get(`${report.source}#${report.name}`) ?? 0) / 1000).toFixed(3),
+        };
+        if (report.passed) return head;
+        const text = `${report.failures.map(formatFailure).join('\n')}\nseed ${report.seed}; run it again: ${report.rerun}`;
+        return {
+          ...head,
+          failure: {
+            '@message': clean(report.failures[0]?.message ?? 'failed'),
+            '#text': clean(text),
+          },
+        };
       });
       for (const error of summary.loadErrors) {
-        cases.push(
-          `    <testcase classname="${escapeXml(error.source)}" name="${escapeXml(error.source)}" time="0">\n      <error message="${escapeXml(clean(error.message))}"/>\n    </testcase>`,
-        );
+        cases.push({
+          '@classname': clean(error.source),
+          '@name': clean(error.source),
+          '@time': '0',
+          error: { '@message': clean(error.message) },
+        });
       }
-      const total = summary.reports.length + summary.loadErrors.length;
-      return [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        `<testsuites name="badge-sim scenarios" tests="${total}" failures="${summary.reports.filter((r) => !r.passed).length}" errors="${summary.loadErrors.length}">`,
-        `  <testsuite name="badge-sim scenarios" tests="${total}" failures="${summary.reports.filter((r) => !r.passed).length}" errors="${summary.loadErrors.length}">`,
-        ...cases,
-        '  </testsuite>',
-        '</testsuites>',
-        '',
-      ].join('\n');
+      const counts = {
+        '@tests': String(summary.reports.length + summary.loadErrors.length),
+        '@failures': String(summary.reports.filter((r) => !r.passed).length),
+        '@errors': String(summary.loadErrors.length),
+      };
+      const document = {
+        '?xml': { '@version': '1.0', '@encoding': 'UTF-8' },
+        testsuites: {
+          '@name': 'badge-sim scenarios',
+          ...counts,
+          testsuite: { '@name': 'badge-sim scenarios', ...counts, testcase: cases },
+        },
+      };
+      return `${xml.build(document).trimEnd()}\n`;
     },
   };
 }

@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, test } from 'vitest';
+import { createJunitReporter } from '../../scenarios/reporters/junit.reporter.ts';
+import type { ScenarioReport } from '../../scenarios/run-scenario.ts';
 import { BIN } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'badge-sim-reporters-'));
@@ -64,5 +67,84 @@ describe.skipIf(!hasScript)('colour', () => {
     expect(plain).toContain('✗ Late on purpose');
     expect(plain).toContain('  events');
     expect(plain).not.toMatch(COLOUR_CODE);
+  });
+});
+
+describe('JUnit', () => {
+  const ESC = String.fromCharCode(27);
+  /** Markup characters, C0 controls, a colour code and a noncharacter, as a name may hold. */
+  const HOSTILE = `Tap <&"'> \u0000\u0001\u0007\u000b\u000c${ESC}[31mred${ESC}[0m\ufffe end\ttab`;
+  const report = (name: string, passed: boolean): ScenarioReport => ({
+    name,
+    source: `suite/a&b "${name}".scenario.yaml`,
+    proves: 'that reports survive any name',
+    passed,
+    seed: 7,
+    mode: 'embedded',
+    failures: passed
+      ? []
+      : [
+          {
+            what: 'events',
+            message: `event 1 <differs> & ${name}`,
+            expected: ['a'],
+            actual: ['b'],
+          },
+        ],
+    actual: { events: [], heard: {}, states: {}, tasks: {}, invocations: [], token_requests: 0 },
+    rerun: `npx badge-sim run '${name}'`,
+  });
+
+  test('a name with <&"\' and control characters yields well-formed XML that parses back', () => {
+    const reporter = createJunitReporter();
+    reporter.onScenarioEnd!(report(HOSTILE, false), 1234);
+    const out = reporter.onEnd!({
+      passed: 1,
+      failed: 2,
+      reports: [report('Quorum of one', true), report(HOSTILE, false)],
+      loadErrors: [
+        { source: `bad <${ESC}[1m&\u0002>.scenario.yaml`, message: 'cannot read "it" \u0003here' },
+      ],
+    })!;
+
+    expect(XMLValidator.validate(out)).toBe(true);
+    const allowed = (c: string) => {
+      const code = c.codePointAt(0)!;
+      return code === 0x09 || code === 0x0a || code === 0x0d || (code >= 0x20 && code < 0xfffe);
+    };
+    expect([...out].filter((c) => !allowed(c))).toEqual([]);
+    expect(out.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
+    expect(out.endsWith('</testsuites>\n')).toBe(true);
+
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' }).parse(out);
+    const suite = parsed.testsuites.testsuite;
+    expect(parsed.testsuites).toMatchObject({
+      '@name': 'badge-sim scenarios',
+      '@tests': '3',
+      '@failures': '1',
+      '@errors': '1',
+    });
+    expect(suite).toMatchObject({ '@tests': '3', '@failures': '1', '@errors': '1' });
+    const readable = 'Tap <&"\'> red end\ttab';
+    expect(suite.testcase[0]).toEqual({
+      '@classname': 'suite/a&b "Quorum of one".scenario.yaml',
+      '@name': 'Quorum of one',
+      '@time': '0.000',
+    });
+    expect(suite.testcase[1]).toMatchObject({
+      '@classname': `suite/a&b "${readable}".scenario.yaml`,
+      '@name': readable,
+      '@time': '1.234',
+      failure: { '@message': `event 1 <differs> & ${readable}` },
+    });
+    expect(suite.testcase[1].failure['#text']).toContain(
+      `run it again: npx badge-sim run '${readable}'`,
+    );
+    expect(suite.testcase[2]).toEqual({
+      '@classname': 'bad <&>.scenario.yaml',
+      '@name': 'bad <&>.scenario.yaml',
+      '@time': '0',
+      error: { '@message': 'cannot read "it" here' },
+    });
   });
 });
