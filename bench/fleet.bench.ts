@@ -30,7 +30,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { clearLine, createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
@@ -560,7 +560,8 @@ let lineOpen = false;
 /** A line that rewrites itself on a terminal; one line per update elsewhere. */
 function progressLine(line: string): void {
   if (process.stderr.isTTY) {
-    process.stderr.write(`\r${line}\x1b[K`);
+    process.stderr.write(`\r${line}`);
+    clearLine(process.stderr, 1);
     lineOpen = true;
   } else {
     process.stderr.write(`${line}\n`);
