@@ -247,4 +247,31 @@ badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
     expect(suite).toContain('✓ Single acknowledgement');
     expect(suite).toContain('all scenarios passed');
   }, 150_000);
+
+  test("npx badge-sim --version prints the installed package's version", () => {
+    const manifestFile = join(installed, 'package.json');
+    const manifest = readFileSync(manifestFile, 'utf8');
+    // As a release would: the version in package.json is the one the command reports.
+    writeFileSync(
+      manifestFile,
+      JSON.stringify({ ...JSON.parse(manifest), version: '3.4.5-consumer.6' }, null, 2),
+    );
+    try {
+      const version = expectSuccess(run('npx', ['--offline', 'badge-sim', '--version'], consumer));
+      expect(version.trim()).toBe('3.4.5-consumer.6');
+    } finally {
+      writeFileSync(manifestFile, manifest);
+    }
+  });
+
+  test('the installed command runs with source maps on, so a crash names the TypeScript sources', () => {
+    writeFileSync(
+      join(consumer, 'report-source-maps.mjs'),
+      "process.on('exit', () => process.stderr.write(`source maps: ${process.sourceMapsEnabled}\\n`));\n",
+    );
+    const bin = join(installed, 'bin', 'badge-sim.js');
+    const ran = run('node', ['--import', './report-source-maps.mjs', bin, '--version'], consumer);
+    expectSuccess(ran);
+    expect(ran.stderr).toContain('source maps: true');
+  });
 });
