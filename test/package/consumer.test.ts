@@ -240,6 +240,48 @@ badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
     expect(out).toMatch(/Tests\s+2 passed \(2\)/);
   }, 150_000);
 
+  test("a Jest project in Jest's ES-module mode starts a stub and a fleet in beforeEach, as the README says", () => {
+    const project = join(consumer, 'with-jest');
+    mkdirSync(project);
+    // The README's setup: "type": "module", transform: {}, --experimental-vm-modules.
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ type: 'module', jest: { transform: {} } }),
+    );
+    writeFileSync(
+      join(project, 'alert.test.js'),
+      `import { ServiceClient, startFleet, startStub } from 'badge-sim';
+
+let stub;
+let fleet;
+beforeEach(async () => {
+  stub = await startStub();
+  fleet = await startFleet({ stub, group: 'Nurses', behaviour: { ack: { after: '12s' } } });
+  await fleet.waitUntilConnected();
+});
+afterEach(async () => {
+  await fleet.close();
+  await stub.close();
+});
+
+test('a badge acknowledges', async () => {
+  const client = new ServiceClient({
+    baseUrl: stub.url, subscriberId: '100001', apiKey: 'demo-api-key-riverside-0001',
+  });
+  await client.alert({ notification: 'Code blue', groups: ['Nurses'], quorum: 1 });
+  await fleet.advanceBy(60_000);
+  const events = (await client.events()).map((event) => event.content.type);
+  expect(events).toContain('acknowledged');
+  expect(fleet.transcript('350000000000001')[0].text).toBe('Code blue');
+});
+`,
+    );
+    const jest = join(REPO_MODULES, 'jest', 'bin', 'jest.js');
+    const ran = run('node', ['--experimental-vm-modules', jest, '--ci'], project, 120_000);
+    expectSuccess(ran);
+    expect(ran.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  }, 150_000);
+
   test('npx badge-sim stub --help and npx badge-sim run (the catalogue) run the compiled CLI', () => {
     const help = expectSuccess(run('npx', ['--offline', 'badge-sim', 'stub', '--help'], consumer));
     expect(help).toContain('Usage: badge-sim stub [options]');
@@ -267,7 +309,7 @@ badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
   test('the installed command runs with source maps on, so a crash names the TypeScript sources', () => {
     writeFileSync(
       join(consumer, 'report-source-maps.mjs'),
-      "process.on('exit', () => process.stderr.write(`source maps: ${process.sourceMapsEnabled}\\n`));\n",
+      "process.on('exit', () => process.stderr.write('source maps: ' + process.sourceMapsEnabled));\n",
     );
     const bin = join(installed, 'bin', 'badge-sim.js');
     const ran = run('node', ['--import', './report-source-maps.mjs', bin, '--version'], consumer);
