@@ -2,6 +2,7 @@
  * `badge-sim`: one program, one subcommand per job. Each subcommand lives in its own file and
  * registers itself here.
  */
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
@@ -15,9 +16,15 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+// The version of the package this is: its manifest found by the package's own name (the
+// `./package.json` export), the same from the sources and from dist/, in a checkout, an
+// installed package and the image. Read, not imported: JSON modules warn on some Node 20s.
+const manifestUrl = new URL(import.meta.resolve('badge-sim/package.json'));
+const { version } = JSON.parse(readFileSync(manifestUrl, 'utf8')) as { version: string };
+
 const program = new Command('badge-sim')
   .description('Device simulator and test harness for the voice-badge alerting service.')
-  .version('0.1.0')
+  .version(version)
   .showHelpAfterError('(run with --help for usage)')
   .addCommand(stubCommand())
   .addCommand(devicesCommand())

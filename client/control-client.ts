@@ -5,7 +5,6 @@
  * status and the body. A stub whose control API is locked wants its control token: give it
  * as `controlToken` and every call sends it in the `X-Badge-Sim-Control-Token` header.
  */
-import type { Static } from 'typebox';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import {
   type ClockAdvance,
@@ -49,12 +48,12 @@ export class StubControlClient {
     this.#fetch = fetchTrusting(options.ca);
   }
 
-  health(): Promise<Static<typeof Health>> {
+  health(): Promise<Health> {
     return this.#call('GET', '/health');
   }
 
   /** Back to the loaded fixtures: no tasks, events or transcripts; ids restart from the seed. */
-  reset(): Promise<Static<typeof Health>> {
+  reset(): Promise<Health> {
     return this.#call('POST', '/reset');
   }
 
@@ -71,7 +70,7 @@ export class StubControlClient {
     return this.#call('PUT', '/fixtures', fixtures);
   }
 
-  generateFixtures(request: Static<typeof GenerateRequest>): Promise<Fixtures> {
+  generateFixtures(request: GenerateRequest): Promise<Fixtures> {
     return this.#call('POST', '/fixtures/generate', request);
   }
 
@@ -84,7 +83,7 @@ export class StubControlClient {
   }
 
   /** Moves a virtual clock on (`'30s'`, `'2h'`, ms) or to an instant; due timers fire in order. */
-  advance(by: string | number | { to: string }): Promise<Static<typeof ClockAdvanced>> {
+  advance(by: string | number | { to: string }): Promise<ClockAdvanced> {
     const body: ClockAdvance = typeof by === 'object' ? by : { by };
     return this.#call('POST', '/clock/advance', body);
   }
@@ -94,29 +93,29 @@ export class StubControlClient {
     return this.#call('POST', '/settle');
   }
 
-  devices(): Promise<Static<typeof DeviceView>[]> {
+  devices(): Promise<DeviceView[]> {
     return this.#call('GET', '/devices');
   }
 
-  transcript(deviceId: string): Promise<Static<typeof TranscriptEntryView>[]> {
+  transcript(deviceId: string): Promise<TranscriptEntryView[]> {
     return this.#call('GET', `/devices/${encodeURIComponent(deviceId)}/transcript`);
   }
 
   /** Presses a device's talk button, as if by hand. */
-  tap(deviceId: string): Promise<Static<typeof TapResult>> {
+  tap(deviceId: string): Promise<TapResult> {
     return this.#call('POST', `/devices/${encodeURIComponent(deviceId)}/tap`);
   }
 
-  tasks(): Promise<Static<typeof TaskView>[]> {
+  tasks(): Promise<TaskView[]> {
     return this.#call('GET', '/tasks');
   }
 
-  task(taskId: string): Promise<Static<typeof TaskView>> {
+  task(taskId: string): Promise<TaskView> {
     return this.#call('GET', `/tasks/${encodeURIComponent(taskId)}`);
   }
 
   /** One task, or undefined when the stub does not know it (never created, or forgotten 7 days after it ended). */
-  async findTask(taskId: string): Promise<Static<typeof TaskView> | undefined> {
+  async findTask(taskId: string): Promise<TaskView | undefined> {
     const response = await this.#fetch(`${this.#base}/tasks/${encodeURIComponent(taskId)}`, {
       headers: this.#headers,
     });
@@ -124,7 +123,7 @@ export class StubControlClient {
     if (response.status === 404) return undefined;
     if (!response.ok)
       throw this.refusal(response.status, answer, `GET ${CONTROL_PREFIX}/tasks/${taskId}`);
-    return answer as Static<typeof TaskView>;
+    return answer as TaskView;
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

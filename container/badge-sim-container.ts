@@ -31,6 +31,8 @@ import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
 import type { StubSettings } from '../server-stub/settings.ts';
 
+export type * from './public-types.ts';
+
 /** The port the stub listens on inside the container (the image's BADGE_SIM_PORT). */
 export const CONTAINER_PORT = 8080;
 /** The image name the README's `docker build -t` uses. */

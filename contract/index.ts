@@ -3,7 +3,7 @@ export { contractSuite } from './contract-suite.ts';
 export {
   CONTRACT_VARIABLES,
   ContractConfigError,
-  type ContractTarget,
   contractTargetFromEnv,
   defaultFixturesContractEnv,
 } from './contract-target.ts';
+export type * from './public-types.ts';

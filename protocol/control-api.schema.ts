@@ -201,3 +201,13 @@ export const GenerateRequest = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// The control API's answers as types, by the schemas' names: what `StubControlClient` returns,
+// so a user of the package can name them (they are in its public types).
+export type Health = Static<typeof Health>;
+export type ClockAdvanced = Static<typeof ClockAdvanced>;
+export type TranscriptEntryView = Static<typeof TranscriptEntryView>;
+export type DeviceView = Static<typeof DeviceView>;
+export type TapResult = Static<typeof TapResult>;
+export type TaskView = Static<typeof TaskView>;
+export type GenerateRequest = Static<typeof GenerateRequest>;

@@ -19,6 +19,8 @@ import { type RunOptions, runScenario } from './run-scenario.ts';
 import { findScenarioFiles } from './run-suite.ts';
 import type { EventMatcher } from './scenario.schema.ts';
 
+export type * from './vitest-public-types.ts';
+
 /** One vitest test a scenario file; a file that cannot be loaded is a failing test. */
 export function scenarioTests(
   paths: string | string[],

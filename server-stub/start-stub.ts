@@ -64,7 +64,7 @@ export interface StartStubOptions {
   onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
 }
 
-/** A running stub: its URLs, its core, and `await using` to stop it. */
+/** A running stub: its URLs, and `await using` to stop it. */
 export interface StubHandle extends AsyncDisposable {
   /** Base URL of the notification interface: `{url}/subscribers/{id}/api/v1/…` (`https://` with TLS). */
   readonly url: string;
@@ -72,6 +72,11 @@ export interface StubHandle extends AsyncDisposable {
   readonly controlUrl: string;
   readonly openapiUrl: string;
   readonly port: number;
+  /**
+   * Everything the stub knows, without HTTP: for badge-sim's own fleet and scenario runner.
+   * @internal not in the published declarations (decision Q9): users drive a stub through its
+   * URLs, the control client and the fleet.
+   */
   readonly core: StubCore;
   readonly app: FastifyInstance;
   /** WebSocket URL where virtual badges connect (`wss://` with TLS). */

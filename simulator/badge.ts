@@ -94,6 +94,7 @@ export class Badge {
   readonly #heard: { atMs: number; clip: Clip; cut?: true }[] = [];
   /** Errors the stub sent this badge (refused hello, unknown task, …), newest last, at most ERRORS_CAP. */
   readonly errors: { code: string; message: string }[] = [];
+  /** @internal the machine's actor: the fleet's tests read it; users read status and transcript. */
   readonly actor: Actor<BadgeMachine>;
   readonly #options: BadgeOptions;
   readonly #link: BadgeLink;
@@ -117,6 +118,7 @@ export class Badge {
   static readonly #telemetryDue = new Set<Badge>();
   static #telemetryTimer: NodeJS.Timeout | undefined;
 
+  /** @internal badges are made by `startFleet`, which builds their link to the stub. */
   constructor(options: BadgeOptions) {
     this.deviceId = options.deviceId;
     this.#options = options;

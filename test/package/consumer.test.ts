@@ -10,7 +10,6 @@
  * dev tools such as tsx, so a separate test checks that the compiled code imports nothing but
  * Node built-ins, declared dependencies and optional peers.
  */
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   cpSync,
@@ -24,14 +23,9 @@ import {
 } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const REPO_MODULES = join(REPO, 'node_modules');
-/** Not part of what is packed: left out of the copy the package is built from. */
-const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'test', 'bench', 'examples']);
+import { expectSuccess, packCheckout, REPO, REPO_MODULES, run } from '../support/packed-package.ts';
 
 let work: string;
 let consumer: string;
@@ -39,47 +33,9 @@ let installed: string;
 let tarball: string;
 let packedFiles: string[];
 
-function run(
-  command: string,
-  args: string[],
-  cwd: string,
-  timeout = 60_000,
-): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: 'utf8',
-    timeout,
-    // The consumer's own environment: no test-runner or CI variables of this repository.
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-  });
-  if (result.error) throw result.error;
-  return result;
-}
-
-function expectSuccess(result: SpawnSyncReturns<string>): string {
-  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'badge-sim-package-'));
-  const source = join(work, 'source');
-  cpSync(REPO, source, {
-    recursive: true,
-    filter: (path) => !NOT_COPIED.has(relative(REPO, path).split('/')[0]!),
-  });
-  symlinkSync(REPO_MODULES, join(source, 'node_modules'), 'dir');
-  const packed = run(
-    'npm',
-    ['pack', '--json', '--pack-destination', work, '--loglevel=error'],
-    source,
-    180_000,
-  );
-  expectSuccess(packed);
-  // prepack's own output comes first; npm's JSON report is the last thing printed.
-  const report = JSON.parse(packed.stdout.slice(packed.stdout.lastIndexOf('\n[\n') + 1))[0];
-  tarball = join(work, report.filename);
-  packedFiles = report.files.map((file: { path: string }) => file.path);
+  ({ tarball, files: packedFiles } = packCheckout(work));
 
   // The consumer: `npm install <tarball>` without the registry.
   symlinkSync(REPO_MODULES, join(work, 'node_modules'), 'dir');
@@ -266,7 +222,7 @@ scenarioTests('scenarios/');
 badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
   const client = new ServiceClient({
     baseUrl: stub.url, subscriberId: '100001', apiKey: 'demo-api-key-riverside-0001',
-  }, 150_000);
+  });
   await client.alert({ notification: 'Code blue', groups: ['Nurses'], quorum: 1 });
   await fleet.advanceBy(10_000);
   fleet.badge('350000000000002').tap();
@@ -282,7 +238,49 @@ badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
     const vitest = join(REPO_MODULES, 'vitest', 'vitest.mjs');
     const out = expectSuccess(run('node', [vitest, 'run'], project, 120_000));
     expect(out).toMatch(/Tests\s+2 passed \(2\)/);
+  }, 150_000);
+
+  test("a Jest project in Jest's ES-module mode starts a stub and a fleet in beforeEach, as the README says", () => {
+    const project = join(consumer, 'with-jest');
+    mkdirSync(project);
+    // The README's setup: "type": "module", transform: {}, --experimental-vm-modules.
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ type: 'module', jest: { transform: {} } }),
+    );
+    writeFileSync(
+      join(project, 'alert.test.js'),
+      `import { ServiceClient, startFleet, startStub } from 'badge-sim';
+
+let stub;
+let fleet;
+beforeEach(async () => {
+  stub = await startStub();
+  fleet = await startFleet({ stub, group: 'Nurses', behaviour: { ack: { after: '12s' } } });
+  await fleet.waitUntilConnected();
+});
+afterEach(async () => {
+  await fleet.close();
+  await stub.close();
+});
+
+test('a badge acknowledges', async () => {
+  const client = new ServiceClient({
+    baseUrl: stub.url, subscriberId: '100001', apiKey: 'demo-api-key-riverside-0001',
   });
+  await client.alert({ notification: 'Code blue', groups: ['Nurses'], quorum: 1 });
+  await fleet.advanceBy(60_000);
+  const events = (await client.events()).map((event) => event.content.type);
+  expect(events).toContain('acknowledged');
+  expect(fleet.transcript('350000000000001')[0].text).toBe('Code blue');
+});
+`,
+    );
+    const jest = join(REPO_MODULES, 'jest', 'bin', 'jest.js');
+    const ran = run('node', ['--experimental-vm-modules', jest, '--ci'], project, 120_000);
+    expectSuccess(ran);
+    expect(ran.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  }, 150_000);
 
   test('npx badge-sim stub --help and npx badge-sim run (the catalogue) run the compiled CLI', () => {
     const help = expectSuccess(run('npx', ['--offline', 'badge-sim', 'stub', '--help'], consumer));
@@ -291,4 +289,31 @@ badgeTest('a badge acknowledges', async ({ stub, fleet }) => {
     expect(suite).toContain('✓ Single acknowledgement');
     expect(suite).toContain('all scenarios passed');
   }, 150_000);
+
+  test("npx badge-sim --version prints the installed package's version", () => {
+    const manifestFile = join(installed, 'package.json');
+    const manifest = readFileSync(manifestFile, 'utf8');
+    // As a release would: the version in package.json is the one the command reports.
+    writeFileSync(
+      manifestFile,
+      JSON.stringify({ ...JSON.parse(manifest), version: '3.4.5-consumer.6' }, null, 2),
+    );
+    try {
+      const version = expectSuccess(run('npx', ['--offline', 'badge-sim', '--version'], consumer));
+      expect(version.trim()).toBe('3.4.5-consumer.6');
+    } finally {
+      writeFileSync(manifestFile, manifest);
+    }
+  });
+
+  test('the installed command runs with source maps on, so a crash names the TypeScript sources', () => {
+    writeFileSync(
+      join(consumer, 'report-source-maps.mjs'),
+      "process.on('exit', () => process.stderr.write('source maps: ' + process.sourceMapsEnabled));\n",
+    );
+    const bin = join(installed, 'bin', 'badge-sim.js');
+    const ran = run('node', ['--import', './report-source-maps.mjs', bin, '--version'], consumer);
+    expectSuccess(ran);
+    expect(ran.stderr).toContain('source maps: true');
+  });
 });

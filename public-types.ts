@@ -1,0 +1,60 @@
+/**
+ * Every type a user of `badge-sim` sees, in one place: the options they pass, the handles and
+ * answers they get back, and the types those mention. `index.ts` re-exports it all. A type
+ * that the declarations of an entry point reach must be exported from one of these files
+ * (test/package/types.test.ts walks the published `.d.ts` files to check); whatever is not
+ * here is internal and may change without notice.
+ */
+
+// Clients of the stub's three interfaces, and what they send and answer.
+export type { StubControlClientOptions } from './client/control-client.ts';
+export type { RawResponse, ServiceClientOptions } from './client/service-client.ts';
+export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
+export type { CaPem } from './client/trust.ts';
+// Fixtures: the accounts, groups and devices a stub serves.
+export type { FixtureBehaviour, Fixtures } from './fixtures/fixtures.schema.ts';
+export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
+// Clocks.
+export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';
+export type {
+  ClockAdvanced,
+  ClockView,
+  DeviceView,
+  GenerateRequest,
+  Health,
+  TapResult,
+  TaskView,
+  TranscriptEntryView,
+} from './protocol/control-api.schema.ts';
+export type { Location } from './protocol/device-frames.schema.ts';
+export type {
+  AlertRequest,
+  AnalyticEvent,
+  BroadcastRequest,
+  ErrorBody,
+} from './protocol/service-api.schema.ts';
+export type { TokenValidation } from './protocol/token-api.schema.ts';
+// Scenarios: the file model, running one or a suite, and what comes out.
+export type { ActualHeard, Failure } from './scenarios/expectations.ts';
+export type { LoadedScenario } from './scenarios/load-scenario.ts';
+export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
+export type { RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
+export type { SuiteOptions } from './scenarios/run-suite.ts';
+export type { EventMatcher, Scenario } from './scenarios/scenario.schema.ts';
+// The stub: how to start it, its settings, the handle.
+export type { CancelEvents } from './server-stub/engine/alert-engine.ts';
+export type { EnvironmentName } from './server-stub/engine/tokens.ts';
+export type {
+  EnvironmentSettings,
+  HttpTimeouts,
+  StubSettings,
+  StubSettingsInput,
+} from './server-stub/settings.ts';
+export type { StartStubOptions, StubHandle } from './server-stub/start-stub.ts';
+export type { WorkflowInvocation } from './server-stub/stub-core.ts';
+export type { StubTlsInfo, StubTlsOptions } from './server-stub/tls.ts';
+// Virtual badges and the fleet.
+export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
+export type { Behaviour } from './simulator/behaviours.ts';
+export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';
+export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';
