@@ -18,12 +18,13 @@ import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import { holdMessage } from '../server-stub/device-gateway.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
-import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
-import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
+import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
+import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
+import type { StubConnection } from '../simulator/stub-connection.ts';
 import {
   type Actual,
   type ActualEvent,
@@ -114,28 +115,34 @@ export async function runScenario(
     resolve(ref, path);
 
   // The stub.
-  let stub: StubHandle | undefined;
-  let stubUrl: string;
-  let control: StubControlClient;
+  let connection: StubConnection;
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
-    stubUrl = options.stubUrl.replace(/\/+$/, '');
-    control = new ScenarioStubControl(stubUrl, options.controlToken);
-    await control.setClock('virtual');
-    await control.loadFixtures(fixtures);
+    const stubUrl = options.stubUrl.replace(/\/+$/, '');
+    connection = new HttpStubConnection(
+      stubUrl,
+      new ScenarioStubControl(stubUrl, options.controlToken),
+    );
+    await connection.prepare(fixtures);
   } else {
-    stub = await startStub({ fixtures, seed, clock: mode === 'realtime' ? 'real' : 'virtual' });
-    stubUrl = stub.url;
-    control = new ScenarioStubControl(stubUrl);
+    const stub = await startStub({
+      fixtures,
+      seed,
+      clock: mode === 'realtime' ? 'real' : 'virtual',
+    });
+    connection = new InProcessStubConnection(stub, {
+      control: () => new ScenarioStubControl(stub.url),
+      ownsStub: true,
+    });
   }
+  const stubUrl = connection.url;
 
   let fleet: FleetHandle | undefined;
   const notes = new Set<string>();
-  // In process, the stub's gateway says which badge the clock went on without.
-  const stopHolds = stub?.app.gateway.onHold((hold) => notes.add(holdMessage(hold)));
+  const stopHolds = connection.onHold((message) => notes.add(message));
   try {
-    const start = stub ? stub.core.clock.now() : (await control.clock()).now_ms;
+    const start = await connection.now();
     // The badges: a group, a list, or every device of the account.
     const selection = scenario.badges;
     const badgeIds =
@@ -154,17 +161,16 @@ export async function runScenario(
     }
     if (badgeIds.length > 0) {
       fleet = await startFleet({
-        stub: stub ?? stubUrl,
+        stub: connection,
         devices: badgeIds,
         behaviours,
         behaviour: scenario.behaviours?.['*'],
         seed,
-        controlToken: stub ? undefined : options.controlToken,
       });
       await fleet.waitUntilConnected();
     }
 
-    const settings = await control.settings();
+    const settings = await connection.settings();
     const client = new ServiceClient({
       baseUrl: stubUrl,
       subscriberId: account.subscriber_id,
@@ -180,29 +186,13 @@ export async function runScenario(
           : auth === 'other-account'
             ? `${settings.authScheme} ${other?.api_keys[0] ?? 'no-other-account'}`
             : undefined;
-    const now = async () => (stub ? stub.core.clock.now() : (await control.clock()).now_ms);
+    const now = () => connection.now();
     const advanceTo = async (time: number) => {
       const by = time - (await now());
       if (by <= 0) return;
       if (mode === 'realtime') await new Promise((resolve) => setTimeout(resolve, by));
-      else if (stub) await (fleet ? fleet.advanceBy(by) : stub.core.clock.advanceBy(by));
-      else if (fleet) {
-        // The fleet advances the external stub itself; the stub's device list tells who held it.
-        await fleet.advanceBy(by);
-        for (const device of await control.devices()) {
-          if (device.responsive !== false) continue;
-          notes.add(
-            holdMessage({
-              deviceId: device.device_id,
-              user: device.user,
-              boundMs: settings.badgeAnswerTimeoutMs ?? DEFAULT_SETTINGS.badgeAnswerTimeoutMs,
-            }),
-          );
-        }
-      } else {
-        const answer = await control.advance(by);
-        for (const hold of answer.held_by ?? []) notes.add(hold.message);
-      }
+      else if (fleet) await fleet.advanceBy(by);
+      else await connection.advance(by);
     };
     const settle = async () => {
       if (fleet) await fleet.settled();
@@ -316,7 +306,7 @@ export async function runScenario(
       if (hasOwn(step, 'tap')) {
         // A device without a badge taps through the control API, like pressing it by hand.
         if (badge) badge.tap();
-        else await control.tap(device.id);
+        else await connection.tap(device.id);
         return undefined;
       }
       if (!badge)
@@ -328,7 +318,7 @@ export async function runScenario(
         // The stub learns of a close only when it arrives: wait for that, so that what the
         // next step reads of the device (device info, the control API) is already offline.
         await waitUntil(
-          async () => !(await onlineDevices(control)).has(device.id),
+          async () => !(await connection.isOnline(device.id)),
           `${path}: the stub still sees ${ref} online`,
         );
       } else badge.comeBack();
@@ -370,10 +360,10 @@ export async function runScenario(
     // Only the tasks the scenario asks about: one that ended 7 days ago is forgotten (H1).
     for (const name of Object.keys(scenario.expect.tasks ?? {})) {
       const id = taskIds.get(name);
-      const task = id === undefined ? undefined : await control.findTask(id);
+      const task = id === undefined ? undefined : await connection.findTask(id);
       if (task) tasks.set(name, task);
     }
-    const invocations = (await control.invocations()).filter(
+    const invocations = (await connection.invocations()).filter(
       (i) => i.subscriber_id === account.subscriber_id,
     );
     const actual: Actual = { events, heard, states, tasks };
@@ -475,9 +465,9 @@ export async function runScenario(
       rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${stubUrl}` : ''}`,
     };
   } finally {
-    stopHolds?.();
+    stopHolds();
     await fleet?.close();
-    await stub?.close();
+    await connection.close();
   }
 }
 
@@ -517,11 +507,6 @@ class ScenarioStubControl extends StubControlClient {
       `badge-sim: the stub at ${this.stubUrl} refused ${what}: ${status} ${JSON.stringify(body)}`,
     );
   }
-}
-
-async function onlineDevices(control: StubControlClient): Promise<Set<string>> {
-  const devices = await control.devices();
-  return new Set(devices.filter((d) => d.online).map((d) => d.device_id));
 }
 
 /** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
