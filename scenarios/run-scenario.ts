@@ -198,6 +198,10 @@ async function connectStub(
     const connection = new HttpStubConnection(
       stubUrl,
       new ScenarioStubControl(stubUrl, options.controlToken),
+      {
+        unreachable: (code) =>
+          new ScenarioError(`badge-sim: the stub at ${stubUrl} is unreachable (${code})`),
+      },
     );
     await connection.prepare(fixtures);
     return connection;

@@ -156,9 +156,9 @@ export class HttpStubConnection implements StubConnection {
     try {
       return await call();
     } catch (error) {
-      const code = (error as { cause?: { code?: string } }).cause?.code;
       if (!this.#unreachable || !(error instanceof TypeError)) throw error;
-      throw this.#unreachable(code ?? String(error), error);
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw this.#unreachable(cause?.code ?? cause?.message ?? error.message, error);
     }
   }
 }
