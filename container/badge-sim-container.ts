@@ -30,6 +30,8 @@ import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
 import type { StubSettings } from '../server-stub/settings.ts';
+import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
+import type { StubConnection } from '../simulator/stub-connection.ts';
 
 export type * from './public-types.ts';
 
@@ -257,6 +259,14 @@ export class StartedBadgeSimContainer extends AbstractStartedContainer {
     readonly caPem: CaPem | undefined = undefined,
   ) {
     super(started);
+  }
+
+  /**
+   * The connection runner and fleet use (over `control`, so with its token and CA):
+   * `startFleet({ stub: container.connection() })`.
+   */
+  connection(): StubConnection {
+    return new HttpStubConnection(this.url, this.control, { ca: this.caPem });
   }
 
   /** `{base_url}/subscribers/{id}/api/v1`. */

@@ -403,3 +403,135 @@ export function checkInvocations(
   }
   return undefined;
 }
+
+/** What a whole scenario run produced, as `checkExpectations` compares it. */
+export interface ScenarioActual extends Actual {
+  invocations: ActualInvocation[];
+  /** Requests to oauth2/token during the run. */
+  tokenRequests: number;
+}
+
+/** How `checkExpectations` reads the scenario's references. */
+export interface ExpectationContext {
+  /** The tolerance of `at` (ms) where the scenario gives none. */
+  toleranceMs: number;
+  /** A device of the scenario's account by id or user name; throws naming `path` if none. */
+  resolve(ref: string, path: string): { id: string; user: string };
+  /** The user of a device id, for messages (the id itself when unknown). */
+  userName(deviceId: string): string;
+  /** The error for an expectation that cannot be checked (it names `path`). */
+  problem(path: string, message: string): Error;
+}
+
+/**
+ * Every expectation of a scenario against what happened, in the order of the report:
+ * events, heard, states, tasks, invocations, token requests.
+ */
+export function checkExpectations(
+  expect: Expectations,
+  actual: ScenarioActual,
+  context: ExpectationContext,
+): Failure[] {
+  const failures: Failure[] = [];
+  if (expect.events) {
+    const failure = checkEvents(expect.events, actual.events, context.toleranceMs);
+    if (failure) failures.push(failure);
+  }
+  for (const [ref, expectation] of Object.entries(expect.heard ?? {})) {
+    const device = context.resolve(ref, `expect.heard.${ref}`);
+    const clips = actual.heard.get(device.id);
+    if (!clips) throw context.problem(`expect.heard.${ref}`, 'device runs no badge (see badges:)');
+    failures.push(
+      ...checkHeard(`${device.user} (${device.id})`, expectation, clips, context.toleranceMs),
+    );
+  }
+  for (const [ref, state] of Object.entries(expect.states ?? {})) {
+    const device = context.resolve(ref, `expect.states.${ref}`);
+    const failure = checkState(
+      `${device.user} (${device.id})`,
+      state,
+      actual.states.get(device.id),
+    );
+    if (failure) failures.push(failure);
+  }
+  for (const [name, expected] of Object.entries(expect.tasks ?? {})) {
+    const failure = checkTask(name, expected, actual.tasks.get(name));
+    if (failure) failures.push(failure);
+  }
+  if (expect.invocations) {
+    const failure = checkInvocations(
+      expect.invocations.map((m, i) => ({
+        ...m,
+        user: m.user && context.resolve(m.user, `expect.invocations[${i}].user`).id,
+      })),
+      actual.invocations,
+      context.userName,
+    );
+    if (failure) failures.push(failure);
+  }
+  if (expect.token_requests !== undefined) {
+    const failure = checkTokenRequests(expect.token_requests, actual.tokenRequests);
+    if (failure) failures.push(failure);
+  }
+  return failures;
+}
+
+/** A badge's state at the end; `undefined`: the device runs no badge. */
+export function checkState(
+  who: string,
+  expected: string,
+  actual: string | undefined,
+): Failure | undefined {
+  const state = actual ?? 'no badge';
+  if (state === expected) return undefined;
+  return {
+    what: `state of ${who}`,
+    message: `is ${state}, expected ${expected}`,
+    expected: [expected],
+    actual: [state],
+  };
+}
+
+type TaskActual = Actual['tasks'] extends Map<string, infer T> ? T : never;
+
+/** A named task's fields; `undefined`: never created, or forgotten. */
+export function checkTask(
+  name: string,
+  expected: Partial<TaskActual>,
+  task: TaskActual | undefined,
+): Failure | undefined {
+  const wrong = Object.entries(expected).filter(
+    ([key, value]) => task?.[key as keyof TaskActual] !== value,
+  );
+  if (task && wrong.length === 0) return undefined;
+  return {
+    what: `task ${name}`,
+    message: task
+      ? wrong
+          .map(
+            ([key, value]) =>
+              `${key} is ${JSON.stringify(task[key as keyof TaskActual])}, expected ${JSON.stringify(value)}`,
+          )
+          .join('; ')
+      : 'was never created, or ended more than 7 days ago and was forgotten',
+    expected: Object.entries(expected).map(([k, v]) => `${k} ${JSON.stringify(v)}`),
+    actual: task
+      ? [
+          `state ${task.state}`,
+          `outcome ${task.outcome}`,
+          `acknowledgements ${task.acknowledgements}`,
+        ]
+      : ['(none)'],
+  };
+}
+
+/** How many times the scenario went to oauth2/token. */
+export function checkTokenRequests(expected: number, actual: number): Failure | undefined {
+  if (actual === expected) return undefined;
+  return {
+    what: 'token requests',
+    message: `the scenario went to oauth2/token ${actual} times, expected ${expected}`,
+    expected: [String(expected)],
+    actual: [String(actual)],
+  };
+}

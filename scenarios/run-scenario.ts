@@ -6,37 +6,38 @@
  * - external: drives a running stub (a container) through its control API and its clock;
  * - realtime: an embedded stub on the wall clock, for demos and soak runs.
  *
- * Every mode talks to the stub over real HTTP and WebSocket; only the clock differs.
+ * Every mode talks to the stub over real HTTP and WebSocket, through a `StubConnection`; only
+ * the clock differs. A run reads: prepare (stub, badges, clients), run the timeline through
+ * the step handlers (steps.ts), collect what happened, check it (expectations.ts).
  */
 
 import { StubControlClient } from '../client/control-client.ts';
 import { ServiceClient } from '../client/service-client.ts';
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import { holdMessage } from '../server-stub/device-gateway.ts';
-import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
-import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
-import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
+import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
+import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
+import type { StubConnection } from '../simulator/stub-connection.ts';
 import {
-  type Actual,
   type ActualEvent,
   type ActualHeard,
-  checkEvents,
-  checkHeard,
-  checkInvocations,
+  checkExpectations,
   checkResponse,
   type Failure,
+  type ScenarioActual,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
-import type { Scenario, Step } from './scenario.schema.ts';
-import { type StepAnswer, TriggerSteps } from './trigger-steps.ts';
+import type { Scenario } from './scenario.schema.ts';
+import { STEP_HANDLERS, type StepContext } from './steps.ts';
+import { TriggerSteps } from './trigger-steps.ts';
 
 export type RunMode = 'embedded' | 'external' | 'realtime';
 
@@ -88,372 +89,33 @@ export async function runScenario(
   const mode = options.mode ?? 'embedded';
   const seed = scenario.seed ?? options.seed ?? 0;
   const fixtures = resolveFixtures(scenario);
-  const account = scenario.account
-    ? fixtures.accounts.find((a) => a.subscriber_id === scenario.account)
-    : fixtures.accounts[0];
-  if (!account)
-    throw new ScenarioError(
-      `badge-sim: ${source}: account ${scenario.account} is not in the fixtures`,
-    );
-  const other = fixtures.accounts.find((a) => a !== account);
-  const devices = new Map(account.devices.map((d) => [d.id, d]));
-  const resolve = (ref: string, path: string) => {
-    const device = devices.get(ref) ?? account.devices.find((d) => d.user === ref);
-    if (!device)
-      throw new ScenarioError(
-        `badge-sim: ${source}: ${path}: no device '${ref}' in account ${account.subscriber_id}`,
-      );
-    return device;
-  };
+  const account = accountOf(scenario, fixtures, source);
 
-  // Trigger steps may name another account's device, to see it refused.
-  const resolveAny = (ref: string, path: string) =>
-    devices.get(ref) ??
-    account.devices.find((d) => d.user === ref) ??
-    fixtures.accounts.flatMap((a) => a.devices).find((d) => d.id === ref || d.user === ref) ??
-    resolve(ref, path);
-
-  // The stub.
-  let stub: StubHandle | undefined;
-  let stubUrl: string;
-  let control: StubControlClient;
-  if (mode === 'external') {
-    if (!options.stubUrl)
-      throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
-    stubUrl = options.stubUrl.replace(/\/+$/, '');
-    control = new ScenarioStubControl(stubUrl, options.controlToken);
-    await control.setClock('virtual');
-    await control.loadFixtures(fixtures);
-  } else {
-    stub = await startStub({ fixtures, seed, clock: mode === 'realtime' ? 'real' : 'virtual' });
-    stubUrl = stub.url;
-    control = new ScenarioStubControl(stubUrl);
-  }
-
-  let fleet: FleetHandle | undefined;
+  // Prepare: the stub, the badges, the clients.
+  const connection = await connectStub(mode, fixtures, seed, options);
   const notes = new Set<string>();
-  // In process, the stub's gateway says which badge the clock went on without.
-  const stopHolds = stub?.app.gateway.onHold((hold) => notes.add(holdMessage(hold)));
+  const stopHolds = connection.onHold((message) => notes.add(message));
+  let fleet: FleetHandle | undefined;
   try {
-    const start = stub ? stub.core.clock.now() : (await control.clock()).now_ms;
-    // The badges: a group, a list, or every device of the account.
-    const selection = scenario.badges;
-    const badgeIds =
-      selection === 'none'
-        ? []
-        : selection?.devices
-          ? selection.devices.map((ref, i) => resolve(ref, `badges.devices[${i}]`).id)
-          : selection?.group
-            ? (account.groups.find((g) => g.name === selection.group)?.members ??
-              missingGroup(source, selection.group))
-            : account.devices.map((d) => d.id);
-    const behaviours: Record<string, NonNullable<Scenario['behaviours']>[string]> = {};
-    for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
-      if (ref === '*') continue;
-      behaviours[resolve(ref, `behaviours.${ref}`).id] = behaviour;
-    }
-    if (badgeIds.length > 0) {
-      fleet = await startFleet({
-        stub: stub ?? stubUrl,
-        devices: badgeIds,
-        behaviours,
-        behaviour: scenario.behaviours?.['*'],
-        seed,
-        controlToken: stub ? undefined : options.controlToken,
-      });
-      await fleet.waitUntilConnected();
-    }
+    const start = await connection.now();
+    fleet = await startBadges(scenario, source, account, connection, seed);
+    const context = await stepContext(mode, source, start, account, connection, fleet);
 
-    const settings = await control.settings();
-    const client = new ServiceClient({
-      baseUrl: stubUrl,
-      subscriberId: account.subscriber_id,
-      apiKey: account.api_keys[0]!,
-      authScheme: settings.authScheme,
-    });
-    const trigger = new TriggerSteps(stubUrl, account, source, settings.environments);
-    const authHeader = (auth: string | undefined) =>
-      auth === 'none'
-        ? null
-        : auth === 'wrong'
-          ? `${settings.authScheme} not-a-key-of-this-stub`
-          : auth === 'other-account'
-            ? `${settings.authScheme} ${other?.api_keys[0] ?? 'no-other-account'}`
-            : undefined;
-    const now = async () => (stub ? stub.core.clock.now() : (await control.clock()).now_ms);
-    const advanceTo = async (time: number) => {
-      const by = time - (await now());
-      if (by <= 0) return;
-      if (mode === 'realtime') await new Promise((resolve) => setTimeout(resolve, by));
-      else if (stub) await (fleet ? fleet.advanceBy(by) : stub.core.clock.advanceBy(by));
-      else if (fleet) {
-        // The fleet advances the external stub itself; the stub's device list tells who held it.
-        await fleet.advanceBy(by);
-        for (const device of await control.devices()) {
-          if (device.responsive !== false) continue;
-          notes.add(
-            holdMessage({
-              deviceId: device.device_id,
-              user: device.user,
-              boundMs: settings.badgeAnswerTimeoutMs ?? DEFAULT_SETTINGS.badgeAnswerTimeoutMs,
-            }),
-          );
-        }
-      } else {
-        const answer = await control.advance(by);
-        for (const hold of answer.held_by ?? []) notes.add(hold.message);
-      }
-    };
-    const settle = async () => {
-      if (fleet) await fleet.settled();
-    };
+    // Run the timeline through the step handlers.
+    const failures = await runTimeline(scenario, context);
+    if (scenario.duration) await context.advanceTo(start + parseDuration(scenario.duration)!);
+    await fleet?.settled();
 
-    const taskIds = new Map<string, string>();
-    const invocationIds = new Map<string, string>();
-    const failures: Failure[] = [];
-    const expanded = scenario.timeline.flatMap((step, index) =>
-      Array.from({ length: step.repeat?.times ?? 1 }, (_, n) => ({
-        step,
-        index,
-        at: parseDuration(step.at)! + n * (step.repeat ? parseDuration(step.repeat.every)! : 0),
-      })),
+    // Collect what happened, and check it against what was expected.
+    const actual = await collect(scenario, account, context);
+    failures.push(
+      ...checkExpectations(scenario.expect, actual, {
+        toleranceMs: DEFAULT_TOLERANCE_MS[mode],
+        resolve: account.resolve,
+        userName: (id) => account.devices.get(id)?.user ?? id,
+        problem: (path, message) => new ScenarioError(`badge-sim: ${source}: ${path}: ${message}`),
+      }),
     );
-    expanded.sort((a, b) => a.at - b.at || a.index - b.index);
-    for (const { step, index, at } of expanded) {
-      await advanceTo(start + at);
-      const path = `timeline[${index}]`;
-      const answer = await perform(step, path);
-      await settle();
-      if (answer && step.expect) {
-        const failure = checkResponse(
-          `${path} ${actionOf(step)} answer${step.as ? ` (${step.as})` : ''}`,
-          step.expect,
-          answer.status,
-          answer.body,
-        );
-        if (failure) failures.push(failure);
-      }
-    }
-    if (scenario.duration) await advanceTo(start + parseDuration(scenario.duration)!);
-    await settle();
-
-    async function perform(step: Step, path: string): Promise<StepAnswer | undefined> {
-      // The API key header of a service API step (trigger steps choose a bearer instead).
-      const auth =
-        Object.hasOwn(step, 'auth') &&
-        !Object.hasOwn(step, 'workflow') &&
-        !Object.hasOwn(step, 'device_info')
-          ? authHeader((step as { auth?: Parameters<typeof authHeader>[0] }).auth)
-          : undefined;
-      if (hasOwn(step, 'alert')) {
-        const answer = await client.request('POST', 'alerts', { body: step.alert, auth });
-        const taskId = (answer.body as { task_id?: string } | undefined)?.task_id;
-        if (step.as && taskId) taskIds.set(step.as, taskId);
-        return answer;
-      }
-      if (hasOwn(step, 'broadcast'))
-        return client.request('POST', 'broadcasts', { body: step.broadcast, auth });
-      if (hasOwn(step, 'cancel'))
-        return client.request(
-          'DELETE',
-          `alerts/${encodeURIComponent(taskIds.get(step.cancel) ?? step.cancel)}`,
-          { auth },
-        );
-      if (hasOwn(step, 'events')) {
-        const query = new URLSearchParams();
-        if (step.events.oldest !== undefined) {
-          const ms = parseDuration(step.events.oldest);
-          query.set('oldest', ms === undefined ? step.events.oldest : formatTimestamp(start + ms));
-        }
-        if (step.events.limit !== undefined) query.set('limit', String(step.events.limit));
-        const text = query.toString();
-        return client.request('GET', `events${text ? `?${text}` : ''}`, { auth });
-      }
-      if (hasOwn(step, 'request')) {
-        const { method, path: apiPath, body, raw_body, content_type } = step.request;
-        return client.request(method, apiPath.replace(/^\/+/, ''), {
-          body,
-          rawBody: raw_body,
-          contentType: content_type,
-          auth,
-        });
-      }
-      if (hasOwn(step, 'jump') || hasOwn(step, 'expire_tokens')) {
-        const by = hasOwn(step, 'jump') ? parseDuration(step.jump)! : ACCESS_TOKEN_LIFETIME_MS;
-        await advanceTo((await now()) + by);
-        return undefined;
-      }
-      if (hasOwn(step, 'workflow')) {
-        const { id, user, targets, action_args } = step.workflow;
-        const answer = await trigger.invokeWorkflow(
-          step.environment ?? 'pro',
-          step.auth ?? 'valid',
-          {
-            id,
-            userId: resolveAny(user, `${path}.workflow.user`).id,
-            targets: targets?.map((ref, i) => resolveAny(ref, `${path}.workflow.targets[${i}]`).id),
-            actionArgs: action_args,
-          },
-        );
-        const invocationId = (answer.body as { invocation_id?: string } | undefined)?.invocation_id;
-        if (step.as && invocationId) invocationIds.set(step.as, invocationId);
-        return answer;
-      }
-      if (hasOwn(step, 'device_info'))
-        return trigger.deviceInfo(
-          step.environment ?? 'pro',
-          step.auth ?? 'valid',
-          resolveAny(step.device_info, `${path}.device_info`).id,
-          settings.brandWord,
-        );
-      const ref = hasOwn(step, 'tap')
-        ? step.tap
-        : hasOwn(step, 'offline')
-          ? step.offline
-          : step.online;
-      const device = resolve(ref, path);
-      const badge = fleet?.badges.find((b) => b.deviceId === device.id);
-      if (hasOwn(step, 'tap')) {
-        // A device without a badge taps through the control API, like pressing it by hand.
-        if (badge) badge.tap();
-        else await control.tap(device.id);
-        return undefined;
-      }
-      if (!badge)
-        throw new ScenarioError(
-          `badge-sim: ${source}: ${path}: device '${ref}' runs no badge (see badges:)`,
-        );
-      if (hasOwn(step, 'offline')) {
-        badge.goOffline();
-        // The stub learns of a close only when it arrives: wait for that, so that what the
-        // next step reads of the device (device info, the control API) is already offline.
-        await waitUntil(
-          async () => !(await onlineDevices(control)).has(device.id),
-          `${path}: the stub still sees ${ref} online`,
-        );
-      } else badge.comeBack();
-      return undefined;
-    }
-
-    // What happened.
-    const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
-    const rawEvents = await client.allEvents(formatTimestamp(start));
-    const events: ActualEvent[] = rawEvents.map((e) => ({
-      type: e.content.type,
-      device: e.content.device,
-      status: e.content.status,
-      task: nameOf.get(e.task.id),
-      taskId: e.task.id,
-      name: e.task.name,
-      at: Date.parse(e.timestamp) - start,
-    }));
-    const heard = new Map<string, ActualHeard[]>();
-    const states = new Map<string, string>();
-    for (const badge of fleet?.badges ?? []) {
-      heard.set(
-        badge.deviceId,
-        badge.transcript.map((h) => ({
-          kind: h.kind,
-          text: h.text,
-          cause: h.cause,
-          task: nameOf.get(h.task_id),
-          at: Date.parse(h.at) - start,
-          cut: h.cut,
-        })),
-      );
-      states.set(badge.deviceId, badge.status);
-    }
-    const tasks = new Map<
-      string,
-      { state: string; outcome: string | null; acknowledgements: number }
-    >();
-    // Only the tasks the scenario asks about: one that ended 7 days ago is forgotten (H1).
-    for (const name of Object.keys(scenario.expect.tasks ?? {})) {
-      const id = taskIds.get(name);
-      const task = id === undefined ? undefined : await control.findTask(id);
-      if (task) tasks.set(name, task);
-    }
-    const invocations = (await control.invocations()).filter(
-      (i) => i.subscriber_id === account.subscriber_id,
-    );
-    const actual: Actual = { events, heard, states, tasks };
-
-    // Against what was expected.
-    const tolerance = DEFAULT_TOLERANCE_MS[mode];
-    const expect = scenario.expect;
-    if (expect.events) {
-      const failure = checkEvents(expect.events, actual.events, tolerance);
-      if (failure) failures.push(failure);
-    }
-    for (const [ref, expectation] of Object.entries(expect.heard ?? {})) {
-      const device = resolve(ref, `expect.heard.${ref}`);
-      const who = `${device.user} (${device.id})`;
-      const clips = actual.heard.get(device.id);
-      if (!clips)
-        throw new ScenarioError(
-          `badge-sim: ${source}: expect.heard.${ref}: device runs no badge (see badges:)`,
-        );
-      failures.push(...checkHeard(who, expectation, clips, tolerance));
-    }
-    for (const [ref, state] of Object.entries(expect.states ?? {})) {
-      const device = resolve(ref, `expect.states.${ref}`);
-      const actualState = actual.states.get(device.id) ?? 'no badge';
-      if (actualState !== state) {
-        failures.push({
-          what: `state of ${device.user} (${device.id})`,
-          message: `is ${actualState}, expected ${state}`,
-          expected: [state],
-          actual: [actualState],
-        });
-      }
-    }
-    for (const [name, expected] of Object.entries(expect.tasks ?? {})) {
-      const task = actual.tasks.get(name);
-      const wrong = Object.entries(expected).filter(
-        ([key, value]) => task?.[key as keyof typeof task] !== value,
-      );
-      if (!task || wrong.length > 0) {
-        failures.push({
-          what: `task ${name}`,
-          message: task
-            ? wrong
-                .map(
-                  ([key, value]) =>
-                    `${key} is ${JSON.stringify(task[key as keyof typeof task])}, expected ${JSON.stringify(value)}`,
-                )
-                .join('; ')
-            : 'was never created, or ended more than 7 days ago and was forgotten',
-          expected: Object.entries(expected).map(([k, v]) => `${k} ${JSON.stringify(v)}`),
-          actual: task
-            ? [
-                `state ${task.state}`,
-                `outcome ${task.outcome}`,
-                `acknowledgements ${task.acknowledgements}`,
-              ]
-            : ['(none)'],
-        });
-      }
-    }
-
-    if (expect.invocations) {
-      const failure = checkInvocations(
-        expect.invocations.map((m, i) => ({
-          ...m,
-          user: m.user && resolve(m.user, `expect.invocations[${i}].user`).id,
-        })),
-        invocations,
-        (id) => devices.get(id)?.user ?? id,
-      );
-      if (failure) failures.push(failure);
-    }
-    if (expect.token_requests !== undefined && trigger.tokenRequests !== expect.token_requests) {
-      failures.push({
-        what: 'token requests',
-        message: `the scenario went to oauth2/token ${trigger.tokenRequests} times, expected ${expect.token_requests}`,
-        expected: [String(expect.token_requests)],
-        actual: [String(trigger.tokenRequests)],
-      });
-    }
 
     return {
       name: scenario.name,
@@ -464,21 +126,262 @@ export async function runScenario(
       mode,
       failures,
       actual: {
-        events: rawEvents,
+        events: actual.rawEvents,
         heard: Object.fromEntries(actual.heard),
         states: Object.fromEntries(actual.states),
-        tasks: Object.fromEntries(taskIds),
-        invocations,
-        token_requests: trigger.tokenRequests,
+        tasks: Object.fromEntries(context.taskIds),
+        invocations: actual.rawInvocations,
+        token_requests: actual.tokenRequests,
       },
       notes: [...notes],
-      rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${stubUrl}` : ''}`,
+      rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${connection.url}` : ''}`,
     };
   } finally {
-    stopHolds?.();
+    stopHolds();
     await fleet?.close();
-    await stub?.close();
+    await connection.close();
   }
+}
+
+/** The scenario's account, and its devices by id or user name. */
+interface ScenarioAccount {
+  readonly fixture: FixtureAccount;
+  /** Another account of the fixtures, for `auth: other-account`. */
+  readonly other: FixtureAccount | undefined;
+  readonly devices: Map<string, FixtureDevice>;
+  resolve(ref: string, path: string): FixtureDevice;
+  resolveAny(ref: string, path: string): FixtureDevice;
+}
+
+function accountOf(scenario: Scenario, fixtures: Fixtures, source: string): ScenarioAccount {
+  const account = scenario.account
+    ? fixtures.accounts.find((a) => a.subscriber_id === scenario.account)
+    : fixtures.accounts[0];
+  if (!account)
+    throw new ScenarioError(
+      `badge-sim: ${source}: account ${scenario.account} is not in the fixtures`,
+    );
+  const devices = new Map(account.devices.map((d) => [d.id, d]));
+  const resolve = (ref: string, path: string) => {
+    const device = devices.get(ref) ?? account.devices.find((d) => d.user === ref);
+    if (!device)
+      throw new ScenarioError(
+        `badge-sim: ${source}: ${path}: no device '${ref}' in account ${account.subscriber_id}`,
+      );
+    return device;
+  };
+  return {
+    fixture: account,
+    other: fixtures.accounts.find((a) => a !== account),
+    devices,
+    resolve,
+    // Trigger steps may name another account's device, to see it refused.
+    resolveAny: (ref, path) =>
+      devices.get(ref) ??
+      account.devices.find((d) => d.user === ref) ??
+      fixtures.accounts.flatMap((a) => a.devices).find((d) => d.id === ref || d.user === ref) ??
+      resolve(ref, path),
+  };
+}
+
+/** A stub in this process with the scenario's fixtures, or the external one loaded with them. */
+async function connectStub(
+  mode: RunMode,
+  fixtures: Fixtures,
+  seed: number,
+  options: RunOptions,
+): Promise<StubConnection> {
+  if (mode === 'external') {
+    if (!options.stubUrl)
+      throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
+    const stubUrl = options.stubUrl.replace(/\/+$/, '');
+    const connection = new HttpStubConnection(
+      stubUrl,
+      new ScenarioStubControl(stubUrl, options.controlToken),
+      {
+        unreachable: (code) =>
+          new ScenarioError(`badge-sim: the stub at ${stubUrl} is unreachable (${code})`),
+      },
+    );
+    await connection.prepare(fixtures);
+    return connection;
+  }
+  const stub = await startStub({ fixtures, seed, clock: mode === 'realtime' ? 'real' : 'virtual' });
+  return new InProcessStubConnection(stub, {
+    control: () => new ScenarioStubControl(stub.url),
+    ownsStub: true,
+  });
+}
+
+/** The badges: a group, a list, or every device of the account; connected. */
+async function startBadges(
+  scenario: Scenario,
+  source: string,
+  account: ScenarioAccount,
+  connection: StubConnection,
+  seed: number,
+): Promise<FleetHandle | undefined> {
+  const selection = scenario.badges;
+  const badgeIds =
+    selection === 'none'
+      ? []
+      : selection?.devices
+        ? selection.devices.map((ref, i) => account.resolve(ref, `badges.devices[${i}]`).id)
+        : selection?.group
+          ? (account.fixture.groups.find((g) => g.name === selection.group)?.members ??
+            missingGroup(source, selection.group))
+          : account.fixture.devices.map((d) => d.id);
+  const behaviours: Record<string, NonNullable<Scenario['behaviours']>[string]> = {};
+  for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
+    if (ref === '*') continue;
+    behaviours[account.resolve(ref, `behaviours.${ref}`).id] = behaviour;
+  }
+  if (badgeIds.length === 0) return undefined;
+  const fleet = await startFleet({
+    stub: connection,
+    devices: badgeIds,
+    behaviours,
+    behaviour: scenario.behaviours?.['*'],
+    seed,
+  });
+  await fleet.waitUntilConnected();
+  return fleet;
+}
+
+async function stepContext(
+  mode: RunMode,
+  source: string,
+  start: number,
+  account: ScenarioAccount,
+  connection: StubConnection,
+  fleet: FleetHandle | undefined,
+): Promise<StepContext> {
+  const settings = await connection.settings();
+  const now = () => connection.now();
+  return {
+    source,
+    start,
+    connection,
+    fleet,
+    client: new ServiceClient({
+      baseUrl: connection.url,
+      subscriberId: account.fixture.subscriber_id,
+      apiKey: account.fixture.api_keys[0]!,
+      authScheme: settings.authScheme,
+    }),
+    trigger: new TriggerSteps(connection.url, account.fixture, source, settings.environments),
+    brandWord: settings.brandWord,
+    taskIds: new Map(),
+    invocationIds: new Map(),
+    authHeader: (auth) =>
+      auth === 'none'
+        ? null
+        : auth === 'wrong'
+          ? `${settings.authScheme} not-a-key-of-this-stub`
+          : auth === 'other-account'
+            ? `${settings.authScheme} ${account.other?.api_keys[0] ?? 'no-other-account'}`
+            : undefined,
+    resolve: account.resolve,
+    resolveAny: account.resolveAny,
+    now,
+    async advanceTo(time) {
+      const by = time - (await now());
+      if (by <= 0) return;
+      if (mode === 'realtime') await new Promise((resolve) => setTimeout(resolve, by));
+      else if (fleet) await fleet.advanceBy(by);
+      else await connection.advance(by);
+    },
+  };
+}
+
+/**
+ * Each step at its time (repeats unrolled, ties in file order), done by its handler; what a
+ * request step got is checked against its `expect`. Returns those checks' failures.
+ */
+async function runTimeline(scenario: Scenario, context: StepContext): Promise<Failure[]> {
+  const failures: Failure[] = [];
+  const expanded = scenario.timeline.flatMap((step, index) =>
+    Array.from({ length: step.repeat?.times ?? 1 }, (_, n) => ({
+      step,
+      index,
+      at: parseDuration(step.at)! + n * (step.repeat ? parseDuration(step.repeat.every)! : 0),
+    })),
+  );
+  expanded.sort((a, b) => a.at - b.at || a.index - b.index);
+  for (const { step, index, at } of expanded) {
+    await context.advanceTo(context.start + at);
+    const path = `timeline[${index}]`;
+    const action = actionOf(step);
+    const answer = await STEP_HANDLERS.get(action)!.run(step, path, context);
+    await context.fleet?.settled();
+    if (answer && step.expect) {
+      const failure = checkResponse(
+        `${path} ${action} answer${step.as ? ` (${step.as})` : ''}`,
+        step.expect,
+        answer.status,
+        answer.body,
+      );
+      if (failure) failures.push(failure);
+    }
+  }
+  return failures;
+}
+
+/** What happened: events, transcripts and states of the badges, the named tasks, invocations. */
+async function collect(
+  scenario: Scenario,
+  account: ScenarioAccount,
+  context: StepContext,
+): Promise<ScenarioActual & { rawEvents: AnalyticEvent[]; rawInvocations: WorkflowInvocation[] }> {
+  const { start, taskIds, invocationIds, connection } = context;
+  const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
+  const rawEvents = await context.client.allEvents(formatTimestamp(start));
+  const events: ActualEvent[] = rawEvents.map((e) => ({
+    type: e.content.type,
+    device: e.content.device,
+    status: e.content.status,
+    task: nameOf.get(e.task.id),
+    taskId: e.task.id,
+    name: e.task.name,
+    at: Date.parse(e.timestamp) - start,
+  }));
+  const heard = new Map<string, ActualHeard[]>();
+  const states = new Map<string, string>();
+  for (const badge of context.fleet?.badges ?? []) {
+    heard.set(
+      badge.deviceId,
+      badge.transcript.map((h) => ({
+        kind: h.kind,
+        text: h.text,
+        cause: h.cause,
+        task: nameOf.get(h.task_id),
+        at: Date.parse(h.at) - start,
+        cut: h.cut,
+      })),
+    );
+    states.set(badge.deviceId, badge.status);
+  }
+  const tasks: ScenarioActual['tasks'] = new Map();
+  // Only the tasks the scenario asks about: one that ended 7 days ago is forgotten (H1).
+  for (const name of Object.keys(scenario.expect.tasks ?? {})) {
+    const id = taskIds.get(name);
+    const task = id === undefined ? undefined : await connection.findTask(id);
+    if (task) tasks.set(name, task);
+  }
+  const subscriberId = account.fixture.subscriber_id;
+  const rawInvocations = (await connection.invocations()).filter(
+    (i) => i.subscriber_id === subscriberId,
+  );
+  return {
+    events,
+    heard,
+    states,
+    tasks,
+    invocations: rawInvocations,
+    tokenRequests: context.trigger.tokenRequests,
+    rawEvents,
+    rawInvocations,
+  };
 }
 
 let defaultFixtures: Fixtures | undefined;
@@ -516,19 +419,5 @@ class ScenarioStubControl extends StubControlClient {
     return new ScenarioError(
       `badge-sim: the stub at ${this.stubUrl} refused ${what}: ${status} ${JSON.stringify(body)}`,
     );
-  }
-}
-
-async function onlineDevices(control: StubControlClient): Promise<Set<string>> {
-  const devices = await control.devices();
-  return new Set(devices.filter((d) => d.online).map((d) => d.device_id));
-}
-
-/** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
-async function waitUntil(condition: () => Promise<boolean>, failure: string): Promise<void> {
-  const deadline = performance.now() + 2_000;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new ScenarioError(`badge-sim: ${failure}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -4,14 +4,18 @@
  * - `scenarioTests(paths)` turns scenario files into tests, one a scenario, failing with the
  *   same expected-vs-actual timelines as the CLI;
  * - `badgeTest` is vitest's `test` with fixtures: `stub` (an embedded stub on the virtual
- *   clock) and `fleet` (a badge for every device, connected), torn down after each test;
+ *   clock), `connection` (the `StubConnection` to it: now, advance, settle, tap, transcripts,
+ *   …) and `fleet` (a badge for every device, connected), torn down after each test;
  * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do.
  */
 import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../client/control-client.ts';
 import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
+import type { StubConnection } from '../simulator/stub-connection.ts';
 import { type ActualEvent, checkEvents } from './expectations.ts';
 import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
@@ -54,6 +58,8 @@ export function scenarioTests(
 export interface BadgeFixtures {
   /** An embedded stub on the virtual clock with the default fixtures. */
   stub: StubHandle;
+  /** The connection to `stub`, as the scenario runner and the fleet use it. */
+  connection: StubConnection;
   /** A connected badge for every device of the stub's fixtures. */
   fleet: FleetHandle;
 }
@@ -66,8 +72,15 @@ export const badgeTest = test.extend<BadgeFixtures>({
     await use(stub);
     await stub.close();
   },
-  fleet: async ({ stub }, use) => {
-    const fleet = await startFleet({ stub });
+  connection: async ({ stub }, use) => {
+    const connection = new InProcessStubConnection(stub, {
+      control: () => new StubControlClient(stub.url, { ca: stub.tls?.caPem }),
+    });
+    await use(connection);
+    await connection.close();
+  },
+  fleet: async ({ connection }, use) => {
+    const fleet = await startFleet({ stub: connection });
     await fleet.waitUntilConnected();
     await use(fleet);
     await fleet.close();

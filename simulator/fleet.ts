@@ -1,13 +1,13 @@
 /**
  * A fleet: many virtual badges connected to one stub, with one handle (`await using`).
  *
- * Embedded (a `StubHandle`): badges and stub share the stub's virtual clock; the fleet adds a
- * settle hook so the clock waits until the stub has handled what the badges sent.
- * External (a stub URL): the stub's clock is the authority. The fleet's own clock follows the
- * `welcome` and `clock` frames, and asks the stub (`wake`) to send a `clock` frame when the
- * fleet's next timer is due, so a badge's "acknowledge after 12 s" fires at 12 s of a jump.
+ * The fleet reaches its stub through a `StubConnection` (stub-connection.ts): one in this
+ * process (a `StubHandle`: badges share its virtual clock) or one by URL (badges follow the
+ * stub's clock). The fleet adds a settle hook to the badges' clock, so that the clock waits
+ * until the stub has handled what the badges sent.
  */
 import { Ajv } from 'ajv';
+import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import {
   FixtureBehaviour as BehaviourSchema,
@@ -15,22 +15,24 @@ import {
   type FixtureDevice,
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
-import { type Clock, type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
-import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
-import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
+import type { Clock } from '../protocol/clock.ts';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
+import { HttpStubConnection } from './http-stub-connection.ts';
+import { InProcessStubConnection } from './in-process-stub-connection.ts';
 import { seededRandom } from './seeded-random.ts';
+import type { StubConnection } from './stub-connection.ts';
 import { Backoff, BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';
 
 export interface FleetOptions {
-  /** An embedded stub (shared clock) or the base URL of a running stub. */
-  stub: StubHandle | string;
+  /** An embedded stub (shared clock), the base URL of a running stub, or a connection to one. */
+  stub: StubHandle | string | StubConnection;
   /** The control token of a running stub whose control API is locked (`--control-token`). */
   controlToken?: string;
   /**
@@ -146,19 +148,17 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
 }
 
 export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
-  const embedded = typeof options.stub !== 'string';
-  const stubUrl = (typeof options.stub === 'string' ? options.stub : options.stub.url).replace(
-    /\/+$/,
-    '',
+  // Set once the badges exist: what an unreachable stub means for them.
+  let started: readonly Badge[] | undefined;
+  const connection = connectionOf(options, (code, error) =>
+    started === undefined
+      ? firstContactError(connection.url, error)
+      : new FleetError(
+          `badge-sim: the stub at ${connection.url} is unreachable (${code}); ${summary().reconnecting} of ${started.length} badges are reconnecting`,
+        ),
   );
-  const controlHeaders = controlTokenHeaders(options.controlToken);
-  const ca = options.ca ?? (typeof options.stub === 'string' ? undefined : options.stub.tls?.caPem);
-  const fetch = fetchTrusting(ca);
-  const fixtures =
-    typeof options.stub === 'string'
-      ? await fetchFixtures(stubUrl, controlHeaders, fetch)
-      : options.stub.core.fixtures;
-  const devices = selectDevices(fixtures, options);
+  const ca = options.ca ?? connection.ca;
+  const devices = selectDevices(await connection.fixtures(), options);
   const tts =
     typeof options.tts === 'object'
       ? options.tts
@@ -169,14 +169,10 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   const guardMs = options.settleGuardMs ?? 5_000;
   const reconnect = checkReconnect(options.reconnect);
   const outstanding = new Outstanding();
-  const devicesUrl = `${stubUrl.replace(/^http/, 'ws')}${DEVICE_WS_PATH}`;
   const cleanups: (() => void)[] = [];
 
-  const follower =
-    typeof options.stub === 'string'
-      ? new FollowerClock(await fetchClock(stubUrl, controlHeaders, fetch), () => badges)
-      : undefined;
-  const clock: VirtualClock = follower ?? (options.stub as StubHandle).core.clock;
+  const badgeClock = await connection.badgeClock(() => started ?? []);
+  const clock = badgeClock.clock;
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
   // stub has handled it, whichever clock it is.
   cleanups.push(
@@ -196,9 +192,9 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         tts,
         batteryLevel: device.battery_level,
         location: device.location ?? null,
-        link: (handlers) => new BadgeLink(devicesUrl, handlers, outstanding, ca),
-        onStubClock: follower ? (frame) => follower.follow(frame) : undefined,
-        onStubTime: follower ? (at) => follower.catchUp(at) : undefined,
+        link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
+        onStubClock: badgeClock.follow,
+        onStubTime: badgeClock.catchUp,
         // Its own stream: reconnect draws never shift a behaviour's draws.
         reconnect: reconnect && {
           ...reconnect,
@@ -206,6 +202,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         },
       }),
   );
+  started = badges;
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
   devices.forEach((device, i) => {
     const given = ownValue(options.behaviours, device.id) ?? device.behaviour;
@@ -251,34 +248,12 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     }
     return s;
   };
-  /** A control API call; a stub that is down is said plainly, with the badges waiting on it. */
-  const control = async (path: string, init?: RequestInit): Promise<Response> => {
-    try {
-      return await fetch(`${stubUrl}${CONTROL_PREFIX}${path}`, {
-        ...init,
-        headers: { ...controlHeaders, ...(init?.headers as Record<string, string> | undefined) },
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
-      throw new FleetError(
-        `badge-sim: the stub at ${stubUrl} is unreachable (${cause}); ${summary().reconnecting} of ${badges.length} badges are reconnecting`,
-      );
-    }
-  };
-  /** The stub's side: frames it sent that badges have not handled yet. */
-  const stubQuiet =
-    typeof options.stub === 'string'
-      ? async () => {
-          const response = await control('/settle', { method: 'POST' });
-          return response.ok && ((await response.json()) as { waited: boolean }).waited;
-        }
-      : () => (options.stub as StubHandle).app.gateway.quiet();
   /** Both sides quiet in one pass: what one answered may have given the other work. */
   const settled = async () => {
     for (let pass = 0; pass < 100; pass++) {
       const badgesBusy = outstanding.count > 0;
       await outstanding.quiet(guardMs);
-      const stubBusy = await stubQuiet();
+      const stubBusy = await connection.settle();
       if (!badgesBusy && !stubBusy && outstanding.count === 0) return;
     }
   };
@@ -287,7 +262,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     closed ??= (async () => {
       for (const cleanup of cleanups) cleanup();
       for (const b of badges) b.dispose();
-      follower?.dispose();
+      badgeClock.dispose();
     })();
     return closed;
   };
@@ -334,40 +309,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       await settled();
     },
     settled,
-    async advanceBy(ms) {
-      if (embedded) {
-        await clock.advanceBy(ms);
-        return;
-      }
-      // The runner loop of docs/architecture.md (decision 2): the stub moves to the earlier of its target and the
-      // fleet's next timer (wakes cover connected badges; this covers a fleet all offline),
-      // the fleet catches up, both sides settle, and again.
-      await settled();
-      const clockNow = await control('/clock');
-      if (!clockNow.ok) {
-        throw new FleetError(
-          `badge-sim: ${stubUrl} answered ${clockNow.status} for ${CONTROL_PREFIX}/clock`,
-        );
-      }
-      const target = ((await clockNow.json()) as { now_ms: number }).now_ms + ms;
-      for (let step = 0; step < 1_000_000; step++) {
-        const next = follower!.nextDueAt();
-        const to = next !== null && next < target ? next : target;
-        const response = await control('/clock/advance', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ to: new Date(to).toISOString() }),
-        });
-        if (!response.ok) {
-          throw new FleetError(
-            `badge-sim: the stub refused to advance its clock: ${await response.text()}`,
-          );
-        }
-        await follower!.catchUp(to);
-        await settled();
-        if (to >= target) return;
-      }
-    },
+    advanceBy: (ms) => badgeClock.advanceBy(ms, settled),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -387,76 +329,6 @@ function checkReconnect(
     );
   }
   return { initialMs, maxMs };
-}
-
-/**
- * The fleet's clock when the stub is in another process: a virtual clock that moves only to
- * where the stub's clock is, and that asks the stub to wake it when its next timer is due.
- */
-class FollowerClock extends VirtualClock {
-  #wakeAt: number | null = null;
-  #messenger: Badge | undefined;
-  #wakeQueued = false;
-
-  constructor(
-    stubClock: { now_ms: number; mode: ClockMode; scale: number },
-    readonly badges: () => readonly Badge[],
-  ) {
-    super({ start: stubClock.now_ms });
-    if (stubClock.mode !== 'virtual') this.setMode(stubClock.mode, stubClock.scale);
-  }
-
-  override setTimer(delayMs: number, fire: () => void): TimerId {
-    const id = super.setTimer(delayMs, fire);
-    // Only a virtual stub clock needs waking; in real or scaled time it runs on its own, and
-    // every clip of a fan-out would queue a microtask for nothing. `follow` asks for a wake
-    // whenever the mode turns virtual, so no timer set meanwhile is missed.
-    if (this.mode === 'virtual') this.#queueWake();
-    return id;
-  }
-
-  /** Moves to `time` if it is ahead (the stub is already there). */
-  catchUp(time: number): Promise<void> | undefined {
-    // Most frames of a fan-out carry the same instant: nothing to do, and no promise for it.
-    if (!(time > this.now())) return undefined;
-    return this.catchUpTo(time).then(() => this.#queueWake());
-  }
-
-  /** A welcome or clock frame: catch up with the stub's time and mode. */
-  async follow(frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>): Promise<void> {
-    if (frame.mode !== this.mode || (frame.mode === 'scaled' && frame.scale !== this.state.scale)) {
-      this.setMode('virtual');
-      await this.catchUpTo(frame.now);
-      if (frame.mode !== 'virtual') this.setMode(frame.mode as ClockMode, frame.scale);
-    } else {
-      await this.catchUpTo(frame.now);
-    }
-    this.#queueWake();
-  }
-
-  /** After the timers change, tell the stub (through any open badge) when to wake us. */
-  #queueWake(): void {
-    if (this.#wakeQueued) return;
-    this.#wakeQueued = true;
-    queueMicrotask(() => {
-      this.#wakeQueued = false;
-      const next = this.nextDueAt();
-      if (next === null || this.mode !== 'virtual') return;
-      // Due at once (an ack after 0 s): the stub is already at this instant, and a wake for
-      // an instant it has told us asks for nothing (W8). Run it here.
-      if (next <= this.now()) {
-        void this.runDue();
-        return;
-      }
-      // The stub forgets a wake when the badge that asked drops: ask again through another.
-      if (next === this.#wakeAt && this.#messenger?.online) return;
-      const messenger = this.badges().find((b) => b.online);
-      if (messenger?.requestWake(next)) {
-        this.#wakeAt = next;
-        this.#messenger = messenger;
-      }
-    });
-  }
 }
 
 /**
@@ -509,46 +381,64 @@ export async function waitForStub(
   }
 }
 
-async function fetchClock(
-  stubUrl: string,
-  headers: Record<string, string>,
-  fetch: typeof globalThis.fetch,
-): Promise<{ now_ms: number; mode: ClockMode; scale: number }> {
-  const response = await fetch(`${stubUrl}${CONTROL_PREFIX}/clock`, { headers });
-  if (!response.ok)
-    throw new FleetError(
-      `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/clock`,
-    );
-  return (await response.json()) as { now_ms: number; mode: ClockMode; scale: number };
+/**
+ * The connection to the stub the options name: the given one, one to a stub in this process
+ * (badges share its clock), or one by URL (badges follow its clock).
+ */
+function connectionOf(
+  options: FleetOptions,
+  unreachable: (code: string, error: unknown) => Error,
+): StubConnection {
+  const stub = options.stub;
+  if (typeof stub === 'string') {
+    const url = stub.replace(/\/+$/, '');
+    const control = new FleetStubControl(url, {
+      controlToken: options.controlToken,
+      ca: options.ca,
+    });
+    return new HttpStubConnection(url, control, { ca: options.ca, unreachable });
+  }
+  if ('badgeClock' in stub) return stub;
+  return new InProcessStubConnection(stub, {
+    control: () => new StubControlClient(stub.url, { ca: stub.tls?.caPem }),
+  });
 }
 
-async function fetchFixtures(
-  stubUrl: string,
-  headers: Record<string, string>,
-  fetch: typeof globalThis.fetch,
-): Promise<Fixtures> {
-  let response: Response;
-  try {
-    response = await fetch(`${stubUrl}${CONTROL_PREFIX}/fixtures`, { headers });
-  } catch (error) {
-    const untrusted = untrustedCertificateHint(error);
-    throw new FleetError(
-      untrusted
-        ? `badge-sim: cannot reach the stub at ${stubUrl}: ${untrusted}`
-        : `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+/** The first call to a stub by URL failed: say whether to trust it or to start it. */
+function firstContactError(stubUrl: string, error: unknown): FleetError {
+  const untrusted = untrustedCertificateHint(error);
+  return new FleetError(
+    untrusted
+      ? `badge-sim: cannot reach the stub at ${stubUrl}: ${untrusted}`
+      : `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+  );
+}
+
+/** The control API of a stub by URL; a refusal is a FleetError saying what to fix. */
+class FleetStubControl extends StubControlClient {
+  constructor(
+    private readonly stubUrl: string,
+    private readonly options: { controlToken?: string; ca?: CaPem },
+  ) {
+    super(stubUrl, options);
+  }
+
+  protected override refusal(status: number, body: unknown, what: string): Error {
+    const path = what.replace(/^\S+ /, '');
+    if (status === 401) {
+      return new FleetError(
+        `badge-sim: the stub at ${this.stubUrl} locks its control API and ${this.options.controlToken === undefined ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (startFleet's controlToken in code).`,
+      );
+    }
+    if (path === `${CONTROL_PREFIX}/clock/advance`) {
+      return new FleetError(
+        `badge-sim: the stub refused to advance its clock: ${JSON.stringify(body)}`,
+      );
+    }
+    return new FleetError(
+      `badge-sim: ${this.stubUrl} answered ${status} for ${path}${path === `${CONTROL_PREFIX}/fixtures` ? ': is it a badge-sim stub?' : ''}`,
     );
   }
-  if (response.status === 401) {
-    throw new FleetError(
-      `badge-sim: the stub at ${stubUrl} locks its control API and ${Object.keys(headers).length === 0 ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (startFleet's controlToken in code).`,
-    );
-  }
-  if (!response.ok) {
-    throw new FleetError(
-      `badge-sim: ${stubUrl} answered ${response.status} for ${CONTROL_PREFIX}/fixtures: is it a badge-sim stub?`,
-    );
-  }
-  return (await response.json()) as Fixtures;
 }
 
 function selectDevices(fixtures: Fixtures, options: FleetOptions): FixtureDevice[] {

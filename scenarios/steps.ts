@@ -1,0 +1,213 @@
+/**
+ * The timeline's steps: one small handler a step kind, in a table keyed by the step's action
+ * (its one action key: `alert`, `tap`, `jump`, …), each with the schema that validates it.
+ * A new kind of step is a new row here and a new variant of `Step` in scenario.schema.ts.
+ */
+import type { TObject } from 'typebox';
+import type { ServiceClient } from '../client/service-client.ts';
+import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
+import { formatTimestamp } from '../protocol/clock.ts';
+import { parseDuration } from '../protocol/duration.ts';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
+import type { FleetHandle } from '../simulator/fleet.ts';
+import type { StubConnection } from '../simulator/stub-connection.ts';
+import { ScenarioError, STEP_ACTIONS, type StepAction } from './load-scenario.ts';
+import { Step } from './scenario.schema.ts';
+import type { StepAnswer, TriggerSteps } from './trigger-steps.ts';
+
+/** What a step may use: the stub, the badges, the clients, and the names given so far. */
+export interface StepContext {
+  /** The scenario's file, for messages. */
+  readonly source: string;
+  /** The stub's time when the scenario started. */
+  readonly start: number;
+  readonly connection: StubConnection;
+  /** The badges, when the scenario runs any. */
+  readonly fleet: FleetHandle | undefined;
+  /** The service API as the scenario's account. */
+  readonly client: ServiceClient;
+  readonly trigger: TriggerSteps;
+  /** The stub's brand word (device-info answers carry it). */
+  readonly brandWord: string;
+  /** Task ids by the `as` of their alert step. */
+  readonly taskIds: Map<string, string>;
+  /** Invocation ids by the `as` of their workflow step. */
+  readonly invocationIds: Map<string, string>;
+  /** The Authorization header of a service API step: undefined for the account's key. */
+  authHeader(
+    auth: 'valid' | 'none' | 'wrong' | 'other-account' | undefined,
+  ): string | null | undefined;
+  /** A device of the scenario's account, by id or user name. */
+  resolve(ref: string, path: string): FixtureDevice;
+  /** A device of any account (trigger steps may name another's, to see it refused). */
+  resolveAny(ref: string, path: string): FixtureDevice;
+  now(): Promise<number>;
+  /** Moves the stub (and the badges) on to `time`; nothing if it is already there. */
+  advanceTo(time: number): Promise<void>;
+}
+
+/** A step of one kind, as the loader typed it. */
+export type StepOf<A extends StepAction> = Extract<Step, Record<A, unknown>>;
+
+/** Does a step of one kind; the answer of a request step is checked against its `expect`. */
+type StepRun<A extends StepAction> = (
+  step: StepOf<A>,
+  path: string,
+  context: StepContext,
+) => Promise<StepAnswer | undefined>;
+
+export interface StepHandler {
+  /** The JSON Schema of this kind of step (its variant of `Step`). */
+  readonly schema: TObject;
+  /** Given only steps of its kind: the table is keyed by `actionOf(step)`. */
+  readonly run: (step: Step, path: string, context: StepContext) => Promise<StepAnswer | undefined>;
+}
+
+/** The variant of `Step` whose action is `action`. */
+function schemaOf(action: StepAction): TObject {
+  return Step.anyOf.find((variant: { properties: Record<string, unknown> }) =>
+    Object.hasOwn(variant.properties, action),
+  )!;
+}
+
+function handler<A extends StepAction>(action: A, run: StepRun<A>): [StepAction, StepHandler] {
+  return [action, { schema: schemaOf(action), run: run as StepHandler['run'] }];
+}
+
+/** A device that runs a badge in this scenario, or a ScenarioError naming the step. */
+function badgeOf(ref: string, path: string, context: StepContext) {
+  const device = context.resolve(ref, path);
+  const badge = context.fleet?.badges.find((b) => b.deviceId === device.id);
+  return { device, badge };
+}
+
+const jumpBy = async (ms: number, context: StepContext) =>
+  context.advanceTo((await context.now()) + ms);
+
+export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
+  handler('alert', async (step, _path, context) => {
+    const answer = await context.client.request('POST', 'alerts', {
+      body: step.alert,
+      auth: context.authHeader(step.auth),
+    });
+    const taskId = (answer.body as { task_id?: string } | undefined)?.task_id;
+    if (step.as && taskId) context.taskIds.set(step.as, taskId);
+    return answer;
+  }),
+  handler('broadcast', (step, _path, context) =>
+    context.client.request('POST', 'broadcasts', {
+      body: step.broadcast,
+      auth: context.authHeader(step.auth),
+    }),
+  ),
+  handler('cancel', (step, _path, context) =>
+    context.client.request(
+      'DELETE',
+      `alerts/${encodeURIComponent(context.taskIds.get(step.cancel) ?? step.cancel)}`,
+      { auth: context.authHeader(step.auth) },
+    ),
+  ),
+  handler('events', (step, _path, context) => {
+    const query = new URLSearchParams();
+    if (step.events.oldest !== undefined) {
+      const ms = parseDuration(step.events.oldest);
+      query.set(
+        'oldest',
+        ms === undefined ? step.events.oldest : formatTimestamp(context.start + ms),
+      );
+    }
+    if (step.events.limit !== undefined) query.set('limit', String(step.events.limit));
+    const text = query.toString();
+    return context.client.request('GET', `events${text ? `?${text}` : ''}`, {
+      auth: context.authHeader(step.auth),
+    });
+  }),
+  handler('request', (step, _path, context) => {
+    const { method, path: apiPath, body, raw_body, content_type } = step.request;
+    return context.client.request(method, apiPath.replace(/^\/+/, ''), {
+      body,
+      rawBody: raw_body,
+      contentType: content_type,
+      auth: context.authHeader(step.auth),
+    });
+  }),
+  handler('workflow', async (step, path, context) => {
+    const { id, user, targets, action_args } = step.workflow;
+    const answer = await context.trigger.invokeWorkflow(
+      step.environment ?? 'pro',
+      step.auth ?? 'valid',
+      {
+        id,
+        userId: context.resolveAny(user, `${path}.workflow.user`).id,
+        targets: targets?.map(
+          (ref, i) => context.resolveAny(ref, `${path}.workflow.targets[${i}]`).id,
+        ),
+        actionArgs: action_args,
+      },
+    );
+    const invocationId = (answer.body as { invocation_id?: string } | undefined)?.invocation_id;
+    if (step.as && invocationId) context.invocationIds.set(step.as, invocationId);
+    return answer;
+  }),
+  handler('device_info', (step, path, context) =>
+    context.trigger.deviceInfo(
+      step.environment ?? 'pro',
+      step.auth ?? 'valid',
+      context.resolveAny(step.device_info, `${path}.device_info`).id,
+      context.brandWord,
+    ),
+  ),
+  handler('expire_tokens', async (_step, _path, context) => {
+    await jumpBy(ACCESS_TOKEN_LIFETIME_MS, context);
+    return undefined;
+  }),
+  handler('tap', async (step, path, context) => {
+    const { device, badge } = badgeOf(step.tap, path, context);
+    // A device without a badge taps through the control API, like pressing it by hand.
+    if (badge) badge.tap();
+    else await context.connection.tap(device.id);
+    return undefined;
+  }),
+  handler('offline', async (step, path, context) => {
+    const { device, badge } = badgeOf(step.offline, path, context);
+    if (!badge) throw noBadge(step.offline, path, context);
+    badge.goOffline();
+    // The stub learns of a close only when it arrives: wait for that, so that what the
+    // next step reads of the device (device info, the control API) is already offline.
+    await waitUntil(
+      async () => !(await context.connection.isOnline(device.id)),
+      `${path}: the stub still sees ${step.offline} online`,
+    );
+    return undefined;
+  }),
+  handler('online', async (step, path, context) => {
+    const { badge } = badgeOf(step.online, path, context);
+    if (!badge) throw noBadge(step.online, path, context);
+    badge.comeBack();
+    return undefined;
+  }),
+  handler('jump', async (step, _path, context) => {
+    await jumpBy(parseDuration(step.jump)!, context);
+    return undefined;
+  }),
+]);
+
+// Every action the loader accepts has its handler (checked once, when the module loads).
+for (const action of STEP_ACTIONS) {
+  if (!STEP_HANDLERS.has(action)) throw new Error(`badge-sim: no handler for step '${action}'`);
+}
+
+function noBadge(ref: string, path: string, context: StepContext): ScenarioError {
+  return new ScenarioError(
+    `badge-sim: ${context.source}: ${path}: device '${ref}' runs no badge (see badges:)`,
+  );
+}
+
+/** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
+async function waitUntil(condition: () => Promise<boolean>, failure: string): Promise<void> {
+  const deadline = performance.now() + 2_000;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new ScenarioError(`badge-sim: ${failure}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * A stub started in this process (`startStub`): badges share its virtual clock, and a fleet
+ * waits on its device gateway directly. What a test reads of the stub (settings, devices,
+ * tasks) still goes over its control API on the real port, as for any other stub.
+ */
+import type { StubControlClient } from '../client/control-client.ts';
+import type { CaPem } from '../client/trust.ts';
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import { holdMessage } from '../server-stub/device-gateway.ts';
+import type { StubSettings } from '../server-stub/settings.ts';
+import type { StubHandle } from '../server-stub/start-stub.ts';
+import type { BadgeClock, StubConnection } from './stub-connection.ts';
+
+export class InProcessStubConnection implements StubConnection {
+  readonly url: string;
+  readonly devicesUrl: string;
+  readonly ca: CaPem | undefined;
+  readonly #stub: StubHandle;
+  readonly #control: () => StubControlClient;
+  readonly #ownsStub: boolean;
+
+  /**
+   * `control`: the control client of this stub (made on first use: a fleet never needs one);
+   * `ownsStub`: `close()` stops the stub too.
+   */
+  constructor(stub: StubHandle, options: { control: () => StubControlClient; ownsStub?: boolean }) {
+    this.#stub = stub;
+    this.url = stub.url;
+    this.devicesUrl = stub.devicesUrl;
+    this.ca = stub.tls?.caPem;
+    let control: StubControlClient | undefined;
+    this.#control = () => {
+      control ??= options.control();
+      return control;
+    };
+    this.#ownsStub = options.ownsStub ?? false;
+  }
+
+  settings(): Promise<StubSettings> {
+    return this.#control().settings();
+  }
+
+  async fixtures(): Promise<Fixtures> {
+    return this.#stub.core.fixtures;
+  }
+
+  async prepare(fixtures: Fixtures): Promise<void> {
+    await this.#control().setClock('virtual');
+    await this.#control().loadFixtures(fixtures);
+  }
+
+  async now(): Promise<number> {
+    return this.#stub.core.clock.now();
+  }
+
+  async advance(ms: number): Promise<void> {
+    await this.#stub.core.clock.advanceBy(ms);
+  }
+
+  settle(): Promise<boolean> {
+    return this.#stub.app.gateway.quiet();
+  }
+
+  onHold(listener: (message: string) => void): () => void {
+    return this.#stub.app.gateway.onHold((hold) => listener(holdMessage(hold)));
+  }
+
+  tap(deviceId: string) {
+    return this.#control().tap(deviceId);
+  }
+
+  devices() {
+    return this.#control().devices();
+  }
+
+  async isOnline(deviceId: string): Promise<boolean> {
+    return (await this.devices()).some((d) => d.device_id === deviceId && d.online);
+  }
+
+  transcript(deviceId: string) {
+    return this.#control().transcript(deviceId);
+  }
+
+  findTask(taskId: string) {
+    return this.#control().findTask(taskId);
+  }
+
+  invocations() {
+    return this.#control().invocations();
+  }
+
+  async badgeClock(): Promise<BadgeClock> {
+    const clock = this.#stub.core.clock;
+    return {
+      clock,
+      advanceBy: async (ms) => {
+        await clock.advanceBy(ms);
+      },
+      dispose: () => {},
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsStub) await this.#stub.close();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * One way to talk to a stub, whichever kind it is: what the scenario runner, a fleet and the
+ * vitest fixtures need of it. Two implementations:
+ *
+ * - `InProcessStubConnection` (in-process-stub-connection.ts): a stub started in this process;
+ *   badges share its virtual clock, and the clock waits on its gateway directly;
+ * - `HttpStubConnection` (http-stub-connection.ts): any stub by URL (`badge-sim stub`, the
+ *   container), through its control API; badges run on a clock that follows the stub's.
+ *
+ * This file declares the shape only: importing it loads neither fastify nor an HTTP client.
+ */
+
+import type { Static } from 'typebox';
+import type { CaPem } from '../client/trust.ts';
+import type { Fixtures } from '../fixtures/fixtures.schema.ts';
+import type { VirtualClock } from '../protocol/clock.ts';
+import type {
+  DeviceView,
+  TapResult,
+  TaskView,
+  TranscriptEntryView,
+} from '../protocol/control-api.schema.ts';
+import type { StubFrame } from '../protocol/device-frames.schema.ts';
+import type { StubSettings } from '../server-stub/settings.ts';
+import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
+
+export interface StubConnection {
+  /** The stub's base URL (service, trigger and control APIs). */
+  readonly url: string;
+  /** Where virtual badges connect (`ws://` or `wss://`). */
+  readonly devicesUrl: string;
+  /** The CA a client of this stub trusts besides Node's, if it has one of its own. */
+  readonly ca: CaPem | undefined;
+
+  settings(): Promise<StubSettings>;
+  fixtures(): Promise<Fixtures>;
+  /** Replaces the fixtures (the stub resets) and puts the clock on virtual time. */
+  prepare(fixtures: Fixtures): Promise<void>;
+
+  /** The stub's time (ms since epoch). */
+  now(): Promise<number>;
+  /** Moves the stub's clock on by `ms`, without a fleet (a fleet moves time with its `BadgeClock`). */
+  advance(ms: number): Promise<void>;
+  /** Waits until the stub has no frame out to a badge unhandled; true when it had to wait. */
+  settle(): Promise<boolean>;
+  /**
+   * Hears each badge the clock went on without (it did not answer within the bound), as the
+   * message the control API gives. Returns the function that stops listening.
+   */
+  onHold(listener: (message: string) => void): () => void;
+
+  /** Presses a device's talk button through the control API, as if by hand. */
+  tap(deviceId: string): Promise<Static<typeof TapResult>>;
+  /** The devices as the stub sees them: online, responsive, … */
+  devices(): Promise<Static<typeof DeviceView>[]>;
+  /** Whether the stub sees the device connected (a close is seen only when it arrives). */
+  isOnline(deviceId: string): Promise<boolean>;
+  transcript(deviceId: string): Promise<Static<typeof TranscriptEntryView>[]>;
+  /** A task, or undefined when the stub does not know it (never created, or forgotten). */
+  findTask(taskId: string): Promise<Static<typeof TaskView> | undefined>;
+  invocations(): Promise<WorkflowInvocation[]>;
+
+  /** The clock a fleet's badges run on, and how a fleet moves time (see `BadgeClock`). */
+  badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock>;
+
+  /** Ends the connection; a stub the connection started is stopped. */
+  close(): Promise<void>;
+}
+
+/** A badge the clock can ask the stub through for a `clock` frame when its next timer is due. */
+export interface WakeMessenger {
+  readonly online: boolean;
+  requestWake(at: number): boolean;
+}
+
+/** The clock of a fleet's badges and how the fleet moves domain time on it. */
+export interface BadgeClock {
+  readonly clock: VirtualClock;
+  /** A `welcome` or `clock` frame of the stub; undefined when the badges share the stub's clock. */
+  readonly follow?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => Promise<void>;
+  /** The time a stub frame carries; undefined when the badges share the stub's clock. */
+  readonly catchUp?: (at: number) => Promise<void> | undefined;
+  /** Moves the stub and the badges on by `ms`; `settled` waits until both sides are quiet. */
+  advanceBy(ms: number, settled: () => Promise<void>): Promise<void>;
+  dispose(): void;
+}

@@ -1,0 +1,81 @@
+/**
+ * One way to talk to a stub: a fleet and a test get the same answers through either kind of
+ * `StubConnection`, the one in this process (shared clock) and the one over HTTP (a clock that
+ * follows the stub's).
+ */
+import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
+import { badgeTest } from '../../scenarios/vitest.ts';
+import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { startFleet } from '../../simulator/fleet.ts';
+import { HttpStubConnection } from '../../simulator/http-stub-connection.ts';
+import { InProcessStubConnection } from '../../simulator/in-process-stub-connection.ts';
+import type { StubConnection } from '../../simulator/stub-connection.ts';
+import { RIVERSIDE, request } from '../support/http.ts';
+
+const START = Date.UTC(2026, 0, 1);
+const NURSE = '350000000000002';
+const WITHOUT_BADGE = '350000000000005';
+
+const kinds: [string, (stub: StubHandle) => StubConnection][] = [
+  [
+    'in process',
+    (stub) => new InProcessStubConnection(stub, { control: () => new StubControlClient(stub.url) }),
+  ],
+  ['over HTTP', (stub) => new HttpStubConnection(stub.url, new StubControlClient(stub.url))],
+];
+
+describe('a StubConnection', () => {
+  test.for(kinds)(
+    '%s: a fleet on it acknowledges at 12 s of a jump; now, tap, online, transcript and tasks answer',
+    async ([, connect]) => {
+      await using stub = await startStub();
+      const connection = connect(stub);
+      await using fleet = await startFleet({
+        stub: connection,
+        group: 'Nurses',
+        behaviour: { ack: { after: '12s' } },
+      });
+      await fleet.waitUntilConnected();
+      expect(await connection.now()).toBe(START);
+      const api = `${stub.url}/subscribers/${RIVERSIDE.id}/api/v1`;
+      const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+      const alert = await request(`${api}/alerts`, {
+        method: 'POST',
+        headers: auth,
+        body: { notification: 'Code blue', groups: ['Nurses'], on_ack: 'Thanks' },
+      });
+
+      await fleet.advanceBy(300_000);
+      expect(await connection.now()).toBe(START + 300_000);
+      const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+      expect(
+        events.map((e) => `${e.content.type}@${(Date.parse(e.timestamp) - START) / 1000}`),
+      ).toEqual(['start@0', 'acknowledged@12', 'acknowledged@12', 'acknowledged@12', 'end@12']);
+      expect((await connection.transcript(NURSE)).map((e) => e.type)).toEqual([
+        'play',
+        'stop',
+        'speak',
+      ]);
+      expect(await connection.findTask(alert.body.task_id)).toMatchObject({ state: 'ended' });
+      expect(await connection.findTask('no-such-task')).toBeUndefined();
+      expect((await connection.tap(WITHOUT_BADGE)).result).toBe('nothing_pending');
+
+      expect(await connection.isOnline(NURSE)).toBe(true);
+      fleet.badge(NURSE).goOffline();
+      await expect.poll(() => connection.isOnline(NURSE)).toBe(false);
+      expect(await connection.settle()).toBe(false);
+      await connection.close();
+    },
+  );
+
+  badgeTest(
+    'the vitest fixtures hand out the connection the fleet runs on',
+    async ({ stub, connection, fleet }) => {
+      expect(connection.url).toBe(stub.url);
+      await fleet.advanceBy(60_000);
+      expect(await connection.now()).toBe(START + 60_000);
+      expect(await connection.isOnline(fleet.badges[0]!.deviceId)).toBe(true);
+    },
+  );
+});
