@@ -18,3 +18,5 @@ export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
 export { startStub } from './server-stub/start-stub.ts';
 export { TlsSetupError } from './server-stub/tls.ts';
 export { startFleet, waitForStub } from './simulator/fleet.ts';
+export { HttpStubConnection } from './simulator/http-stub-connection.ts';
+export { InProcessStubConnection } from './simulator/in-process-stub-connection.ts';

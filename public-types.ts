@@ -26,7 +26,7 @@ export type {
   TaskView,
   TranscriptEntryView,
 } from './protocol/control-api.schema.ts';
-export type { Location } from './protocol/device-frames.schema.ts';
+export type { Location, StubFrame } from './protocol/device-frames.schema.ts';
 export type {
   AlertRequest,
   AnalyticEvent,
@@ -57,4 +57,7 @@ export type { StubTlsInfo, StubTlsOptions } from './server-stub/tls.ts';
 export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';
+// One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).
+export type { HttpStubConnectionOptions } from './simulator/http-stub-connection.ts';
+export type { BadgeClock, StubConnection, WakeMessenger } from './simulator/stub-connection.ts';
 export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';
