@@ -17,12 +17,12 @@ import {
   type DeviceView,
   type GenerateRequest,
   type Health,
+  type StubSettings,
   type TapResult,
   type TaskView,
   type TranscriptEntryView,
+  type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
-import type { StubSettings } from '../server-stub/settings.ts';
-import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
 

@@ -25,11 +25,14 @@ import { StubControlClient } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import {
+  CONTROL_PREFIX,
+  controlTokenProblem,
+  type EnvironmentName,
+  type StubSettings,
+} from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
-import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
-import type { StubSettings } from '../server-stub/settings.ts';
 
 /** The port the stub listens on inside the container (the image's BADGE_SIM_PORT). */
 export const CONTAINER_PORT = 8080;

@@ -1,24 +1,14 @@
 import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
 import { type ClockMode, VirtualClock } from '../protocol/clock.ts';
+import type { WorkflowInvocation } from '../protocol/control-api.schema.ts';
 import { IdSource } from '../protocol/ids.ts';
 import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
 import { Directory } from './engine/directory.ts';
 import { TokenStore } from './engine/tokens.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
-/** One invocation of an HTTP workflow, as the control API shows it. */
-export interface WorkflowInvocation {
-  invocation_id: string;
-  environment: 'pro' | 'qa';
-  workflow_id: string;
-  subscriber_id: string;
-  user_id: string;
-  action: string;
-  action_args?: unknown;
-  target_device_ids?: string[];
-  at: string;
-}
+export type { WorkflowInvocation };
 
 /** Invocations are kept as long as events (7 days), and at most this many (H3). */
 export const INVOCATION_RETENTION_MS = EVENT_RETENTION_MS;

@@ -5,10 +5,10 @@
  * one account and one user. Pure: no HTTP here, time from the injected clock.
  */
 import type { Clock } from '../../protocol/clock.ts';
+import { ENVIRONMENTS, type EnvironmentName } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
 
-export type EnvironmentName = 'pro' | 'qa';
-export const ENVIRONMENTS: readonly EnvironmentName[] = ['pro', 'qa'];
+export { ENVIRONMENTS, type EnvironmentName };
 
 /** The spec's access-token lifetime. */
 export const ACCESS_TOKEN_LIFETIME_MS = 2 * 3600 * 1000;

@@ -18,12 +18,16 @@ import {
   CONTROL_PREFIX,
   CONTROL_TOKEN_HEADER,
   DeviceView,
+  EnvironmentName,
+  EnvironmentsView,
   GENERATE_MAX_DEVICES,
   GenerateRequest,
   Health,
+  StubSettings,
   TapResult,
   TaskView,
   TranscriptEntryView,
+  WorkflowInvocation,
 } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
@@ -281,6 +285,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary:
           'The settings this stub runs with: auth scheme, brand and URN words, unknown fields and client ids, cancel events, body limit, environments and their client ids, HTTP timeouts, badge limits.',
+        response: { 200: StubSettings },
       },
     },
     async () => core.settings,
@@ -292,6 +297,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'The environments: path prefix and client ids of each (pro is the default).',
+        response: { 200: EnvironmentsView },
       },
     },
     async () => core.settings.environments,
@@ -299,7 +305,13 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
 
   app.get(
     '/workflows/invocations',
-    { schema: { tags, summary: 'Every HTTP workflow invoked, oldest first.' } },
+    {
+      schema: {
+        tags,
+        summary: 'Every HTTP workflow invoked, oldest first.',
+        response: { 200: Type.Array(WorkflowInvocation) },
+      },
+    },
     async () => core.invocations,
   );
 
@@ -313,7 +325,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         body: Type.Object(
           {
             subscriber_id: Type.String({ minLength: 1 }),
-            environment: Type.Optional(Type.Union([Type.Literal('pro'), Type.Literal('qa')])),
+            environment: Type.Optional(EnvironmentName),
             user_id: Type.Optional(TokenUserId),
             email: Type.Optional(TokenUserEmail),
           },

@@ -8,13 +8,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { formatTimestamp } from '../../protocol/clock.ts';
+import type { EnvironmentName } from '../../protocol/control-api.schema.ts';
 import { DeviceInfo } from '../../protocol/device-info.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { ACCESS_TOKEN_SCOPES, TokenValidation } from '../../protocol/token-api.schema.ts';
 import type { DeviceGateway } from '../device-gateway.ts';
 import { buildDeviceInfo } from '../device-info.ts';
-import type { AccessGrant, EnvironmentName, TokenRefusal } from '../engine/tokens.ts';
+import type { AccessGrant, TokenRefusal } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
 import { jsonBytes, MAX_STORED_JSON_BYTES } from '../json-body.ts';
 import { answer, checkedByHandler, documentRoutes, oauthAnswer } from '../openapi.ts';
