@@ -273,13 +273,13 @@ export const StubSettings = Type.Object({
     description:
       'A client id of no environment at a token endpoint: refused (401 `invalid_client`) or accepted.',
   }),
-  badgeAnswerTimeoutMs: Type.Integer({
+  badgeAnswerTimeoutMs: Type.Number({
     description: "Real time a virtual clock waits for one badge's `handled`.",
   }),
-  badgeMaxQueuedBytes: Type.Integer({
+  badgeMaxQueuedBytes: Type.Number({
     description: 'Bytes queued for a badge that does not read; past it the stub closes (4008).',
   }),
-  badgeMaxBadFramesPerSecond: Type.Integer({
+  badgeMaxBadFramesPerSecond: Type.Number({
     description: "Error frames answered to one connection's bad frames a second; past it, 4009.",
   }),
   httpTimeouts: HttpTimeouts,
