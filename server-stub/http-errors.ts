@@ -30,6 +30,11 @@ const ENGINE_STATUS: Record<EngineErrorCode, number> = {
   unknown_task: 404,
   task_ended: 409,
   unknown_device: 404,
+  invalid_field: 400,
+  too_large: 400,
+  unknown_workflow: 404,
+  not_an_http_workflow: 404,
+  wrong_trigger_method: 405,
 };
 
 /** fastify's own refusals (body parsing, limits) by code: status, our code, field. */
