@@ -5,6 +5,7 @@
 import Type, { type Static } from 'typebox';
 import { ClockModeSchema } from './clock.schema.ts';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT } from './duration.ts';
+import { TokenUserEmail, TokenUserId } from './token-api.schema.ts';
 
 export const CONTROL_PREFIX = '/_stub';
 
@@ -299,3 +300,32 @@ export const WorkflowInvocation = Type.Object({
   at: Type.String(),
 });
 export type WorkflowInvocation = Static<typeof WorkflowInvocation>;
+
+/** `POST /_stub/tokens/refresh`: a refresh token for a user of an account in an environment. */
+export const RefreshTokenRequest = Type.Object(
+  {
+    subscriber_id: Type.String({ minLength: 1 }),
+    environment: Type.Optional(EnvironmentName),
+    user_id: Type.Optional(TokenUserId),
+    email: Type.Optional(TokenUserEmail),
+  },
+  { additionalProperties: false },
+);
+export type RefreshTokenRequest = Static<typeof RefreshTokenRequest>;
+export const RefreshTokenIssued = Type.Object({ refresh_token: Type.String() });
+
+/** `POST /_stub/tokens/revoke`: the token in the body (a secret does not go in a URL). */
+export const RevokeRequest = Type.Object(
+  { refresh_token: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+export const Revoked = Type.Object({ revoked: Type.Boolean() });
+export type Revoked = Static<typeof Revoked>;
+
+/** `POST /_stub/settle`: whether it had to wait for a badge. */
+export const Settled = Type.Object({ waited: Type.Boolean() });
+export type Settled = Static<typeof Settled>;
+
+export const ControlDeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
+export const TaskParams = Type.Object({ task_id: Type.String() });
+export const TasksQuery = Type.Object({ subscriber_id: Type.Optional(Type.String()) });
