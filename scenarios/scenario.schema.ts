@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { DURATION_PATTERN, FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
+import { EnvironmentName } from '../protocol/control-api.schema.ts';
 import { BadgeStatus } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 
@@ -73,7 +74,7 @@ const Bearer = Type.Union(
   },
 );
 export type Bearer = Static<typeof Bearer>;
-const Environment = Type.Union([Type.Literal('pro'), Type.Literal('qa')], {
+const Environment = Type.Union(EnvironmentName.anyOf, {
   description: 'The environment whose hosts and client ids the step uses (default pro).',
 });
 
