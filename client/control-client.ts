@@ -146,11 +146,7 @@ export class StubControlClient {
     user: Pick<RefreshTokenRequest, 'user_id' | 'email'> = {},
   ): Promise<string> {
     const request: RefreshTokenRequest = { subscriber_id: subscriberId, environment, ...user };
-    const answer = await this.#call<Static<typeof RefreshTokenIssued>>(
-      'POST',
-      '/tokens/refresh',
-      request,
-    );
+    const answer = await this.#call<RefreshTokenIssued>('POST', '/tokens/refresh', request);
     return answer.refresh_token;
   }
 

@@ -313,6 +313,7 @@ export const RefreshTokenRequest = Type.Object(
 );
 export type RefreshTokenRequest = Static<typeof RefreshTokenRequest>;
 export const RefreshTokenIssued = Type.Object({ refresh_token: Type.String() });
+export type RefreshTokenIssued = Static<typeof RefreshTokenIssued>;
 
 /** `POST /_stub/tokens/revoke`: the token in the body (a secret does not go in a URL). */
 export const RevokeRequest = Type.Object(
