@@ -22,11 +22,14 @@ export type {
   DeviceView,
   GenerateRequest,
   Health,
+  RefreshTokenRequest,
+  Revoked,
+  Settled,
   TapResult,
   TaskView,
   TranscriptEntryView,
 } from './protocol/control-api.schema.ts';
-export type { Location, StubFrame } from './protocol/device-frames.schema.ts';
+export type { BatteryStatus, Location, StubFrame } from './protocol/device-frames.schema.ts';
 export type {
   AlertRequest,
   AnalyticEvent,

@@ -7,6 +7,8 @@ import {
   CLOCK_SCALE_MIN,
   CONTROL_TOKEN_HEADER,
   controlTokenProblem,
+  ENVIRONMENTS,
+  type EnvironmentName,
 } from '../protocol/control-api.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
@@ -14,7 +16,6 @@ import {
   BADGE_ANSWER_TIMEOUT_MIN_MS,
   holdMessage,
 } from '../server-stub/device-gateway.ts';
-import { ENVIRONMENTS, type EnvironmentName } from '../server-stub/engine/tokens.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import { type StubTlsInfo, type StubTlsOptions, TlsSetupError } from '../server-stub/tls.ts';

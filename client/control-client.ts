@@ -14,14 +14,19 @@ import {
   controlTokenHeaders,
   controlTokenProblem,
   type DeviceView,
+  type EnvironmentName,
   type GenerateRequest,
   type Health,
+  type RefreshTokenIssued,
+  type RefreshTokenRequest,
+  type Revoked,
+  type Settled,
+  type StubSettings,
   type TapResult,
   type TaskView,
   type TranscriptEntryView,
+  type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
-import type { StubSettings } from '../server-stub/settings.ts';
-import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
 
@@ -89,7 +94,7 @@ export class StubControlClient {
   }
 
   /** Waits until every frame sent to a badge has been handled. */
-  settle(): Promise<{ waited: boolean }> {
+  settle(): Promise<Settled> {
     return this.#call('POST', '/settle');
   }
 
@@ -136,18 +141,15 @@ export class StubControlClient {
    */
   async issueRefreshToken(
     subscriberId: string,
-    environment: 'pro' | 'qa' = 'pro',
-    user: { user_id?: string; email?: string } = {},
-  ) {
-    const answer = await this.#call<{ refresh_token: string }>('POST', '/tokens/refresh', {
-      subscriber_id: subscriberId,
-      environment,
-      ...user,
-    });
+    environment: EnvironmentName = 'pro',
+    user: Pick<RefreshTokenRequest, 'user_id' | 'email'> = {},
+  ): Promise<string> {
+    const request: RefreshTokenRequest = { subscriber_id: subscriberId, environment, ...user };
+    const answer = await this.#call<RefreshTokenIssued>('POST', '/tokens/refresh', request);
     return answer.refresh_token;
   }
 
-  revokeRefreshToken(refreshToken: string): Promise<{ revoked: boolean }> {
+  revokeRefreshToken(refreshToken: string): Promise<Revoked> {
     return this.#call('POST', '/tokens/revoke', { refresh_token: refreshToken });
   }
 

@@ -25,11 +25,16 @@ import { StubControlClient } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { CONTROL_PREFIX, controlTokenProblem } from '../protocol/control-api.schema.ts';
+import {
+  CancelEvents,
+  CONTROL_PREFIX,
+  controlTokenProblem,
+  ENVIRONMENTS,
+  type EnvironmentName,
+  type StubSettings,
+} from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
-import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
-import type { StubSettings } from '../server-stub/settings.ts';
 import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
 import type { StubConnection } from '../simulator/stub-connection.ts';
 
@@ -154,7 +159,7 @@ export class BadgeSimContainer extends GenericContainer {
    * its SDK's (`sdk`), for clients with the original's built in. Wins over the fixtures'.
    */
   withClientId(environment: EnvironmentName, kind: 'cli' | 'sdk', id: string): this {
-    oneOf('withClientId', environment, ['pro', 'qa']);
+    oneOf('withClientId', environment, [...ENVIRONMENTS]);
     oneOf('withClientId', kind, ['cli', 'sdk']);
     if (typeof id !== 'string' || !CLIENT_ID.test(id))
       refuse('withClientId: give 1 to 128 visible ASCII characters, no spaces');
@@ -164,18 +169,22 @@ export class BadgeSimContainer extends GenericContainer {
   }
 
   /** A client id no environment knows: `refuse` (401 invalid_client, the default) or `accept`. */
-  withUnknownClientIds(policy: 'refuse' | 'accept'): this {
+  withUnknownClientIds(policy: StubSettings['unknownClientIds']): this {
     oneOf('withUnknownClientIds', policy, ['refuse', 'accept']);
     return this.withEnvironment({ BADGE_SIM_UNKNOWN_CLIENT_IDS: policy });
   }
 
-  withUnknownFields(policy: 'reject' | 'ignore'): this {
+  withUnknownFields(policy: StubSettings['unknownFields']): this {
     oneOf('withUnknownFields', policy, ['reject', 'ignore']);
     return this.withEnvironment({ BADGE_SIM_UNKNOWN_FIELDS: policy });
   }
 
-  withCancelEvents(kind: 'end-cancelled' | 'end-normal' | 'none'): this {
-    oneOf('withCancelEvents', kind, ['end-cancelled', 'end-normal', 'none']);
+  withCancelEvents(kind: CancelEvents): this {
+    oneOf(
+      'withCancelEvents',
+      kind,
+      CancelEvents.anyOf.map((literal) => literal.const),
+    );
     return this.withEnvironment({ BADGE_SIM_CANCEL_EVENTS: kind });
   }
 

@@ -5,6 +5,5 @@
  */
 export type { CaPem } from '../client/trust.ts';
 export type { Fixtures } from '../fixtures/fixtures.schema.ts';
-export type { EnvironmentName } from '../server-stub/engine/tokens.ts';
-export type { StubSettings } from '../server-stub/settings.ts';
+export type { EnvironmentName, StubSettings } from '../protocol/control-api.schema.ts';
 export type { ContainerClockMode } from './badge-sim-container.ts';

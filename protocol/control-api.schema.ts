@@ -5,6 +5,7 @@
 import Type, { type Static } from 'typebox';
 import { ClockModeSchema } from './clock.schema.ts';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT } from './duration.ts';
+import { TokenUserEmail, TokenUserId } from './token-api.schema.ts';
 
 export const CONTROL_PREFIX = '/_stub';
 
@@ -201,6 +202,134 @@ export const GenerateRequest = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The environments of the token, trigger and device interface; pro is the default. */
+export const EnvironmentName = Type.Union([Type.Literal('pro'), Type.Literal('qa')]);
+export type EnvironmentName = Static<typeof EnvironmentName>;
+export const ENVIRONMENTS: readonly EnvironmentName[] = EnvironmentName.anyOf.map((e) => e.const);
+
+/** Which events a cancel (DELETE) produces; the spec does not show it (docs/decisions.md). */
+export const CancelEvents = Type.Union([
+  Type.Literal('end-cancelled'),
+  Type.Literal('end-normal'),
+  Type.Literal('none'),
+]);
+export type CancelEvents = Static<typeof CancelEvents>;
+
+/** One environment as `GET /_stub/environments` shows it. */
+export const EnvironmentSettings = Type.Object({
+  prefix: Type.String({
+    description:
+      "Path prefix on the stub's port: `{api_host}` and `{auth_url}` are the stub URL plus it.",
+  }),
+  cliClientId: Type.String(),
+  sdkClientId: Type.String(),
+});
+export type EnvironmentSettings = Static<typeof EnvironmentSettings>;
+
+/** `GET /_stub/environments`: every environment by name. */
+export const EnvironmentsView = Type.Object({
+  pro: EnvironmentSettings,
+  qa: EnvironmentSettings,
+});
+
+/**
+ * How long the HTTP server waits on a client, in ms (docs/decisions.md I9). A WebSocket
+ * badge, once upgraded, is not subject to them.
+ */
+export const HttpTimeouts = Type.Object({
+  headersMs: Type.Integer({ description: 'From connecting to the end of the request headers.' }),
+  requestMs: Type.Integer({
+    description: 'From connecting (or the start of a request) to the end of its body.',
+  }),
+  keepAliveMs: Type.Integer({
+    description: 'How long a keep-alive connection waits for its next request.',
+  }),
+  stalledAnswerMs: Type.Integer({
+    description:
+      'How long an answer may make no progress because the client does not read it; then the connection is dropped.',
+  }),
+});
+export type HttpTimeouts = Static<typeof HttpTimeouts>;
+
+/**
+ * Choices a team can change to match what they observe of the original service (`GET
+ * /_stub/settings`). The defaults are the decisions in docs/decisions.md.
+ */
+export const StubSettings = Type.Object({
+  authScheme: Type.String({
+    description: 'Scheme word of `Authorization: <scheme> <API_KEY>` (architecture, decision 8).',
+  }),
+  brandWord: Type.String({ description: 'The brand word in the device path.' }),
+  urnWord: Type.String({
+    description: 'The word in group URNs (`urn:<word>-resource:…`); the brand word by default.',
+  }),
+  unknownFields: Type.Union([Type.Literal('reject'), Type.Literal('ignore')], {
+    description: 'Fields the spec does not list in a body: refused with 400, or dropped.',
+  }),
+  cancelEvents: CancelEvents,
+  bodyLimit: Type.Integer({ description: 'Largest request body accepted, in bytes (413 over).' }),
+  environments: EnvironmentsView,
+  unknownClientIds: Type.Union([Type.Literal('refuse'), Type.Literal('accept')], {
+    description:
+      'A client id of no environment at a token endpoint: refused (401 `invalid_client`) or accepted.',
+  }),
+  badgeAnswerTimeoutMs: Type.Number({
+    description: "Real time a virtual clock waits for one badge's `handled`.",
+  }),
+  badgeMaxQueuedBytes: Type.Number({
+    description: 'Bytes queued for a badge that does not read; past it the stub closes (4008).',
+  }),
+  badgeMaxBadFramesPerSecond: Type.Number({
+    description: "Error frames answered to one connection's bad frames a second; past it, 4009.",
+  }),
+  httpTimeouts: HttpTimeouts,
+});
+export type StubSettings = Static<typeof StubSettings>;
+
+/** One invocation of an HTTP workflow, as `GET /_stub/workflows/invocations` shows it. */
+export const WorkflowInvocation = Type.Object({
+  invocation_id: Type.String(),
+  environment: EnvironmentName,
+  workflow_id: Type.String(),
+  subscriber_id: Type.String(),
+  user_id: Type.String(),
+  action: Type.String(),
+  action_args: Type.Optional(Type.Unknown()),
+  target_device_ids: Type.Optional(Type.Array(Type.String())),
+  at: Type.String(),
+});
+export type WorkflowInvocation = Static<typeof WorkflowInvocation>;
+
+/** `POST /_stub/tokens/refresh`: a refresh token for a user of an account in an environment. */
+export const RefreshTokenRequest = Type.Object(
+  {
+    subscriber_id: Type.String({ minLength: 1 }),
+    environment: Type.Optional(EnvironmentName),
+    user_id: Type.Optional(TokenUserId),
+    email: Type.Optional(TokenUserEmail),
+  },
+  { additionalProperties: false },
+);
+export type RefreshTokenRequest = Static<typeof RefreshTokenRequest>;
+export const RefreshTokenIssued = Type.Object({ refresh_token: Type.String() });
+export type RefreshTokenIssued = Static<typeof RefreshTokenIssued>;
+
+/** `POST /_stub/tokens/revoke`: the token in the body (a secret does not go in a URL). */
+export const RevokeRequest = Type.Object(
+  { refresh_token: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+export const Revoked = Type.Object({ revoked: Type.Boolean() });
+export type Revoked = Static<typeof Revoked>;
+
+/** `POST /_stub/settle`: whether it had to wait for a badge. */
+export const Settled = Type.Object({ waited: Type.Boolean() });
+export type Settled = Static<typeof Settled>;
+
+export const ControlDeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
+export const TaskParams = Type.Object({ task_id: Type.String() });
+export const TasksQuery = Type.Object({ subscriber_id: Type.Optional(Type.String()) });
 
 // The control API's answers as types, by the schemas' names: what `StubControlClient` returns,
 // so a user of the package can name them (they are in its public types).

@@ -56,7 +56,9 @@ export const BatteryStatus = Type.Union([
   Type.Literal('discharging'),
   Type.Literal('full'),
 ]);
+export type BatteryStatus = Static<typeof BatteryStatus>;
 
+/** What a connected badge is doing: the states it reports in `state` frames. */
 export const BadgeStateName = Type.Union([
   Type.Literal('idle'),
   Type.Literal('playing'),
@@ -65,6 +67,17 @@ export const BadgeStateName = Type.Union([
   Type.Literal('broadcasting'),
 ]);
 export type BadgeStateName = Static<typeof BadgeStateName>;
+
+/** A virtual badge's status: not connected, on its way, or one of the states it reports. */
+export const BadgeStatus = Type.Union([
+  Type.Literal('offline'),
+  Type.Literal('connecting'),
+  ...BadgeStateName.anyOf,
+]);
+export type BadgeStatus = Static<typeof BadgeStatus>;
+
+/** A frame before its sender numbers it (each side numbers what it sends). */
+export type Unnumbered<F> = F extends { seq: number } ? Omit<F, 'seq'> : never;
 
 // ---- badge → stub -------------------------------------------------------------------------
 
@@ -150,6 +163,8 @@ export type BadgeFrame = Static<typeof BadgeFrame>;
 export type HelloFrame = Static<typeof HelloFrame>;
 export type ButtonFrame = Static<typeof ButtonFrame>;
 export type StateFrame = Static<typeof StateFrame>;
+/** What a badge sends besides `handled` (which answers, and is written as it is). */
+export type OutgoingBadgeFrame = Unnumbered<Exclude<BadgeFrame, { type: 'handled' }>>;
 
 // ---- stub → badge -------------------------------------------------------------------------
 
@@ -240,6 +255,8 @@ export const StubFrame = Type.Union([
 export type StubFrame = Static<typeof StubFrame>;
 export type PlayFrame = Static<typeof PlayFrame>;
 export type ErrorFrame = Static<typeof ErrorFrame>;
+/** What the stub sends, before its connection numbers it. */
+export type OutgoingStubFrame = Unnumbered<StubFrame>;
 
 /** WebSocket close codes of the protocol (4000–4999 are the application's). */
 export const CLOSE_CODES = {

@@ -39,3 +39,26 @@ export const TokenValidation = Type.Object({
   }),
 });
 export type TokenValidation = Static<typeof TokenValidation>;
+
+/**
+ * The body of `POST {auth_url}/oauth2/token` (a form, or JSON as some SDKs send). The route
+ * checks it itself, after nothing and before the client id, and refuses in OAuth's shape.
+ */
+export const TokenRequest = Type.Object({
+  grant_type: Type.Literal('refresh_token'),
+  client_id: Type.String({
+    minLength: 1,
+    description: "The environment's CLI or SDK client id (`GET /_stub/environments`).",
+  }),
+  refresh_token: Type.String({ minLength: 1 }),
+});
+export type TokenRequest = Static<typeof TokenRequest>;
+
+/** What `POST {auth_url}/oauth2/token` answers for a good refresh token. */
+export const TokensIssued = Type.Object({
+  access_token: Type.String({ description: 'The bearer credential of the API host.' }),
+  id_token: Type.String({ description: 'Not a bearer credential: the API host refuses it.' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: "Seconds: 7200 (2 hours on the stub's clock)." }),
+});
+export type TokensIssued = Static<typeof TokensIssued>;

@@ -2,9 +2,9 @@
  * YAML documents that people write by hand (fixtures, scenarios): parse errors and field
  * errors both come back with the file and line, so the message says where to look.
  */
-import type { ErrorObject } from 'ajv';
 import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
 import { DURATION_SOURCE } from './duration.ts';
+import { type ErrorObject, fieldPath } from './validator.ts';
 
 export interface YamlSource {
   value: unknown;
@@ -54,18 +54,6 @@ export function parseYaml(text: string, file: string): YamlSource {
   };
 }
 
-/** An Ajv error's place as a path people read: `accounts[0].groups[1].name`. */
-export function errorPath(error: ErrorObject, prefix = ''): string {
-  const segments = error.instancePath.split('/').slice(1);
-  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
-  if (error.keyword === 'additionalProperties')
-    segments.push(String(error.params.additionalProperty));
-  return segments.reduce(
-    (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s),
-    prefix,
-  );
-}
-
 /**
  * Ajv's errors as one sentence that names the field: the first error, and when it is one of
  * several allowed words (a union of literals), every word allowed there.
@@ -75,7 +63,7 @@ export function describeError(
   prefix = '',
 ): { path: string; message: string } {
   const error = errors[0]!;
-  const path = errorPath(error, prefix);
+  const path = fieldPath(error, prefix);
   let detail = error.message ?? 'is invalid';
   if (error.keyword === 'required') detail = 'is required';
   if (error.keyword === 'additionalProperties') detail = 'is not a field here';

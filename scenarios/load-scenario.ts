@@ -3,12 +3,12 @@
  * the same check, and every error names the file, the line and the field.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn } from '../protocol/own.ts';
+import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import { Scenario, Step } from './scenario.schema.ts';
@@ -48,9 +48,8 @@ export const STEP_ACTIONS = [
 ] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
-const ajv = new Ajv({ allErrors: false, strict: false });
 /** The scenario with its steps left to `validateStep`, for precise errors. */
-const validateShell: ValidateFunction = ajv.compile({
+const validateShell: ValidateFunction = validatorOf({
   ...Scenario,
   properties: { ...Scenario.properties, timeline: Type.Array(Type.Object({})) },
 });
@@ -59,7 +58,7 @@ const stepValidators = new Map<StepAction, ValidateFunction>(
     const variant = Step.anyOf.find(
       (v: { properties: Record<string, unknown> }) => action in v.properties,
     );
-    return [action, ajv.compile(variant!)];
+    return [action, validatorOf(variant!)];
   }),
 );
 

@@ -5,6 +5,8 @@
  */
 import Type, { type Static } from 'typebox';
 import { DURATION_PATTERN, FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
+import { EnvironmentName } from '../protocol/control-api.schema.ts';
+import { BadgeStatus } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 
 const Duration = (description: string) =>
@@ -72,7 +74,7 @@ const Bearer = Type.Union(
   },
 );
 export type Bearer = Static<typeof Bearer>;
-const Environment = Type.Union([Type.Literal('pro'), Type.Literal('qa')], {
+const Environment = Type.Union(EnvironmentName.anyOf, {
   description: 'The environment whose hosts and client ids the step uses (default pro).',
 });
 
@@ -292,16 +294,6 @@ export const HeardExpectation = Type.Object(
 );
 export type HeardExpectation = Static<typeof HeardExpectation>;
 
-export const BadgeState = Type.Union([
-  Type.Literal('offline'),
-  Type.Literal('connecting'),
-  Type.Literal('idle'),
-  Type.Literal('playing'),
-  Type.Literal('awaiting-ack'),
-  Type.Literal('speaking'),
-  Type.Literal('broadcasting'),
-]);
-
 export const Expectations = Type.Object(
   {
     events: Type.Optional(EventsExpectation),
@@ -309,7 +301,7 @@ export const Expectations = Type.Object(
       Type.Record(Type.String(), HeardExpectation, { description: 'By device id or user name.' }),
     ),
     states: Type.Optional(
-      Type.Record(Type.String(), BadgeState, { description: 'Final state of each badge.' }),
+      Type.Record(Type.String(), BadgeStatus, { description: 'Final state of each badge.' }),
     ),
     invocations: Type.Optional(
       Type.Array(

@@ -4,14 +4,16 @@
  * `start-stub.ts` is the process around it.
  */
 import swagger from '@fastify/swagger';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { CONTROL_PREFIX, CONTROL_TOKEN_HEADER } from '../protocol/control-api.schema.ts';
+import {
+  CONTROL_PREFIX,
+  CONTROL_TOKEN_HEADER,
+  type EnvironmentName,
+} from '../protocol/control-api.schema.ts';
+import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { DeviceGateway } from './device-gateway.ts';
-import type { EnvironmentName } from './engine/tokens.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
 import { parseJsonBody } from './json-body.ts';
 import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
@@ -50,13 +52,13 @@ async function stubApp(
   // JSON and keep their types; only the query string and path, which are text, are read as
   // numbers, and only when written as plain decimals (`readDecimals`): Ajv's own coercion
   // would take `Infinity`, `1e2`, `0x10` and ` 5`. Compiled once per process and shared by
-  // every stub (tests start hundreds).
+  // every stub (protocol/validator.ts).
   app.setValidatorCompiler(({ schema, httpPart }) =>
     isCheckedByHandler(schema)
       ? acceptAll
       : httpPart === 'body'
-        ? compiledValidator(schema, bodyAjv(core.settings.unknownFields))
-        : compiledValidator(schema, textAjv(), readDecimals),
+        ? validatorOf(schema, { unknownFields: core.settings.unknownFields })
+        : readDecimals(schema, validatorOf(schema)),
   );
   // A response schema decides what is written: fast-json-stringify drops what it does not
   // list. Error bodies are written whole (their schemas only document them, O4).
@@ -140,22 +142,6 @@ async function stubApp(
 
 export default fp(stubApp, { name: 'badge-sim-stub', fastify: '5.x' });
 
-const AJV_OPTIONS = { allErrors: false, strict: false, useDefaults: true } as const;
-const ajvs = new Map<string, Ajv>();
-function ajv(key: string, options: ConstructorParameters<typeof Ajv>[0]): Ajv {
-  let instance = ajvs.get(key);
-  if (!instance) {
-    instance = addFormats.default(new Ajv({ ...AJV_OPTIONS, ...options }));
-    ajvs.set(key, instance);
-  }
-  return instance;
-}
-const bodyAjv = (unknownFields: 'reject' | 'ignore') =>
-  ajv(`body:${unknownFields}`, {
-    coerceTypes: false,
-    removeAdditional: unknownFields === 'ignore',
-  });
-const textAjv = () => ajv('text', { coerceTypes: false, removeAdditional: false });
 const acceptAll = (() => true) as unknown as ValidateFunction;
 
 /** A whole number in a query string or path: decimal digits, at most 15 (exact in a double). */
@@ -189,27 +175,6 @@ function readDecimals(schema: object, validate: ValidateFunction): ValidateFunct
     return valid;
   }) as ValidateFunction;
   return wrapped;
-}
-
-// Keyed by the schema's text: fastify hands the compilers copies, never the same object.
-const validators = new WeakMap<Ajv, Map<string, ValidateFunction>>();
-function compiledValidator(
-  schema: object,
-  instance: Ajv,
-  wrap: (schema: object, validate: ValidateFunction) => ValidateFunction = (_, v) => v,
-): ValidateFunction {
-  let cache = validators.get(instance);
-  if (!cache) {
-    cache = new Map();
-    validators.set(instance, cache);
-  }
-  const key = JSON.stringify(schema);
-  let validate = cache.get(key);
-  if (!validate) {
-    validate = wrap(schema, instance.compile(schema));
-    cache.set(key, validate);
-  }
-  return validate;
 }
 
 const serializers = new Map<string, (data: unknown) => string>();

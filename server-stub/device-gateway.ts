@@ -12,7 +12,6 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Static } from 'typebox';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { TimerId } from '../protocol/clock.ts';
@@ -20,6 +19,7 @@ import { sendCorked } from '../protocol/corked-send.ts';
 import {
   type BadgeFrame,
   type BadgeStateName,
+  type BatteryStatus,
   ButtonFrame,
   CLOSE_CODES,
   DEVICE_PROTOCOL_VERSION,
@@ -27,10 +27,11 @@ import {
   HandledFrame,
   HelloFrame,
   type Location,
+  type OutgoingStubFrame,
   StateFrame,
-  type StubFrame,
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
+import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { refuseOnSocket } from './http-errors.ts';
@@ -44,7 +45,7 @@ export interface DeviceLiveState {
   lastDisconnect: number | null;
   state: BadgeStateName | null;
   batteryLevel: number | null;
-  batteryStatus: 'charging' | 'discharging' | 'full' | null;
+  batteryStatus: BatteryStatus | null;
   location: (Location & { timestamp: number }) | null;
   appVersion: string | null;
   /** False while a connected badge is counted unresponsive (it held the clock too long). */
@@ -100,26 +101,20 @@ export interface DeviceGatewayOptions {
   cutOffGraceMs?: number;
 }
 
-type Outgoing = StubFrame extends infer F
-  ? F extends { seq: number }
-    ? Omit<F, 'seq'>
-    : never
-  : never;
-
 /**
  * One validator a frame type. A Map, never a plain object: the type is whatever a client sent,
  * and `validators["valueOf"]` on an object literal is Object.prototype's function.
  */
-const validators: ReadonlyMap<string, ValidateFunction> = (() => {
-  const ajv = new Ajv({ allErrors: false, strict: false });
-  return new Map<BadgeFrame['type'], ValidateFunction>([
-    ['hello', ajv.compile(HelloFrame)],
-    ['button', ajv.compile(ButtonFrame)],
-    ['state', ajv.compile(StateFrame)],
-    ['wake', ajv.compile(WakeFrame)],
-    ['handled', ajv.compile(HandledFrame)],
-  ]);
-})();
+const validators: ReadonlyMap<string, ValidateFunction> = new Map<
+  BadgeFrame['type'],
+  ValidateFunction
+>([
+  ['hello', validatorOf(HelloFrame)],
+  ['button', validatorOf(ButtonFrame)],
+  ['state', validatorOf(StateFrame)],
+  ['wake', validatorOf(WakeFrame)],
+  ['handled', validatorOf(HandledFrame)],
+]);
 
 /**
  * The most frames one badge is tracked for at a time (what the clock waits for). A badge that
@@ -175,7 +170,7 @@ class Connection {
   }
 
   /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
-  send(frame: Outgoing, track: boolean): void {
+  send(frame: OutgoingStubFrame, track: boolean): void {
     const seq = this.#seq++;
     if (track) {
       if (this.pending.size === 0) this.owingSince = performance.now();
@@ -408,7 +403,7 @@ export class DeviceGateway {
     }
     if (!validate(frame)) {
       const error = validate.errors![0]!;
-      const field = fieldOf(error);
+      const field = fieldPath(error) || undefined;
       this.#sendError(
         connection,
         'invalid_frame',
@@ -567,7 +562,7 @@ export class DeviceGateway {
   }
 
   /** Sends a frame the clock waits on until the badge has handled it. */
-  #send(connection: Connection, frame: Outgoing): void {
+  #send(connection: Connection, frame: OutgoingStubFrame): void {
     // Only a virtual clock waits for badges; in real or scaled time they do not answer. Nor
     // does it wait for a badge counted unresponsive.
     const track = this.#core.clock.mode === 'virtual' && connection.responsive;
@@ -719,7 +714,7 @@ function emptyLiveState(): DeviceLiveState {
   };
 }
 
-function toFrame(command: DeviceCommand, at: number): Outgoing {
+function toFrame(command: DeviceCommand, at: number): OutgoingStubFrame {
   switch (command.type) {
     case 'play':
       return {
@@ -750,12 +745,4 @@ function readableSeq(frame: unknown): number | undefined {
   if (typeof frame !== 'object' || frame === null || !Object.hasOwn(frame, 'seq')) return undefined;
   const { seq } = frame as { seq: unknown };
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
-}
-
-function fieldOf(error: ErrorObject): string | undefined {
-  const segments = error.instancePath.split('/').slice(1);
-  if (typeof error.params.missingProperty === 'string') segments.push(error.params.missingProperty);
-  if (typeof error.params.additionalProperty === 'string')
-    segments.push(error.params.additionalProperty);
-  return segments.length > 0 ? segments.join('.') : undefined;
 }

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '../protocol/service-api.schema.ts';
+import { fieldPath } from '../protocol/validator.ts';
 import { EngineError, type EngineErrorCode } from './engine/engine-error.ts';
 
 /** An HTTP refusal raised by a route or hook; the error handler turns it into `ErrorBody`. */
@@ -29,6 +30,11 @@ const ENGINE_STATUS: Record<EngineErrorCode, number> = {
   unknown_task: 404,
   task_ended: 409,
   unknown_device: 404,
+  invalid_field: 400,
+  too_large: 400,
+  unknown_workflow: 404,
+  not_an_http_workflow: 404,
+  wrong_trigger_method: 405,
 };
 
 /** fastify's own refusals (body parsing, limits) by code: status, our code, field. */
@@ -76,7 +82,7 @@ export function handleError(
   if (error.validation) {
     const first = mostTelling(error.validation);
     const part = error.validationContext ?? 'body';
-    const field = first ? fieldOf(first.instancePath, first.params) : undefined;
+    const field = (first && fieldPath(first)) || undefined;
     let detail = first?.message ?? 'is invalid';
     if (first?.keyword === 'additionalProperties') detail = 'is not a field of this request';
     if (first?.keyword === 'required') detail = 'is required';
@@ -128,19 +134,6 @@ function send(reply: FastifyReply, status: number, code: string, message: string
     .code(status)
     .type('application/json')
     .send(errorBody(status, code, message, field));
-}
-
-/** `/groups/1` → `groups[1]`; a missing or unknown property names itself. */
-function fieldOf(instancePath: string, params: Record<string, unknown>): string | undefined {
-  const segments = instancePath.split('/').slice(1);
-  if (typeof params.missingProperty === 'string') segments.push(params.missingProperty);
-  if (typeof params.additionalProperty === 'string') segments.push(params.additionalProperty);
-  if (segments.length === 0) return undefined;
-  // An empty key is shown as `""`, so that the field named is never blank.
-  return segments.reduce(
-    (path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s || '""'}` : s || '""'),
-    '',
-  );
 }
 
 /** What Node refuses before fastify sees a request, by Node's error code: status, code, field. */

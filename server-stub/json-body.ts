@@ -8,8 +8,6 @@ import { HttpError } from './http-errors.ts';
 
 /** The deepest nesting of arrays and objects a JSON body may have (the body itself is 1). */
 export const MAX_JSON_DEPTH = 32;
-/** The largest free-form JSON value the stub stores (`action_args`), serialised, in bytes. */
-export const MAX_STORED_JSON_BYTES = 64 * 1024;
 
 /**
  * The nesting of a JSON text, scanned without parsing; stops at the first container deeper
@@ -110,9 +108,4 @@ function protoKeyPath(value: unknown): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Bytes of a value serialised as JSON (the value has passed the depth check already). */
-export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
+import type { EngineError } from './engine/engine-error.ts';
 import { StubCore, type WorkflowInvocation } from './stub-core.ts';
 
 const SEVEN_DAYS = 7 * 24 * 3600 * 1000;
@@ -84,5 +85,119 @@ describe('reset', () => {
     });
     expect(stub.clock.state.pendingTimers).toBe(0);
     expect(stub.invocations).toEqual([]);
+  });
+});
+
+describe('invokeWorkflow: the trigger interface without HTTP', () => {
+  const ADA = '350000000000001';
+  const invoke = (stub: StubCore, workflowId: string, userId: unknown, body: unknown) =>
+    stub.invokeWorkflow('pro', '100001', workflowId, { userId, body });
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      const { code, field } = error as EngineError;
+      return `${code} ${field}`;
+    }
+    return 'invoked';
+  };
+
+  it('keeps the invocation and speaks the workflow on the user and each target, once each', () => {
+    const stub = core();
+    const answer = invoke(stub, 'wf_http_page_security', ADA, {
+      action: 'invoke',
+      action_args: { floor: 2 },
+      target_device_ids: [ADA, '350000000000002'],
+    });
+    expect(answer).toEqual({ status: 'invoked', invocation_id: expect.stringMatching(/^inv_/) });
+    expect(stub.invocations).toEqual([
+      {
+        invocation_id: answer.invocation_id,
+        environment: 'pro',
+        workflow_id: 'wf_http_page_security',
+        subscriber_id: '100001',
+        user_id: ADA,
+        action: 'invoke',
+        action_args: { floor: 2 },
+        target_device_ids: [ADA, '350000000000002'],
+        at: '2026-01-01T00:00:00.000000Z',
+      },
+    ]);
+    for (const id of [ADA, '350000000000002'])
+      expect(stub.engine.transcript(id)).toEqual([
+        expect.objectContaining({ type: 'speak', text: 'Security to the front desk please' }),
+      ]);
+  });
+
+  it('refuses in order (user, body, action, arguments, targets, workflow, devices) and changes nothing', () => {
+    const stub = core();
+    const ok = { action: 'invoke' };
+    expect([
+      refusal(() => invoke(stub, 'wf_none', undefined, 5)),
+      refusal(() => invoke(stub, 'wf_none', ADA, [ok])),
+      refusal(() => invoke(stub, 'wf_none', ADA, { action: 'run' })),
+      refusal(() => invoke(stub, 'wf_none', ADA, { ...ok, action_args: [1] })),
+      refusal(() =>
+        invoke(stub, 'wf_none', ADA, { ...ok, action_args: { a: 'x'.repeat(70_000) } }),
+      ),
+      refusal(() => invoke(stub, 'wf_none', ADA, { ...ok, target_device_ids: [1] })),
+      refusal(() => invoke(stub, 'wf_none', 'nobody', ok)),
+      refusal(() => invoke(stub, 'wf_shift_report', 'nobody', ok)),
+      refusal(() => invoke(stub, 'wf_http_dock_call', ADA, ok)),
+      refusal(() => invoke(stub, 'wf_http_page_security', 'nobody', ok)),
+      refusal(() =>
+        invoke(stub, 'wf_http_page_security', ADA, { ...ok, target_device_ids: [ADA, 'x'] }),
+      ),
+      refusal(() => invoke(stub, 'valueOf', ADA, JSON.parse('{"__proto__":{"action":"invoke"}}'))),
+    ]).toEqual([
+      'invalid_field user_id',
+      'invalid_field body',
+      'invalid_field action',
+      'invalid_field action_args',
+      'too_large action_args',
+      'invalid_field target_device_ids',
+      'unknown_workflow workflow_id',
+      'not_an_http_workflow workflow_id',
+      'unknown_workflow workflow_id',
+      'unknown_device user_id',
+      'unknown_device target_device_ids[1]',
+      'invalid_field action',
+    ]);
+    expect(stub.invocations).toEqual([]);
+    expect(stub.engine.transcript(ADA)).toEqual([]);
+  });
+});
+
+describe('exchangeToken: oauth2/token without HTTP', () => {
+  const REFRESH = 'demo-refresh-token-riverside-pro-0001';
+  const exchange = (stub: StubCore, body: unknown) => {
+    const answer = stub.exchangeToken('pro', body);
+    return 'refused' in answer
+      ? `${answer.refused.status} ${answer.refused.body.error}`
+      : answer.issued.token_type;
+  };
+
+  it('checks grant type, client id, refresh token, then the client and the token, in OAuth words', () => {
+    const stub = core();
+    const client = stub.settings.environments.pro.cliClientId;
+    const qaClient = stub.settings.environments.qa.cliClientId;
+    const good = { grant_type: 'refresh_token', client_id: client, refresh_token: REFRESH };
+    expect([
+      exchange(stub, undefined),
+      exchange(stub, { ...good, grant_type: 'password' }),
+      exchange(stub, { ...good, client_id: ['x'] }),
+      exchange(stub, { ...good, refresh_token: '' }),
+      exchange(stub, { ...good, client_id: qaClient, refresh_token: 'unknown' }),
+      exchange(stub, { ...good, refresh_token: 'demo-refresh-token-riverside-qa-0001' }),
+      exchange(stub, good),
+    ]).toEqual([
+      '400 invalid_request',
+      '400 unsupported_grant_type',
+      '400 invalid_request',
+      '400 invalid_request',
+      '401 invalid_client',
+      '400 invalid_grant',
+      'Bearer',
+    ]);
   });
 });

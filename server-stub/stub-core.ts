@@ -1,24 +1,18 @@
 import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
-import { type ClockMode, VirtualClock } from '../protocol/clock.ts';
+import { type ClockMode, formatTimestamp, VirtualClock } from '../protocol/clock.ts';
+import type { EnvironmentName, WorkflowInvocation } from '../protocol/control-api.schema.ts';
 import { IdSource } from '../protocol/ids.ts';
+import type { WorkflowInvoked } from '../protocol/trigger-api.schema.ts';
 import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
-import { Directory } from './engine/directory.ts';
+import { type Device, Directory } from './engine/directory.ts';
+import { EngineError } from './engine/engine-error.ts';
+import { exchangeRefreshToken, type TokenExchange } from './engine/token-exchange.ts';
 import { TokenStore } from './engine/tokens.ts';
+import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
-/** One invocation of an HTTP workflow, as the control API shows it. */
-export interface WorkflowInvocation {
-  invocation_id: string;
-  environment: 'pro' | 'qa';
-  workflow_id: string;
-  subscriber_id: string;
-  user_id: string;
-  action: string;
-  action_args?: unknown;
-  target_device_ids?: string[];
-  at: string;
-}
+export type { WorkflowInvocation };
 
 /** Invocations are kept as long as events (7 days), and at most this many (H3). */
 export const INVOCATION_RETENTION_MS = EVENT_RETENTION_MS;
@@ -91,7 +85,7 @@ export class StubCore {
   }
 
   /**
-   * Workflow invocations, oldest first (control API; the trigger route appends to it): the
+   * Workflow invocations, oldest first (control API; `invokeWorkflow` appends to it): the
    * last 7 days, at most INVOCATIONS_CAP (H3). Each read first drops what expired or is over
    * the cap: usually one comparison.
    */
@@ -104,6 +98,69 @@ export class StubCore {
     if (drop === list.length && drop > 0) this.#invocations = [];
     else if (drop > 0) list.splice(0, drop);
     return this.#invocations;
+  }
+
+  /**
+   * A device of an account, or an `unknown_device` refusal naming `field` (the request field
+   * that named it).
+   */
+  accountDevice(subscriberId: string, deviceId: string, field: string): Device {
+    const device = this.directory.device(deviceId);
+    if (!device || device.subscriberId !== subscriberId) {
+      throw new EngineError(
+        'unknown_device',
+        `no device '${deviceId}' in account ${subscriberId}`,
+        field,
+      );
+    }
+    return device;
+  }
+
+  /**
+   * `oauth2/token` of an environment: the refresh token of a token request (any value: a form
+   * or JSON) exchanged for an access and an id token, or the OAuth refusal and its status.
+   */
+  exchangeToken(environment: EnvironmentName, request: unknown): TokenExchange {
+    return exchangeRefreshToken(this.tokens, this.settings, environment, request);
+  }
+
+  /**
+   * Invokes an HTTP workflow of an account for one of its users (whose access the caller has
+   * checked): the request is checked (`readInvocation`), then the workflow, the user and each
+   * target; nothing changes on a refusal. The invocation is kept (`invocations`), and the
+   * workflow's text, if it has one, is spoken on the user's badge and on every target, once
+   * each.
+   */
+  invokeWorkflow(
+    environment: EnvironmentName,
+    subscriberId: string,
+    workflowId: string,
+    request: InvocationRequest,
+  ): WorkflowInvoked {
+    const { userId, actionArgs, targetDeviceIds } = readInvocation(request);
+    const account = this.#fixtures.accounts.find((a) => a.subscriber_id === subscriberId);
+    const workflow = invocableWorkflow(account?.workflows, subscriberId, workflowId);
+    const user = this.accountDevice(subscriberId, userId, 'user_id');
+    const targets = (targetDeviceIds ?? []).map((id, i) =>
+      this.accountDevice(subscriberId, id, `target_device_ids[${i}]`),
+    );
+    const invocationId = `inv_${this.ids.taskId()}`;
+    this.invocations.push({
+      invocation_id: invocationId,
+      environment,
+      workflow_id: workflowId,
+      subscriber_id: subscriberId,
+      user_id: user.id,
+      action: 'invoke',
+      ...(actionArgs === undefined ? {} : { action_args: actionArgs }),
+      ...(targetDeviceIds === undefined ? {} : { target_device_ids: targetDeviceIds }),
+      at: formatTimestamp(this.clock.now()),
+    });
+    if (workflow.speak) {
+      for (const id of new Set([user.id, ...targets.map((d) => d.id)]))
+        this.engine.say(id, workflow.speak, invocationId);
+    }
+    return { status: 'invoked', invocation_id: invocationId };
   }
 
   /** The fixture record of a device: its key, initial battery and location, behaviour. */

@@ -15,7 +15,14 @@
  *           · broadcasting; `route` picks the next one from the audio queue and open alerts.
  */
 import { assign, emit, setup } from 'xstate';
-import type { BadgeStateName, Location } from '../protocol/device-frames.schema.ts';
+import type {
+  BadgeStateName,
+  BadgeStatus,
+  BatteryStatus,
+  Location,
+  StateFrame,
+  Unnumbered,
+} from '../protocol/device-frames.schema.ts';
 
 /** A piece of audio the badge plays, in order. */
 export interface Clip {
@@ -54,13 +61,7 @@ export interface BadgeIo {
 }
 
 /** What a badge reports of itself. */
-export interface StateReport {
-  type: 'state';
-  state: BadgeStateName;
-  battery_level?: number;
-  battery_status?: 'charging' | 'discharging' | 'full';
-  location?: Location;
-}
+export type StateReport = Unnumbered<StateFrame>;
 
 export interface BadgeContext {
   deviceId: string;
@@ -72,7 +73,7 @@ export interface BadgeContext {
   queue: Clip[];
   current: Clip | null;
   batteryLevel: number;
-  batteryStatus: 'charging' | 'discharging' | 'full';
+  batteryStatus: BatteryStatus;
   location: Location | null;
 }
 
@@ -86,7 +87,7 @@ export type BadgeEvent =
   | { type: 'SPEAK'; taskId: string; text: string; cause: string; durationMs: number }
   | { type: 'STOP'; taskId: string; cause: string }
   | { type: 'TAP'; taskId?: string }
-  | { type: 'BATTERY'; level: number; status?: 'charging' | 'discharging' | 'full' }
+  | { type: 'BATTERY'; level: number; status?: BatteryStatus }
   | { type: 'LOCATION'; location: Location }
   /** The clip playing has run its duration (from the io's clip timer). */
   | { type: 'CLIP_ENDED' };
@@ -96,7 +97,7 @@ export type BadgeEmitted =
   | { type: 'clipStarted'; clip: Clip }
   | { type: 'clipCut'; clip: Clip }
   | { type: 'tapped'; taskId: string | null }
-  | { type: 'stateChanged'; state: BadgeStateName | 'offline' | 'connecting' };
+  | { type: 'stateChanged'; state: BadgeStatus };
 
 export interface BadgeInput {
   deviceId: string;
@@ -262,7 +263,7 @@ export const badgeMachine = setup({
     emitClipCut: emit(({ context }) => ({ type: 'clipCut' as const, clip: context.current! })),
     finishClip: assign({ current: null }),
     clearAudio: assign({ current: null, queue: [], open: [], heard: [] }),
-    emitState: emit((_, params: { state: BadgeStateName | 'offline' | 'connecting' }) => ({
+    emitState: emit((_, params: { state: BadgeStatus }) => ({
       type: 'stateChanged' as const,
       state: params.state,
     })),

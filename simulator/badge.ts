@@ -4,10 +4,12 @@
  */
 import { type Actor, createActor } from 'xstate';
 import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
-import type { Location } from '../protocol/device-frames.schema.ts';
 import {
+  type BadgeStatus,
+  type BatteryStatus,
   CLOSE_CODES,
   DEVICE_PROTOCOL_VERSION,
+  type Location,
   type StubFrame,
 } from '../protocol/device-frames.schema.ts';
 import {
@@ -54,14 +56,7 @@ export interface HeardEntry {
   cut?: true;
 }
 
-export type BadgeStatus =
-  | 'offline'
-  | 'connecting'
-  | 'idle'
-  | 'playing'
-  | 'awaiting-ack'
-  | 'speaking'
-  | 'broadcasting';
+export type { BadgeStatus };
 
 export interface BadgeOptions {
   deviceId: string;
@@ -246,7 +241,7 @@ export class Badge {
   }
 
   /** The battery changes; reported to the stub at once when online. */
-  setBattery(level: number, status?: 'charging' | 'discharging' | 'full'): void {
+  setBattery(level: number, status?: BatteryStatus): void {
     this.actor.send({ type: 'BATTERY', level, status });
   }
 

@@ -6,7 +6,6 @@
  * stub's clock). The fleet adds a settle hook to the badges' clock, so that the clock waits
  * until the stub has handled what the badges sent.
  */
-import { Ajv } from 'ajv';
 import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import {
@@ -20,6 +19,7 @@ import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
+import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
@@ -114,15 +114,13 @@ export class FleetError extends Error {
   override name = 'FleetError';
 }
 
-const validateBehaviour = new Ajv({ strict: false }).compile(BehaviourSchema);
+const validateBehaviour = validatorOf(BehaviourSchema);
 
 /** Checks a behaviour given in code as strictly as one read from fixtures. */
 export function checkBehaviour(behaviour: unknown, where: string): FixtureBehaviour {
   if (!validateBehaviour(behaviour)) {
     const error = validateBehaviour.errors![0]!;
-    throw new FleetError(
-      `badge-sim: ${where}${error.instancePath.replaceAll('/', '.')} ${error.message}`,
-    );
+    throw new FleetError(`badge-sim: ${fieldPath(error, where)} ${error.message}`);
   }
   const b = behaviour as FixtureBehaviour;
   const ranges = [

@@ -16,13 +16,13 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { VirtualClock } from '../protocol/clock.ts';
 import type {
   DeviceView,
+  StubSettings,
   TapResult,
   TaskView,
   TranscriptEntryView,
+  WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
 import type { StubFrame } from '../protocol/device-frames.schema.ts';
-import type { StubSettings } from '../server-stub/settings.ts';
-import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 
 export interface StubConnection {
   /** The stub's base URL (service, trigger and control APIs). */

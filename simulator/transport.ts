@@ -4,7 +4,6 @@
  * `handled` once the badge has dealt with it, and counts what the stub has not yet handled,
  * so the clock can wait for a quiet wire.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import WebSocket from 'ws';
 import { type CaPem, wsTrusting } from '../client/trust.ts';
 import { sendCorked } from '../protocol/corked-send.ts';
@@ -13,33 +12,14 @@ import {
   ClockFrame,
   ErrorFrame,
   HandledFrame,
+  type OutgoingBadgeFrame,
   PlayFrame,
   SpeakFrame,
   StopFrame,
   type StubFrame,
   WelcomeFrame,
 } from '../protocol/device-frames.schema.ts';
-
-/** A frame the badge sends, before the link numbers it. */
-export type OutgoingBadgeFrame =
-  | {
-      type: 'hello';
-      protocol: number;
-      device_id: string;
-      key?: string;
-      battery_level?: number;
-      location?: unknown;
-      app_version?: string;
-    }
-  | { type: 'button'; taps: 'single' | 'double' | 'triple' | 'long'; task_id?: string }
-  | {
-      type: 'state';
-      state: string;
-      battery_level?: number;
-      battery_status?: string;
-      location?: unknown;
-    }
-  | { type: 'wake'; at: number };
+import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 
 export interface LinkHandlers {
   /** A valid frame from the stub. Resolve when the badge has dealt with it. */
@@ -53,19 +33,16 @@ export interface LinkHandlers {
 }
 
 /** A Map, not an object literal: the type is whatever the other side sent (`valueOf`, …). */
-const validators: ReadonlyMap<string, ValidateFunction> = (() => {
-  const ajv = new Ajv({ strict: false });
-  return new Map([
-    ['welcome', ajv.compile(WelcomeFrame)],
-    ['play', ajv.compile(PlayFrame)],
-    ['broadcast', ajv.compile(BroadcastFrame)],
-    ['stop', ajv.compile(StopFrame)],
-    ['speak', ajv.compile(SpeakFrame)],
-    ['clock', ajv.compile(ClockFrame)],
-    ['error', ajv.compile(ErrorFrame)],
-    ['handled', ajv.compile(HandledFrame)],
-  ]);
-})();
+const validators: ReadonlyMap<string, ValidateFunction> = new Map([
+  ['welcome', validatorOf(WelcomeFrame)],
+  ['play', validatorOf(PlayFrame)],
+  ['broadcast', validatorOf(BroadcastFrame)],
+  ['stop', validatorOf(StopFrame)],
+  ['speak', validatorOf(SpeakFrame)],
+  ['clock', validatorOf(ClockFrame)],
+  ['error', validatorOf(ErrorFrame)],
+  ['handled', validatorOf(HandledFrame)],
+]);
 
 /** Counts frames not yet handled across many links, and wakes waiters at zero. */
 export class Outstanding {

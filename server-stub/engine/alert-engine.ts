@@ -5,6 +5,7 @@
  * `DeviceCommand` to the listeners (the transcript, and the device gateway).
  */
 import { type Clock, formatTimestamp, type TimerId } from '../../protocol/clock.ts';
+import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
 import {
   type AlertRequest,
@@ -36,8 +37,7 @@ export const TRANSCRIPT_CAP = 1_000;
 export const ALERT_TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' } as const;
 export const DEFAULT_ALERT_NAME = 'alerts';
 
-/** Which events a cancel (DELETE) produces; the spec does not show it (docs/decisions.md). */
-export type CancelEvents = 'end-cancelled' | 'end-normal' | 'none';
+export type { CancelEvents };
 
 export type StopCause = 'acknowledged' | 'quorum' | 'timed_out' | 'cancelled';
 export type SpeechCause = 'on_ack' | 'on_quorum' | 'on_timeout' | 'workflow';

@@ -4,7 +4,12 @@ export type EngineErrorCode =
   | 'unknown_group'
   | 'unknown_task'
   | 'task_ended'
-  | 'unknown_device';
+  | 'unknown_device'
+  | 'invalid_field'
+  | 'too_large'
+  | 'unknown_workflow'
+  | 'not_an_http_workflow'
+  | 'wrong_trigger_method';
 
 /** A refusal of the engine: nothing was changed. `field` names the request field at fault. */
 export class EngineError extends Error {

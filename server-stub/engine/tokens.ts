@@ -5,10 +5,11 @@
  * one account and one user. Pure: no HTTP here, time from the injected clock.
  */
 import type { Clock } from '../../protocol/clock.ts';
+import { ENVIRONMENTS, type EnvironmentName } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
+import type { TokensIssued } from '../../protocol/token-api.schema.ts';
 
-export type EnvironmentName = 'pro' | 'qa';
-export const ENVIRONMENTS: readonly EnvironmentName[] = ['pro', 'qa'];
+export { ENVIRONMENTS, type EnvironmentName };
 
 /** The spec's access-token lifetime. */
 export const ACCESS_TOKEN_LIFETIME_MS = 2 * 3600 * 1000;
@@ -75,12 +76,8 @@ export type TokenRefusal =
   | 'expired'
   | 'id_token';
 
-export interface IssuedTokens {
-  access_token: string;
-  id_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-}
+/** What oauth2/token answers (its shape is the token interface's, in protocol/). */
+export type IssuedTokens = TokensIssued;
 
 export class TokenStore {
   readonly #refresh = new Map<string, RefreshToken>();

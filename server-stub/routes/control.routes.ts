@@ -17,17 +17,27 @@ import {
   ClockView,
   CONTROL_PREFIX,
   CONTROL_TOKEN_HEADER,
+  ControlDeviceParams,
   DeviceView,
+  EnvironmentsView,
   GENERATE_MAX_DEVICES,
   GenerateRequest,
   Health,
+  RefreshTokenIssued,
+  RefreshTokenRequest,
+  Revoked,
+  RevokeRequest,
+  Settled,
+  StubSettings,
   TapResult,
+  TaskParams,
+  TasksQuery,
   TaskView,
   TranscriptEntryView,
+  WorkflowInvocation,
 } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
-import { TokenUserEmail, TokenUserId } from '../../protocol/token-api.schema.ts';
 import { type ClockHold, type DeviceGateway, holdMessage } from '../device-gateway.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
@@ -36,7 +46,6 @@ import type { StubCore } from '../stub-core.ts';
 const tags = ['control'];
 /** An OpenAPI security requirement that is met without credentials: the token is optional. */
 const NO_CREDENTIALS: Record<string, string[]> = {};
-const DeviceParams = Type.Object({ device_id: Type.String({ minLength: 1 }) });
 const errors = { 400: ErrorBody, 404: ErrorBody };
 const holdView = (hold: ClockHold): ClockHeldBy => ({
   device_id: hold.deviceId,
@@ -281,6 +290,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary:
           'The settings this stub runs with: auth scheme, brand and URN words, unknown fields and client ids, cancel events, body limit, environments and their client ids, HTTP timeouts, badge limits.',
+        response: { 200: StubSettings },
       },
     },
     async () => core.settings,
@@ -292,6 +302,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'The environments: path prefix and client ids of each (pro is the default).',
+        response: { 200: EnvironmentsView },
       },
     },
     async () => core.settings.environments,
@@ -299,7 +310,13 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
 
   app.get(
     '/workflows/invocations',
-    { schema: { tags, summary: 'Every HTTP workflow invoked, oldest first.' } },
+    {
+      schema: {
+        tags,
+        summary: 'Every HTTP workflow invoked, oldest first.',
+        response: { 200: Type.Array(WorkflowInvocation) },
+      },
+    },
     async () => core.invocations,
   );
 
@@ -310,16 +327,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary:
           'Issue a refresh token for a user of an account in an environment (pro by default).',
-        body: Type.Object(
-          {
-            subscriber_id: Type.String({ minLength: 1 }),
-            environment: Type.Optional(Type.Union([Type.Literal('pro'), Type.Literal('qa')])),
-            user_id: Type.Optional(TokenUserId),
-            email: Type.Optional(TokenUserEmail),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Type.Object({ refresh_token: Type.String() }), ...errors },
+        body: RefreshTokenRequest,
+        response: { 200: RefreshTokenIssued, ...errors },
       },
     },
     async (request) => {
@@ -347,11 +356,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'Revoke a refresh token (in the body: a secret does not go in a URL).',
-        body: Type.Object(
-          { refresh_token: Type.String({ minLength: 1 }) },
-          { additionalProperties: false },
-        ),
-        response: { 200: Type.Object({ revoked: Type.Boolean() }), ...errors },
+        body: RevokeRequest,
+        response: { 200: Revoked, ...errors },
       },
     },
     async (request) => {
@@ -369,7 +375,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary:
           'Wait until every frame sent to a badge has been handled (at most a few seconds), then answer.',
-        response: { 200: Type.Object({ waited: Type.Boolean() }) },
+        response: { 200: Settled },
       },
     },
     async () => ({ waited: await gateway.quiet() }),
@@ -411,7 +417,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'Everything played, stopped or spoken on a device, oldest first.',
-        params: DeviceParams,
+        params: ControlDeviceParams,
         response: { 200: Type.Array(TranscriptEntryView), ...errors },
       },
     },
@@ -430,7 +436,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'Tap the talk button of a device: acknowledges the alert it is playing.',
-        params: DeviceParams,
+        params: ControlDeviceParams,
         response: { 200: TapResult, ...errors },
       },
     },
@@ -446,7 +452,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'Alert tasks with their state.',
-        querystring: Type.Object({ subscriber_id: Type.Optional(Type.String()) }),
+        querystring: TasksQuery,
         response: { 200: Type.Array(TaskView) },
       },
     },
@@ -459,7 +465,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'One alert task with the state of each device.',
-        params: Type.Object({ task_id: Type.String() }),
+        params: TaskParams,
         response: { 200: TaskView, ...errors },
       },
     },

@@ -56,6 +56,18 @@ describe('settings', () => {
     });
     expect(JSON.stringify(res.body)).not.toMatch(/demo-api-key|refresh-token/);
   });
+
+  test('GET /_stub/settings shows every setting as given, a fraction of a millisecond too', async () => {
+    await using stub = await startStub({
+      settings: { badgeAnswerTimeoutMs: 1500.5, badgeMaxQueuedBytes: 4096.5 },
+    });
+    const res = await request(`${stub.controlUrl}/settings`);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(stub.core.settings)));
+    expect(res.body).toMatchObject({
+      badgeAnswerTimeoutMs: 1500.5,
+      badgeMaxQueuedBytes: 4096.5,
+    });
+  });
 });
 
 describe('fixtures', () => {

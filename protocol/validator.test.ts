@@ -1,0 +1,85 @@
+/**
+ * The one validator module: every schema compiled once per process, unknown fields refused or
+ * dropped as asked, and every error's field named the same way (HTTP answers, device frames,
+ * fixture and scenario files). And the wire's shapes live in protocol/: the clients and the
+ * container module reach no server code.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Type from 'typebox';
+import { describe, expect, test } from 'vitest';
+import { fieldPath, validatorOf } from './validator.ts';
+
+const Account = Type.Object(
+  {
+    groups: Type.Array(
+      Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function firstField(schema: object, data: unknown, prefix?: string): string {
+  const validate = validatorOf(schema);
+  expect(validate(data)).toBe(false);
+  return fieldPath(validate.errors![0]!, prefix);
+}
+
+describe('validatorOf', () => {
+  test('a schema is compiled once: an equal schema (a copy) gets the same validator', () => {
+    expect(validatorOf(structuredClone(Account))).toBe(validatorOf(Account));
+  });
+
+  test('unknown fields are refused by default, dropped with unknownFields: ignore', () => {
+    const refusing = validatorOf(Account);
+    expect(refusing({ groups: [], extra: 1 })).toBe(false);
+    const ignoring = validatorOf(Account, { unknownFields: 'ignore' });
+    const data = { groups: [{ name: 'a', extra: 1 }], extra: 1 };
+    expect(ignoring(data)).toBe(true);
+    expect(data).toEqual({ groups: [{ name: 'a' }] });
+  });
+
+  test('types are never coerced: "5" is no number', () => {
+    expect(validatorOf(Type.Object({ n: Type.Integer() }))({ n: '5' })).toBe(false);
+  });
+
+  test('formats are known (ajv-formats): a date-time is checked', () => {
+    const validate = validatorOf(Type.String({ format: 'date-time' }));
+    expect(validate('2026-01-01T00:00:00Z')).toBe(true);
+    expect(validate('yesterday')).toBe(false);
+  });
+});
+
+describe('fieldPath names the field an error is about', () => {
+  test('array items with brackets, properties with dots', () => {
+    expect(firstField(Account, { groups: [{ name: 'a' }, { name: '' }] })).toBe('groups[1].name');
+  });
+
+  test('a missing field names itself', () => {
+    expect(firstField(Account, { groups: [{}] })).toBe('groups[0].name');
+  });
+
+  test('an unknown field names itself; an empty key is shown as ""', () => {
+    expect(firstField(Account, { groups: [{ name: 'a', colour: 1 }] })).toBe('groups[0].colour');
+    expect(firstField(Account, { groups: [], '': 1 })).toBe('""');
+  });
+
+  test('the document itself is the empty path, or the prefix it sits at', () => {
+    expect(firstField(Account, 5)).toBe('');
+    expect(firstField(Account, { groups: [{}] }, 'accounts[2]')).toBe('accounts[2].groups[0].name');
+  });
+});
+
+describe('the wire shapes are declared in protocol/', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  test.each(['client', 'container'])('%s/ imports nothing from server-stub/', (folder) => {
+    const sources = readdirSync(`${root}${folder}`).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.test.ts'),
+    );
+    expect(sources.length).toBeGreaterThan(0);
+    for (const file of sources) {
+      const text = readFileSync(`${root}${folder}/${file}`, 'utf8');
+      expect(text, `${folder}/${file}`).not.toMatch(/from '\.\.\/server-stub\//);
+    }
+  });
+});
