@@ -180,19 +180,25 @@ function serial(): string {
   return `01${randomBytes(16).toString('hex')}`;
 }
 
-function newCa(): Ca {
+/** A new key pair and an unsigned certificate for it, valid from a little before now. */
+function newCertificate(validDays: number) {
   const keys = newKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serial();
   const now = Date.now();
   cert.validity.notBefore = new Date(now - BACKDATE_MS);
-  cert.validity.notAfter = new Date(now + CA_VALID_DAYS * DAY_MS);
+  cert.validity.notAfter = new Date(now + validDays * DAY_MS);
+  return { keys, cert };
+}
+
+function newCa(): Ca {
+  const { keys, cert } = newCertificate(CA_VALID_DAYS);
   // Named after the machine and the moment, so two of them are told apart in a trust store.
   const name = [
     {
       name: 'commonName',
-      value: `badge-sim local CA ${hostname().slice(0, 20)} ${new Date(now).toISOString().slice(0, 19)}`,
+      value: `badge-sim local CA ${hostname().slice(0, 20)} ${new Date().toISOString().slice(0, 19)}`,
     },
     { name: 'organizationName', value: 'badge-sim' },
   ];
@@ -272,13 +278,7 @@ function readIfThere(file: string): string | undefined {
 
 /** A server certificate for `names`, signed by the CA. */
 function issueLeaf(ca: Ca, names: readonly string[]) {
-  const keys = newKeyPair();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = serial();
-  const now = Date.now();
-  cert.validity.notBefore = new Date(now - BACKDATE_MS);
-  cert.validity.notAfter = new Date(now + LEAF_VALID_DAYS * DAY_MS);
+  const { keys, cert } = newCertificate(LEAF_VALID_DAYS);
   cert.setSubject([
     { name: 'commonName', value: names[0]! },
     { name: 'organizationName', value: 'badge-sim stub' },
