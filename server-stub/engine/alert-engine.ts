@@ -16,6 +16,7 @@ import {
   TIMEOUT_DEFAULT_S,
 } from '../../protocol/service-api.schema.ts';
 import { type Micros, toMicros } from '../../protocol/timestamp.ts';
+import type { DeviceCommand, SpeechCause, StopCause, TranscriptEntry } from './device-command.ts';
 import type { Device, Directory } from './directory.ts';
 import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
@@ -37,20 +38,13 @@ export const TRANSCRIPT_CAP = 1_000;
 export const ALERT_TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' } as const;
 export const DEFAULT_ALERT_NAME = 'alerts';
 
+export type {
+  DeviceCommand,
+  SpeechCause,
+  StopCause,
+  TranscriptEntry,
+} from './device-command.ts';
 export type { CancelEvents };
-
-export type StopCause = 'acknowledged' | 'quorum' | 'timed_out' | 'cancelled';
-export type SpeechCause = 'on_ack' | 'on_quorum' | 'on_timeout' | 'workflow';
-
-/** What the engine asks a device to do. */
-export type DeviceCommand =
-  | { type: 'play'; taskId: string; name: string; text: string; repeat: number }
-  | { type: 'broadcast'; taskId: string; text: string }
-  | { type: 'stop'; taskId: string; cause: StopCause }
-  | { type: 'speak'; taskId: string; text: string; cause: SpeechCause };
-
-/** One line of a device's transcript: a command and when it was given. */
-export type TranscriptEntry = DeviceCommand & { at: string };
 
 /**
  * What the engine holds, for tests and benches (not an interface of the service): every

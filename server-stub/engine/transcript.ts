@@ -1,4 +1,4 @@
-import type { DeviceCommand } from './alert-engine.ts';
+import type { DeviceCommand } from './device-command.ts';
 
 /** The smallest buffer a transcript starts with; it doubles up to its cap as lines come. */
 const INITIAL_CAPACITY = 8;
