@@ -10,11 +10,11 @@ import {
   ENVIRONMENTS,
   type EnvironmentName,
 } from '../protocol/control-api.schema.ts';
+import { holdMessage } from '../protocol/hold-message.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
   BADGE_ANSWER_TIMEOUT_MAX_MS,
   BADGE_ANSWER_TIMEOUT_MIN_MS,
-  holdMessage,
 } from '../server-stub/device-gateway.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';

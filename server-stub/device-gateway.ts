@@ -64,12 +64,6 @@ export interface ClockHold {
   boundMs: number;
 }
 
-/** What a runner or a CLI shows of a hold: the same words everywhere. */
-export function holdMessage(hold: { deviceId: string; user: string; boundMs: number }): string {
-  const bound = hold.boundMs % 1000 === 0 ? `${hold.boundMs / 1000} s` : `${hold.boundMs} ms`;
-  return `badge ${hold.deviceId} (${hold.user}) did not answer within ${bound}: the clock went on without it`;
-}
-
 /** Bounds of `badgeAnswerTimeoutMs`: at least 1 ms, at most 60 s (below every HTTP timeout). */
 export const BADGE_ANSWER_TIMEOUT_MIN_MS = 1;
 export const BADGE_ANSWER_TIMEOUT_MAX_MS = 60_000;

@@ -10,7 +10,7 @@ import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
-import { holdMessage } from '../server-stub/device-gateway.ts';
+import { holdMessage } from '../protocol/hold-message.ts';
 import { DEFAULT_SETTINGS, type StubSettings } from '../server-stub/settings.ts';
 import type { BadgeClock, StubConnection, WakeMessenger } from './stub-connection.ts';
 

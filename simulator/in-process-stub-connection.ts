@@ -7,7 +7,7 @@ import type { StubControlClient } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
-import { holdMessage } from '../server-stub/device-gateway.ts';
+import { holdMessage } from '../protocol/hold-message.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import type { BadgeClock, StubConnection } from './stub-connection.ts';
 

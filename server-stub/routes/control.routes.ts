@@ -37,8 +37,9 @@ import {
   WorkflowInvocation,
 } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
+import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
-import { type ClockHold, type DeviceGateway, holdMessage } from '../device-gateway.ts';
+import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
