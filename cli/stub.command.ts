@@ -351,7 +351,7 @@ async function runStub(options: StubOptions): Promise<void> {
   control API  ${stub.controlUrl}
                ${stub.controlLocked ? `control API locked (send header ${CONTROL_TOKEN_HEADER}: <the --control-token>)` : 'control API open (no --control-token)'}
   OpenAPI      ${stub.openapiUrl}
-${stub.tls ? tlsLines(stub.tls, options.tlsCa) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
+${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
   clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   for (const account of core.fixtures.accounts) {
@@ -466,11 +466,13 @@ function tlsProblem(error: TlsSetupError, options: StubOptions): string {
 }
 
 /** What the ready banner says of TLS: where the CA is and how each kind of client trusts it. */
-function tlsLines(tls: StubTlsInfo, givenCaFile: string | undefined): string {
+function tlsLines(tls: StubTlsInfo, givenCaFile: string | undefined, keptDir: boolean): string {
   const names = `${tls.names.slice(0, 8).join(', ')}${tls.names.length > 8 ? `, … (${tls.names.length})` : ''}`;
   const caFile = givenCaFile ?? tls.caFile;
   const where = {
-    'new-ca': 'a CA made for this run: trust it again after a restart, or keep one with --tls-dir',
+    'new-ca': keptDir
+      ? 'a CA made now and kept in --tls-dir: trust it once, it is reused on every start'
+      : 'a CA made for this run: trust it again after a restart, or keep one with --tls-dir',
     'kept-ca': 'the CA kept in --tls-dir: clients that trust it need nothing new',
     given: 'the CA given with --tls-ca',
   }[tls.source];

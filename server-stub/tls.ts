@@ -13,10 +13,18 @@ import {
   randomBytes,
   X509Certificate,
 } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { isIP, type Server, type Socket } from 'node:net';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import forge from 'node-forge';
 import { refuseOnSocket } from './http-errors.ts';
 
@@ -222,7 +230,7 @@ function keptCa(dir: string): Ca {
   if (certText === undefined && keyText === undefined) {
     const ca = newCa();
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeFolders(dir, 0o700);
       writeFileSync(keyFile, forge.pki.privateKeyToPem(ca.key), { mode: 0o600 });
       chmodSync(keyFile, 0o600);
       writeFileSync(certFile, ca.pem);
@@ -262,6 +270,19 @@ function keptCa(dir: string): Ca {
       `${dir}: the CA expires on ${cert.validity.notAfter.toISOString()}, too soon to issue from: empty the folder for a new CA`,
     );
   return { cert, key, pem: certText, kept: true };
+}
+
+/**
+ * `mkdir -p`, one level at a time: Node's recursive mode retries for ever where mkdir answers
+ * ENOENT under a folder that exists (`/proc/x`), and a start must fail, not hang.
+ */
+function makeFolders(dir: string, mode: number): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const folder of missing) mkdirSync(folder, { mode });
 }
 
 function readIfThere(file: string): string | undefined {

@@ -222,6 +222,24 @@ describe('badge-sim stub with given certificate files', () => {
     expect(calls.every(([, status]) => status === 200)).toBe(true);
   });
 
+  test('--tls-dir: a folder that cannot be made is one line and exit 2, never a hang; a new folder keeps the CA, and the banner says so', async () => {
+    // Under /proc, mkdir answers ENOENT below a folder that exists: Node's recursive mkdir
+    // retried that for ever.
+    const run = runCli(['stub', '--port', '0', '--tls-dir', '/proc/badge-sim-none/ca']);
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toMatch(
+      /^badge-sim: --tls-dir \(BADGE_SIM_TLS_DIR\): cannot keep the CA in \/proc\/badge-sim-none\/ca \(ENOENT\): give a folder this user can write\.$/,
+    );
+    const dir = join(mkdtempSync(join(tmpdir(), 'badge-sim-kept-')), 'a', 'b');
+    {
+      await using first = await startTlsStub(['--tls-dir', dir]);
+      expect(first.caFile).toBe(join(dir, 'ca.pem'));
+      expect(first.output()).toContain('a CA made now and kept in --tls-dir');
+    }
+    await using second = await startTlsStub(['--tls-dir', dir]);
+    expect(second.output()).toContain('the CA kept in --tls-dir');
+  });
+
   test.each([
     [
       'a --tls-cert path that does not exist',
