@@ -43,8 +43,9 @@ import {
 } from '../../protocol/control-api.schema.ts';
 import { formatDuration, parseDuration } from '../../protocol/duration.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
+import { awaitEvent } from '../await-event.ts';
 import { type ClockHold, type DeviceGateway, holdMessage } from '../device-gateway.ts';
-import { type EventFilter, type EventMatch, matchesFilter } from '../engine/event-waiters.ts';
+import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
@@ -513,71 +514,38 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         subscriberId: query.subscriber_id,
         devices: query.device === undefined ? undefined : [query.device, ...(user ? [user] : [])],
       };
-      const answerWith = (match: EventMatch): AwaitedEvent => ({
-        event: match.event,
-        subscriber_id: match.subscriberId,
-        now: formatTimestamp(core.clock.now()),
-        now_ms: core.clock.now(),
-      });
-      const stored = core.engine.findEvent(
-        (subscriberId, event) => matchesFilter(filter, subscriberId, event),
-        {
-          subscriberId: query.subscriber_id,
-          oldest: query.oldest === undefined ? undefined : parseOldest(query.oldest),
-        },
-      );
-      if (stored) return answerWith(stored);
-
-      // Nothing yet: wait for the next one, until the client goes or the real-time bound.
-      let found: EventMatch | undefined;
-      let wake = () => {};
-      const stopWaiting = core.eventWaiters.add(filter, (match) => {
-        found = match;
-        wake();
-      });
-      let gone = false;
-      let timedOut = false;
-      const onClose = () => {
-        gone = true;
-        wake();
-      };
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
       reply.raw.on('close', onClose);
-      const timer = setTimeout(() => {
-        timedOut = true;
-        wake();
-      }, timeoutMs);
-      const over = () => found !== undefined || gone || timedOut;
+      let outcome: Awaited<ReturnType<typeof awaitEvent>>;
       try {
-        if (advance) {
-          // Timer by timer, so that the clock stops at the instant of the first match.
-          while (!over()) {
-            const next = core.clock.nextDueAt();
-            if (next === null || next > bound) {
-              await core.clock.catchUpTo(bound);
-              break;
-            }
-            await (next <= core.clock.now() ? core.clock.runDue() : core.clock.catchUpTo(next));
-          }
-          core.clockChanged();
-          if (!found && !gone && !timedOut) {
-            throw new HttpError(
-              408,
-              'no_matching_event',
-              `no matching event by ${formatTimestamp(core.clock.now())}: the clock moved on by advance_max (${formatDuration(advanceMaxMs)}) and stopped there`,
-              'advance_max',
-            );
-          }
-        } else if (!over()) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-        }
+        outcome = await awaitEvent(core, filter, {
+          oldest: query.oldest === undefined ? undefined : parseOldest(query.oldest),
+          timeoutMs,
+          advanceTo: advance ? bound : undefined,
+          signal: gone.signal,
+        });
       } finally {
-        clearTimeout(timer);
-        stopWaiting();
         reply.raw.off('close', onClose);
       }
-      if (found) return answerWith(found);
+      if (typeof outcome === 'object') {
+        const now = core.clock.now();
+        return {
+          event: outcome.event,
+          subscriber_id: outcome.subscriberId,
+          now: formatTimestamp(now),
+          now_ms: now,
+        };
+      }
+      if (outcome === 'advance_bound') {
+        throw new HttpError(
+          408,
+          'no_matching_event',
+          `no matching event by ${formatTimestamp(core.clock.now())}: the clock moved on by advance_max (${formatDuration(advanceMaxMs)}) and stopped there`,
+          'advance_max',
+        );
+      }
+      // Timed out, or the client went away (then nobody reads this answer).
       throw new HttpError(
         408,
         'await_timeout',
