@@ -7,7 +7,7 @@
  */
 
 // Clients of the stub's three interfaces, and what they send and answer.
-export type { StubControlClientOptions } from './client/control-client.ts';
+export type { StubControlClientOptions, WaitForEventOptions } from './client/control-client.ts';
 export type { RawResponse, ServiceClientOptions } from './client/service-client.ts';
 export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
 export type { CaPem } from './client/trust.ts';
@@ -17,6 +17,7 @@ export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
 // Clocks.
 export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';
 export type {
+  AwaitedEvent,
   ClockAdvanced,
   ClockView,
   DeviceView,

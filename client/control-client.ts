@@ -7,6 +7,7 @@
  */
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import {
+  type AwaitedEvent,
   type ClockAdvance,
   type ClockAdvanced,
   type ClockView,
@@ -27,6 +28,7 @@ import {
   type TranscriptEntryView,
   type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
+import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
 
@@ -35,6 +37,27 @@ export interface StubControlClientOptions {
   controlToken?: string;
   /** PEM of a CA to trust besides Node's: an `https://` stub's own (`StubHandle.tls.caPem`). */
   ca?: CaPem;
+}
+
+/** What `waitForEvent` waits for, and how long (`GET /_stub/events/await`). */
+export interface WaitForEventOptions {
+  /** The event type: `start`, `acknowledged`, `timed_out` or `end`. */
+  type?: AnalyticEvent['content']['type'];
+  /** A task id (`task_id` of the POST that created it). */
+  task?: string;
+  /** The badge that acknowledged: its user (as events name it) or its device id. */
+  device?: string;
+  /** The account; default: every account. */
+  subscriberId?: string;
+  /** The oldest event that answers (ISO 8601); default: every event still kept. */
+  oldest?: string;
+  /** How long to wait in real time (`'200ms'`, `'5s'`, ms): default 5 s, at most 60 s. */
+  timeout?: string | number;
+  /**
+   * On the virtual clock: move the clock on, timer by timer, up to the event. `true` moves it
+   * at most 1 h; a duration (`'10m'`, ms) sets that bound.
+   */
+  advance?: boolean | string | number;
 }
 
 export class StubControlClient {
@@ -129,6 +152,30 @@ export class StubControlClient {
     if (!response.ok)
       throw this.refusal(response.status, answer, `GET ${CONTROL_PREFIX}/tasks/${taskId}`);
     return answer as TaskView;
+  }
+
+  /**
+   * The first analytic event that matches, as soon as there is one (one already recorded
+   * answers at once), with the account and the clock's now. No match in time throws a
+   * ServiceError with status 408.
+   */
+  waitForEvent(options: WaitForEventOptions = {}): Promise<AwaitedEvent> {
+    const query = new URLSearchParams();
+    const add = (name: string, value: string | number | undefined) => {
+      if (value !== undefined) query.set(name, String(value));
+    };
+    add('type', options.type);
+    add('task', options.task);
+    add('device', options.device);
+    add('subscriber_id', options.subscriberId);
+    add('oldest', options.oldest);
+    add('timeout', options.timeout);
+    if (options.advance !== undefined && options.advance !== false) {
+      add('advance', 'true');
+      if (options.advance !== true) add('advance_max', options.advance);
+    }
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#call('GET', `/events/await${search}`);
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

@@ -5,7 +5,7 @@
  *   same expected-vs-actual timelines as the CLI;
  * - `badgeTest` is vitest's `test` with fixtures: `stub` (an embedded stub on the virtual
  *   clock), `connection` (the `StubConnection` to it: now, advance, settle, tap, transcripts,
- *   …) and `fleet` (a badge for every device, connected), torn down after each test;
+ *   `waitForEvent`, …) and `fleet` (a badge for every device, connected), torn down after each test;
  * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do.
  */
 import { describe, expect, test } from 'vitest';

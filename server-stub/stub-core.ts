@@ -7,6 +7,7 @@ import type { WorkflowInvoked } from '../protocol/trigger-api.schema.ts';
 import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
 import { type Device, Directory } from './engine/directory.ts';
 import { EngineError } from './engine/engine-error.ts';
+import { EventWaiters } from './engine/event-waiters.ts';
 import { exchangeRefreshToken, type TokenExchange } from './engine/token-exchange.ts';
 import { TokenStore } from './engine/tokens.ts';
 import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';
@@ -44,6 +45,8 @@ export class StubCore {
   readonly clock: VirtualClock;
   readonly ids: IdSource;
   readonly engine: AlertEngine;
+  /** Requests waiting for an analytic event (`GET /_stub/events/await`). */
+  readonly eventWaiters: EventWaiters;
   readonly tokens: TokenStore;
   #invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
@@ -67,6 +70,7 @@ export class StubCore {
       directory: new Directory(this.#fixtures, this.settings.urnWord),
       cancelEvents: this.settings.cancelEvents,
     });
+    this.eventWaiters = new EventWaiters(this.engine);
     this.tokens = new TokenStore(this.clock, this.ids);
     this.#addFixtureTokens();
   }

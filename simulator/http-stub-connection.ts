@@ -5,7 +5,7 @@
  * a `clock` frame when its next timer is due, so a badge's "acknowledge after 12 s" fires at
  * 12 s of a jump.
  */
-import type { StubControlClient } from '../client/control-client.ts';
+import type { StubControlClient, WaitForEventOptions } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
@@ -102,6 +102,10 @@ export class HttpStubConnection implements StubConnection {
 
   invocations() {
     return this.#reach(() => this.#control.invocations());
+  }
+
+  waitForEvent(options: WaitForEventOptions) {
+    return this.#reach(() => this.#control.waitForEvent(options));
   }
 
   async badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock> {

@@ -3,7 +3,7 @@
  * waits on its device gateway directly. What a test reads of the stub (settings, devices,
  * tasks) still goes over its control API on the real port, as for any other stub.
  */
-import type { StubControlClient } from '../client/control-client.ts';
+import type { StubControlClient, WaitForEventOptions } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
@@ -87,6 +87,10 @@ export class InProcessStubConnection implements StubConnection {
 
   invocations() {
     return this.#control().invocations();
+  }
+
+  waitForEvent(options: WaitForEventOptions) {
+    return this.#control().waitForEvent(options);
   }
 
   async badgeClock(): Promise<BadgeClock> {

@@ -11,10 +11,12 @@
  */
 
 import type { Static } from 'typebox';
+import type { WaitForEventOptions } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { VirtualClock } from '../protocol/clock.ts';
 import type {
+  AwaitedEvent,
   DeviceView,
   StubSettings,
   TapResult,
@@ -59,6 +61,11 @@ export interface StubConnection {
   /** A task, or undefined when the stub does not know it (never created, or forgotten). */
   findTask(taskId: string): Promise<Static<typeof TaskView> | undefined>;
   invocations(): Promise<WorkflowInvocation[]>;
+  /**
+   * The first analytic event that matches, as soon as there is one (`advance` moves the
+   * virtual clock to it); no match in time throws a ServiceError with status 408.
+   */
+  waitForEvent(options: WaitForEventOptions): Promise<AwaitedEvent>;
 
   /** The clock a fleet's badges run on, and how a fleet moves time (see `BadgeClock`). */
   badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock>;

@@ -73,6 +73,8 @@ export interface EventsWindow {
 }
 
 export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
+/** Hears an analytic event as it is recorded, with the account it belongs to. */
+export type EventListener = (subscriberId: string, event: AnalyticEvent) => void;
 
 export type TaskState = 'alerting' | 'ended';
 export type TaskOutcome = 'quorum' | 'timed_out' | 'cancelled';
@@ -166,6 +168,7 @@ export class AlertEngine {
   #lanes = new Map<string, Map<string, Lane>>();
   #transcripts = new Map<string, Transcript>();
   readonly #listeners = new Set<DeliveryListener>();
+  readonly #eventListeners = new Set<EventListener>();
 
   constructor(options: AlertEngineOptions) {
     this.#clock = options.clock;
@@ -182,6 +185,29 @@ export class AlertEngine {
   onDeliver(listener: DeliveryListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Hears every analytic event as it is recorded; returns the unsubscribe function. */
+  onEvent(listener: EventListener): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
+  }
+
+  /**
+   * The earliest retained event at or after `oldest` (whole µs; default: retention's start)
+   * that `match` accepts, in one account or in all.
+   */
+  findEvent(
+    match: (subscriberId: string, event: AnalyticEvent) => boolean,
+    where: { subscriberId?: string; oldest?: Micros } = {},
+  ): { subscriberId: string; event: AnalyticEvent } | undefined {
+    const now = this.#clock.now();
+    return this.#events.find(
+      where.subscriberId === undefined ? undefined : [where.subscriberId],
+      where.oldest ?? toMicros(now - EVENT_RETENTION_MS),
+      now,
+      match,
+    );
   }
 
   /** POST alerts: validates the groups first, so a refused alert changes nothing. */
@@ -534,13 +560,15 @@ export class AlertEngine {
     extra?: { device?: string; status?: string },
     at: number = this.#clock.now(),
   ): void {
-    this.#events.append(task.subscriberId, at, {
+    const event: AnalyticEvent = {
       category: 'tasks',
       content: { type, ...extra },
       task: { id: task.id, name: task.name, task_type: { ...ALERT_TASK_TYPE } },
       event_id: this.#ids.eventId(),
       timestamp: formatTimestamp(at),
-    });
+    };
+    this.#events.append(task.subscriberId, at, event);
+    for (const listener of this.#eventListeners) listener(task.subscriberId, event);
   }
 
   #deliver(deviceId: string, command: DeviceCommand): void {

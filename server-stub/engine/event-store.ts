@@ -107,6 +107,35 @@ export class EventStore {
     return [from, Math.min(log.events.length, from + Math.max(0, limit))];
   }
 
+  /**
+   * The earliest retained event at or after `oldest` (µs) that `match` accepts, in the accounts
+   * named (every account when none is), with its account: for the control API's awaited
+   * events. Across accounts the earliest instant wins.
+   */
+  find(
+    subscriberIds: readonly string[] | undefined,
+    oldest: Micros,
+    now: number,
+    match: (subscriberId: string, event: AnalyticEvent) => boolean,
+  ): { subscriberId: string; event: AnalyticEvent } | undefined {
+    let found: { subscriberId: string; event: AnalyticEvent; at: Micros } | undefined;
+    for (const subscriberId of subscriberIds ?? [...this.#logs.keys()]) {
+      const log = this.#logs.get(subscriberId);
+      if (!log) continue;
+      this.#prune(log, now);
+      for (let i = firstAtOrAfter(log.events, oldest, log.head); i < log.events.length; i++) {
+        const stored = log.events[i]!;
+        if (found && stored.at >= found.at) break;
+        const event = JSON.parse(jsonOf(stored)) as AnalyticEvent;
+        if (match(subscriberId, event)) {
+          found = { subscriberId, event, at: stored.at };
+          break;
+        }
+      }
+    }
+    return found && { subscriberId: found.subscriberId, event: found.event };
+  }
+
   /** Every retained event of an account, for the control API. */
   count(subscriberId: string, now: number): number {
     const log = this.#logs.get(subscriberId);

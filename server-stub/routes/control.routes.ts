@@ -10,6 +10,10 @@ import { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { FixtureError } from '../../fixtures/load-fixtures.ts';
 import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from '../../protocol/clock.ts';
 import {
+  AWAIT_ADVANCE_MAX_DEFAULT_MS,
+  AWAIT_TIMEOUT_DEFAULT_MS,
+  AWAIT_TIMEOUT_MAX_MS,
+  AwaitedEvent,
   ClockAdvance,
   ClockAdvanced,
   type ClockHeldBy,
@@ -20,6 +24,7 @@ import {
   ControlDeviceParams,
   DeviceView,
   EnvironmentsView,
+  EventAwaitQuery,
   GENERATE_MAX_DEVICES,
   GenerateRequest,
   Health,
@@ -36,13 +41,16 @@ import {
   TranscriptEntryView,
   WorkflowInvocation,
 } from '../../protocol/control-api.schema.ts';
-import { parseDuration } from '../../protocol/duration.ts';
+import { formatDuration, parseDuration } from '../../protocol/duration.ts';
 import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
+import { awaitEvent } from '../await-event.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
+import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
+import { parseOldest } from './service-api.routes.ts';
 
 const tags = ['control'];
 /** An OpenAPI security requirement that is met without credentials: the token is optional. */
@@ -448,6 +456,107 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   );
 
   app.get(
+    '/events/await',
+    {
+      schema: {
+        tags,
+        summary:
+          'Answers with the first analytic event that matches, as soon as there is one; with advance=true the clock runs to it.',
+        querystring: EventAwaitQuery,
+        response: { 200: AwaitedEvent, ...errors, 408: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const timeoutMs = durationParameter(query.timeout, 'timeout', AWAIT_TIMEOUT_DEFAULT_MS);
+      if (timeoutMs > AWAIT_TIMEOUT_MAX_MS) {
+        throw new HttpError(
+          400,
+          'invalid_field',
+          `timeout '${query.timeout}' is longer than ${AWAIT_TIMEOUT_MAX_MS / 1000}s, the longest wait`,
+          'timeout',
+        );
+      }
+      const advance = query.advance === 'true';
+      if (!advance && query.advance_max !== undefined) {
+        throw new HttpError(400, 'invalid_field', 'advance_max needs advance=true', 'advance_max');
+      }
+      const advanceMaxMs = durationParameter(
+        query.advance_max,
+        'advance_max',
+        AWAIT_ADVANCE_MAX_DEFAULT_MS,
+      );
+      const bound = core.clock.now() + advanceMaxMs;
+      if (advance && bound > MAX_INSTANT) {
+        throw new HttpError(
+          400,
+          'invalid_field',
+          `advance_max '${query.advance_max}' would move the clock past ${formatTimestamp(MAX_INSTANT)}, the last instant it can hold`,
+          'advance_max',
+        );
+      }
+      if (query.subscriber_id !== undefined && !core.directory.hasSubscriber(query.subscriber_id)) {
+        throw new HttpError(
+          404,
+          'unknown_subscriber',
+          `no account '${query.subscriber_id}'`,
+          'subscriber_id',
+        );
+      }
+      if (query.task !== undefined && !core.engine.task(query.task)) {
+        throw new HttpError(404, 'unknown_task', `no task '${query.task}'`, 'task');
+      }
+      // A device is named by its user (as `content.device` names it) or by its id.
+      const user =
+        query.device === undefined ? undefined : core.directory.device(query.device)?.user;
+      const filter: EventFilter = {
+        type: query.type,
+        taskId: query.task,
+        subscriberId: query.subscriber_id,
+        devices: query.device === undefined ? undefined : [query.device, ...(user ? [user] : [])],
+      };
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      reply.raw.on('close', onClose);
+      let outcome: Awaited<ReturnType<typeof awaitEvent>>;
+      try {
+        outcome = await awaitEvent(core, filter, {
+          oldest: query.oldest === undefined ? undefined : parseOldest(query.oldest),
+          timeoutMs,
+          advanceTo: advance ? bound : undefined,
+          signal: gone.signal,
+        });
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+      if (typeof outcome === 'object') {
+        const now = core.clock.now();
+        return {
+          event: outcome.event,
+          subscriber_id: outcome.subscriberId,
+          now: formatTimestamp(now),
+          now_ms: now,
+        };
+      }
+      if (outcome === 'advance_bound') {
+        throw new HttpError(
+          408,
+          'no_matching_event',
+          `no matching event by ${formatTimestamp(core.clock.now())}: the clock moved on by advance_max (${formatDuration(advanceMaxMs)}) and stopped there`,
+          'advance_max',
+        );
+      }
+      // Timed out, or the client went away (then nobody reads this answer).
+      throw new HttpError(
+        408,
+        'await_timeout',
+        `no matching event within ${formatDuration(timeoutMs)} (real time)`,
+        'timeout',
+      );
+    },
+  );
+
+  app.get(
     '/tasks',
     {
       schema: {
@@ -509,6 +618,21 @@ function controlTokenGuard(token: string) {
       );
     }
   };
+}
+
+/** A duration parameter of the query, or its default; 400 naming it when it is not one. */
+function durationParameter(text: string | undefined, field: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new HttpError(
+      400,
+      'invalid_field',
+      `${field} '${text}' is not a duration: whole milliseconds (try '200ms', '5s', '1h')`,
+      field,
+    );
+  }
+  return ms;
 }
 
 function digest(text: string): Buffer {

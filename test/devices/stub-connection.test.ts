@@ -69,6 +69,40 @@ describe('a StubConnection', () => {
     },
   );
 
+  test.for(kinds)(
+    '%s: waitForEvent with advance runs the clock to the end the fleet brings about, and throws 408 when nothing comes',
+    async ([, connect]) => {
+      await using stub = await startStub();
+      const connection = connect(stub);
+      await using fleet = await startFleet({
+        stub: connection,
+        group: 'Nurses',
+        behaviour: { ack: { after: '12s' } },
+      });
+      await fleet.waitUntilConnected();
+      const api = `${stub.url}/subscribers/${RIVERSIDE.id}/api/v1`;
+      const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+      const alert = await request(`${api}/alerts`, {
+        method: 'POST',
+        headers: auth,
+        body: { notification: 'Code blue', groups: ['Nurses'] },
+      });
+      const task = alert.body.task_id;
+
+      const end = await connection.waitForEvent({ type: 'end', task, advance: '1h' });
+      expect(end).toMatchObject({
+        event: { content: { type: 'end', status: 'normal' }, task: { id: task } },
+        subscriber_id: RIVERSIDE.id,
+        now_ms: START + 12_000,
+      });
+      expect(await connection.now()).toBe(START + 12_000);
+      await expect(
+        connection.waitForEvent({ type: 'timed_out', task, timeout: '100ms' }),
+      ).rejects.toMatchObject({ status: 408 });
+      await connection.close();
+    },
+  );
+
   badgeTest(
     'the vitest fixtures hand out the connection the fleet runs on',
     async ({ stub, connection, fleet }) => {
@@ -76,6 +110,22 @@ describe('a StubConnection', () => {
       await fleet.advanceBy(60_000);
       expect(await connection.now()).toBe(START + 60_000);
       expect(await connection.isOnline(fleet.badges[0]!.deviceId)).toBe(true);
+    },
+  );
+
+  badgeTest(
+    'a test waits for the end of an alert through the connection fixture instead of polling',
+    async ({ stub, connection, fleet }) => {
+      const api = `${stub.url}/subscribers/${RIVERSIDE.id}/api/v1`;
+      const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+      const alert = await request(`${api}/alerts`, {
+        method: 'POST',
+        headers: auth,
+        body: { notification: 'Code blue', groups: ['Nurses'], quorum: 1 },
+      });
+      fleet.badge(NURSE).tap();
+      const { event } = await connection.waitForEvent({ type: 'end', task: alert.body.task_id });
+      expect(event.content.status).toBe('normal');
     },
   );
 });

@@ -123,6 +123,8 @@ async function contextFor(stub: StubHandle, path: string): Promise<Context> {
     ['notification', 'Generated from the OpenAPI document'],
     ['oldest', '2026-01-01T00:00:00Z'],
     ['by', '1s'],
+    // GET /_stub/events/await: a short real-time wait, so that probes matching nothing end soon.
+    ['timeout', '50ms'],
     ['mode', 'virtual'],
     ['accounts', fixtures.accounts],
     ['grant_type', 'refresh_token'],
