@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
@@ -422,8 +422,12 @@ function tlsOptionsFrom(options: StubOptions): StubTlsOptions | undefined {
   const read = (field: 'cert' | 'key' | 'ca', file: string | undefined) => {
     if (file === undefined) return undefined;
     try {
-      return readFileSync(file, 'utf8');
+      return readPemFile(file);
     } catch (error) {
+      if (error instanceof RangeError)
+        fail(
+          `${TLS_FLAGS[field]} ${file}: is over ${PEM_FILE_MAX_BYTES / 1024} KiB, not a PEM file: give the path of a PEM file.`,
+        );
       const code = (error as NodeJS.ErrnoException).code;
       const why =
         code === 'ENOENT'
@@ -463,6 +467,29 @@ function tlsProblem(error: TlsSetupError, options: StubOptions): string {
           ? options.tlsCa
           : undefined;
   return `${TLS_FLAGS[error.field]}${file === undefined ? '' : ` ${file}`}: ${error.message}.`;
+}
+
+/** A certificate chain or a key is a few KiB; more is not a PEM file meant for the stub. */
+const PEM_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A PEM file's text, read up to `PEM_FILE_MAX_BYTES` (RangeError past it): a device such as
+ * /dev/zero never ends, and a start must fail, not hang. A pipe (`<(…)`) is read to its end.
+ */
+function readPemFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(PEM_FILE_MAX_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) return buffer.toString('utf8', 0, length);
+      length += read;
+      if (length > PEM_FILE_MAX_BYTES) throw new RangeError(`${file} is over the limit`);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** What the ready banner says of TLS: where the CA is and how each kind of client trusts it. */

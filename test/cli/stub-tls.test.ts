@@ -252,6 +252,11 @@ describe('badge-sim stub with given certificate files', () => {
       /^badge-sim: --tls-key \(BADGE_SIM_TLS_KEY\) \S+other-key\.pem: is not the key of the certificate \(subject CN=localhost, O=badge-sim stub\): give the key that belongs to it\.$/,
     ],
     [
+      'a --tls-cert that never ends (/dev/zero)',
+      () => ['--tls-cert', '/dev/zero', '--tls-key', '/dev/zero'],
+      /^badge-sim: --tls-cert \(BADGE_SIM_TLS_CERT\) \/dev\/zero: is over 1024 KiB, not a PEM file: give the path of a PEM file\.$/,
+    ],
+    [
       'a --tls-cert without --tls-key',
       (f: ReturnType<typeof files>) => ['--tls-cert', f.cert],
       /^badge-sim: --tls-key \(BADGE_SIM_TLS_KEY\): give both the certificate and its key\.$/,
