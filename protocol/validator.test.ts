@@ -26,6 +26,22 @@ function firstField(schema: object, data: unknown, prefix?: string): string {
 }
 
 describe('validatorOf', () => {
+  test('a choice of words is refused naming the words, not "must be equal to constant"', () => {
+    const Mode = Type.Object({
+      mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+      // A union that is not only words keeps Ajv's own message.
+      size: Type.Optional(Type.Union([Type.Literal('auto'), Type.Integer()])),
+    });
+    const validate = validatorOf(Mode);
+    expect(validate({ mode: 'fast' })).toBe(false);
+    expect(validate.errors![0]!.message).toBe('must be one of: virtual, real, scaled');
+    expect(fieldPath(validate.errors![0]!)).toBe('mode');
+    expect(validate({ mode: 'real', size: 'big' })).toBe(false);
+    expect(validate.errors![0]!.message).not.toContain('one of');
+    expect(validate({ mode: 'real', size: 3 })).toBe(true);
+    expect(validate.errors).toBeNull();
+  });
+
   test('a schema is compiled once: an equal schema (a copy) gets the same validator', () => {
     expect(validatorOf(structuredClone(Account))).toBe(validatorOf(Account));
   });

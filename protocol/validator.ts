@@ -55,10 +55,41 @@ export function validatorOf(schema: object, options: ValidatorOptions = {}): Val
   const key = JSON.stringify(schema);
   let validate = cache.get(key);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = naming(ajv.compile(schema));
     cache.set(key, validate);
   }
   return validate;
+}
+
+/** A validator whose errors name the allowed words of a choice (see `nameTheChoice`). */
+function naming(validate: ValidateFunction): ValidateFunction {
+  const check = ((data: unknown) => {
+    const valid = validate(data) as boolean;
+    check.errors = valid ? null : nameTheChoice(validate.errors ?? []);
+    return valid;
+  }) as ValidateFunction;
+  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+}
+
+/**
+ * A choice of words (a union of constants, as TypeBox writes `Union([Literal…])`) fails with
+ * one `const` error a word and then `anyOf`; Ajv's first says only "must be equal to
+ * constant". Say what the choices are: "must be one of: start, end, …".
+ */
+function nameTheChoice(errors: ErrorObject[]): ErrorObject[] {
+  const first = errors[0];
+  if (first?.keyword !== 'const') return errors;
+  const words: unknown[] = [];
+  for (const error of errors) {
+    if (error.instancePath !== first.instancePath) return errors;
+    if (error.keyword === 'anyOf') {
+      first.message = `must be one of: ${words.map((w) => (typeof w === 'string' ? w : JSON.stringify(w))).join(', ')}`;
+      return errors;
+    }
+    if (error.keyword !== 'const') return errors;
+    words.push((error.params as { allowedValue: unknown }).allowedValue);
+  }
+  return errors;
 }
 
 /**
