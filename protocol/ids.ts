@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { Sfc32, seedBytes } from './seeded-random.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * Identifiers, from a seed or from chance. One stream (sfc32) serves task and event ids in
- * the order they are asked for.
+ * Identifiers, from a seed or from chance. One stream (sfc32, `seeded-random.ts`) serves task
+ * and event ids in the order they are asked for.
  *
  * - Seeded (docs/architecture.md, decision 6): the stream starts from a hash of the seed, so the n-th id
  *   of a seed is always the same and the same scenario and seed give byte-identical ids;
@@ -15,7 +16,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  */
 export class IdSource {
   readonly #seed: string | undefined;
-  readonly #state = new Uint32Array(4);
+  readonly #stream = new Sfc32(new Uint8Array(16));
   readonly #forcedStart: Uint8Array | undefined;
 
   /**
@@ -36,24 +37,24 @@ export class IdSource {
 
   /** Seeded: back to the first id of the seed. Unseeded: a new random start. */
   reset(): void {
-    const start =
+    this.#stream.restart(
       this.#seed === undefined
-        ? Buffer.from(this.#forcedStart ?? randomBytes(16))
-        : createHash('sha256').update(`badge-sim ids:${this.#seed}`).digest();
-    for (let i = 0; i < 4; i++) this.#state[i] = start.readUInt32LE(i * 4);
+        ? (this.#forcedStart ?? randomBytes(16))
+        : seedBytes(`badge-sim ids:${this.#seed}`),
+    );
   }
 
   /** A task id as the service writes it: 22 letters and digits. */
   taskId(): string {
     let id = '';
-    for (let i = 0; i < 22; i++) id += BASE62[this.#next() % 62];
+    for (let i = 0; i < 22; i++) id += BASE62[this.#stream.nextUint32() % 62];
     return id;
   }
 
   /** An event id as the service writes it: 32 hexadecimal digits. */
   eventId(): string {
     let id = '';
-    for (let i = 0; i < 4; i++) id += this.#next().toString(16).padStart(8, '0');
+    for (let i = 0; i < 4; i++) id += this.#stream.nextUint32().toString(16).padStart(8, '0');
     return id;
   }
 
@@ -78,17 +79,5 @@ export class IdSource {
   /** 32 hexadecimal digits of an id token: the stream when seeded, else `crypto` (U12). */
   tokenHex(): string {
     return this.seeded ? this.eventId() : randomBytes(16).toString('hex');
-  }
-
-  /** sfc32: small, fast, and good enough for identifiers that only need to be distinct. */
-  #next(): number {
-    const s = this.#state;
-    const t = (((s[0]! + s[1]!) >>> 0) + s[3]!) >>> 0;
-    s[3] = (s[3]! + 1) >>> 0;
-    s[0] = s[1]! ^ (s[1]! >>> 9);
-    s[1] = (s[2]! + (s[2]! << 3)) >>> 0;
-    s[2] = ((s[2]! << 21) | (s[2]! >>> 11)) >>> 0;
-    s[2] = (s[2]! + t) >>> 0;
-    return t;
   }
 }

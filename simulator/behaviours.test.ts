@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../protocol/clock.ts';
 import { type Behaviour, type BehaviourTarget, runBehaviour } from './behaviours.ts';
-import { draw, seededRandom } from './seeded-random.ts';
+import { draw, seededRandom } from '../protocol/seeded-random.ts';
 
 function fakeBadge(clock: VirtualClock) {
   const t0 = clock.now();

@@ -9,7 +9,7 @@ import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
 import type { Clock, TimerId } from '../protocol/clock.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
-import { draw } from './seeded-random.ts';
+import { draw } from '../protocol/seeded-random.ts';
 
 export type Behaviour = FixtureBehaviour;
 

@@ -25,7 +25,7 @@ import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import { HttpStubConnection } from './http-stub-connection.ts';
 import { InProcessStubConnection } from './in-process-stub-connection.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../protocol/seeded-random.ts';
 import type { StubConnection } from './stub-connection.ts';
 import { Backoff, BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';

@@ -1,6 +1,6 @@
 /** The reconnect delays of a badge: bounded, doubling, jittered from a seeded stream. */
 import { describe, expect, test } from 'vitest';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../protocol/seeded-random.ts';
 import { Backoff, DEFAULT_RECONNECT } from './transport.ts';
 
 const delays = (backoff: Backoff, n: number) => Array.from({ length: n }, () => backoff.next());
