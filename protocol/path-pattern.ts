@@ -21,7 +21,7 @@ export function pathPatternProblem(pattern: string): string | undefined {
   if (pattern.length > PATH_PATTERN_MAX_LENGTH)
     return `is ${pattern.length} characters long; at most ${PATH_PATTERN_MAX_LENGTH}`;
   if (/[?#]/.test(pattern)) return 'has a query or fragment: a pattern matches the path only';
-  if (/[\u0000-\u001f\u007f]/.test(pattern)) return 'has a control character';
+  if ([...pattern].some((c) => c < ' ' || c === '\u007f')) return 'has a control character';
   for (const segment of segmentsOf(pattern)) {
     if (segment.includes('*') && segment !== '*' && segment !== '**')
       return `has '${segment}': '*' and '**' stand alone in a segment`;
