@@ -14,6 +14,7 @@ import {
 } from '../protocol/control-api.schema.ts';
 import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { DeviceGateway } from './device-gateway.ts';
+import { registerFaultHook } from './fault-hook.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
 import { parseJsonBody } from './json-body.ts';
 import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
@@ -78,6 +79,9 @@ async function stubApp(
     }
   });
 
+  // Faults come first: they see every request to the emulated APIs, unknown paths included,
+  // before any route's checks (HF7). Registered before the routes and the 404 handler.
+  registerFaultHook(app, core);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   // Every route documents what any route can answer; its plugin and its own schema add the

@@ -35,6 +35,7 @@ const ENGINE_STATUS: Record<EngineErrorCode, number> = {
   unknown_workflow: 404,
   not_an_http_workflow: 404,
   wrong_trigger_method: 405,
+  too_many_faults: 409,
 };
 
 /** fastify's own refusals (body parsing, limits) by code: status, our code, field. */

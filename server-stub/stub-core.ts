@@ -11,6 +11,7 @@ import { EventWaiters } from './engine/event-waiters.ts';
 import { exchangeRefreshToken, type TokenExchange } from './engine/token-exchange.ts';
 import { TokenStore } from './engine/tokens.ts';
 import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';
+import { FaultTable } from './faults.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
 export type { WorkflowInvocation };
@@ -48,6 +49,8 @@ export class StubCore {
   /** Requests waiting for an analytic event (`GET /_stub/events/await`). */
   readonly eventWaiters: EventWaiters;
   readonly tokens: TokenStore;
+  /** Faults on the emulated APIs (`/_stub/faults`): emptied by a reset. */
+  readonly faults: FaultTable;
   #invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
@@ -72,6 +75,7 @@ export class StubCore {
     });
     this.eventWaiters = new EventWaiters(this.engine);
     this.tokens = new TokenStore(this.clock, this.ids);
+    this.faults = new FaultTable(() => this.clock.now(), options.seed);
     this.#addFixtureTokens();
   }
 
@@ -197,13 +201,14 @@ export class StubCore {
   /**
    * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
    * seed (a fresh random start without one), tokens of a new generation (never one issued
-   * before), and a virtual clock back at its start. A running clock keeps running.
+   * before), no faults, and a virtual clock back at its start. A running clock keeps running.
    */
   reset(): void {
     this.engine.reset();
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
+    this.faults.reset();
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -218,6 +223,7 @@ export class StubCore {
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
+    this.faults.reset();
     for (const listener of this.#resetListeners) listener();
     return checked;
   }

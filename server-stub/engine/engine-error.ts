@@ -9,7 +9,8 @@ export type EngineErrorCode =
   | 'too_large'
   | 'unknown_workflow'
   | 'not_an_http_workflow'
-  | 'wrong_trigger_method';
+  | 'wrong_trigger_method'
+  | 'too_many_faults';
 
 /** A refusal of the engine: nothing was changed. `field` names the request field at fault. */
 export class EngineError extends Error {

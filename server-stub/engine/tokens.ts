@@ -165,6 +165,14 @@ export class TokenStore {
     return { subscriberId, user, clientId, secondsLeft: Math.floor(left / 1000) };
   }
 
+  /**
+   * The account an access or id token held now was issued for, expired or not (faults match
+   * a request by the account whose credentials it carries, HF8); undefined for any other text.
+   */
+  accountOf(bearer: string): string | undefined {
+    return this.#access.get(bearer)?.subscriberId;
+  }
+
   /** Access and id tokens held now, expired ones included (for memory tests). */
   get issuedCount(): number {
     return this.#access.size;

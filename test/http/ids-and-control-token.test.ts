@@ -130,7 +130,10 @@ async function controlRoutes(stub: StubHandle): Promise<{ method: string; path: 
       .filter(([, op]) => op.tags?.includes('control'))
       .map(([method, _]) => ({
         method: method.toUpperCase(),
-        path: path.replace('{device_id}', ADA).replace('{task_id}', 'no-such-task'),
+        path: path
+          .replace('{device_id}', ADA)
+          .replace('{task_id}', 'no-such-task')
+          .replace('{id}', 'no-such-fault'),
       })),
   );
 }
@@ -174,7 +177,7 @@ describe('the control token', () => {
       }
       const allowed = await call({ [HEADER]: TOKEN });
       expect(allowed.status, what).not.toBe(401);
-      if (method === 'GET' && !path.includes('no-such-task'))
+      if (method === 'GET' && !path.includes('no-such-'))
         expect(allowed.status, what).toBe(waits ? 408 : 200);
     }
     // HEAD, a query string and another spelling of the path are no way round it.

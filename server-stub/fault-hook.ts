@@ -1,0 +1,150 @@
+/**
+ * Carries out the fault table's decisions (`faults.ts`) on the emulated APIs: every request
+ * that is not to the control API asks the table first, before any route's own checks, so a
+ * fault answers even a request the route would refuse (HF7). It marks the request with what
+ * it did (`request.stubFault`, applied-fault.ts) for the request journal.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import type { AppliedFault } from './applied-fault.ts';
+import type { FaultDecision } from './faults.ts';
+import type { StubCore } from './stub-core.ts';
+
+/** How long a stalled request's body is held, by request (set before, read at onSend). */
+const stalls = new WeakMap<FastifyRequest, number>();
+
+export function registerFaultHook(app: FastifyInstance, core: StubCore): void {
+  // Latencies and stalls under way end when the stub closes: a close does not wait 60 s.
+  const pending = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of pending) end();
+    done();
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const path = rawPath(request);
+    if (isControl(request, path)) return done();
+    const decision = core.faults.decide({
+      method: request.method,
+      path,
+      accounts: accountsOf(core, request, path),
+    });
+    if (!decision) return done();
+    request.stubFault = applied(decision);
+    switch (decision.kind) {
+      case 'status':
+        // Answered before any handler (and before the body is read): nothing is stored.
+        reply.code(decision.status).headers(decision.headers).type('application/json');
+        reply.send(JSON.stringify(decision.body));
+        return;
+      case 'reset':
+        reply.hijack();
+        request.raw.socket.destroy();
+        return;
+      case 'latency': {
+        const timer = setTimeout(() => {
+          pending.delete(end);
+          done();
+        }, decision.ms);
+        const end = () => {
+          clearTimeout(timer);
+          pending.delete(end);
+          done();
+        };
+        pending.add(end);
+        return;
+      }
+      case 'stall':
+        stalls.set(request, decision.ms);
+        return done();
+    }
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const ms = stalls.get(request);
+    if (ms === undefined || !(typeof payload === 'string' || Buffer.isBuffer(payload)))
+      return done(null, payload);
+    stalls.delete(request);
+    const raw = reply.raw;
+    reply.header('content-length', String(Buffer.byteLength(payload)));
+    // The stub drops a client that reads nothing for stalledAnswerMs; the stall is not that.
+    raw.socket?.setTimeout(ms + core.settings.httpTimeouts.stalledAnswerMs);
+    done(null, stalledBody(payload, ms, pending));
+    // fastify has set the headers and piped the body: send the headers now, the body later.
+    if (!raw.headersSent && !raw.destroyed) raw.flushHeaders();
+  });
+}
+
+/** A body that sends nothing for `ms`, then all of it; destroyed when the client goes away. */
+function stalledBody(payload: string | Buffer, ms: number, pending: Set<() => void>): Readable {
+  const release = () => {
+    clearTimeout(timer);
+    pending.delete(release);
+    if (!body.destroyed) {
+      body.push(payload);
+      body.push(null);
+    }
+  };
+  const body = new Readable({
+    read() {},
+    destroy(error, callback) {
+      clearTimeout(timer);
+      pending.delete(release);
+      callback(error);
+    },
+  });
+  const timer = setTimeout(release, ms);
+  pending.add(release);
+  return body;
+}
+
+function applied(decision: FaultDecision): AppliedFault {
+  const letThrough = decision.kind === 'latency' || decision.kind === 'stall';
+  return { id: decision.id, kind: decision.kind, letThrough };
+}
+
+/** The path as the client sent it, without the query string. */
+function rawPath(request: FastifyRequest): string {
+  const url = request.raw.url ?? '/';
+  const end = url.search(/[?#]/);
+  return end < 0 ? url : url.slice(0, end);
+}
+
+function isControl(request: FastifyRequest, path: string): boolean {
+  return (
+    request.routeOptions.url?.startsWith(`${CONTROL_PREFIX}/`) === true ||
+    path === CONTROL_PREFIX ||
+    path.startsWith(`${CONTROL_PREFIX}/`)
+  );
+}
+
+/**
+ * The accounts a request names or carries the credentials of (HF8): the subscriber in a
+ * service path, every `subscriber_id` of the query string, the account of a bearer token.
+ */
+function accountsOf(core: StubCore, request: FastifyRequest, path: string): string[] {
+  const accounts: string[] = [];
+  const segments = path.split('/');
+  if (segments[1] === 'subscribers' && segments[2]) accounts.push(decoded(segments[2]));
+  const url = request.raw.url ?? '';
+  const query = url.indexOf('?');
+  if (query >= 0) {
+    const search = new URLSearchParams(url.slice(query + 1).split('#', 1)[0]);
+    accounts.push(...search.getAll('subscriber_id'));
+  }
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && /^bearer /i.test(header)) {
+    const account = core.tokens.accountOf(header.slice(7).trim());
+    if (account !== undefined) accounts.push(account);
+  }
+  return accounts;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
