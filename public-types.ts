@@ -32,6 +32,14 @@ export type {
 } from './protocol/control-api.schema.ts';
 export type { BatteryStatus, Location, StubFrame } from './protocol/device-frames.schema.ts';
 export type {
+  FaultAction,
+  FaultMatch,
+  FaultRequest,
+  FaultsCleared,
+  FaultView,
+  FaultWhen,
+} from './protocol/faults.schema.ts';
+export type {
   AlertRequest,
   AnalyticEvent,
   BroadcastRequest,

@@ -28,6 +28,7 @@ import {
   type TranscriptEntryView,
   type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
+import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
@@ -176,6 +177,29 @@ export class StubControlClient {
     }
     const search = query.size > 0 ? `?${query}` : '';
     return this.#call('GET', `/events/await${search}`);
+  }
+
+  /**
+   * Adds a fault on the emulated APIs (a status answer, latency, a reset connection or a
+   * stalled body) for the requests it matches; answers it as stored, with its id.
+   */
+  addFault(fault: FaultRequest): Promise<FaultView> {
+    return this.#call('POST', '/faults', fault);
+  }
+
+  /** Every fault, oldest first, with how many requests each applied to and has left. */
+  faults(): Promise<FaultView[]> {
+    return this.#call('GET', '/faults');
+  }
+
+  /** Removes a fault (a ServiceError 404 when there is none with that id); answers it. */
+  removeFault(id: string): Promise<FaultView> {
+    return this.#call('DELETE', `/faults/${encodeURIComponent(id)}`);
+  }
+
+  /** Removes every fault (a reset does too). */
+  clearFaults(): Promise<FaultsCleared> {
+    return this.#call('DELETE', '/faults');
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

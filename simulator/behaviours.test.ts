@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../protocol/clock.ts';
-import { type Behaviour, type BehaviourTarget, runBehaviour } from './behaviours.ts';
 import { draw, seededRandom } from '../protocol/seeded-random.ts';
+import { type Behaviour, type BehaviourTarget, runBehaviour } from './behaviours.ts';
 
 function fakeBadge(clock: VirtualClock) {
   const t0 = clock.now();

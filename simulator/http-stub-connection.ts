@@ -10,6 +10,7 @@ import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
+import type { FaultRequest } from '../protocol/faults.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
 import { DEFAULT_SETTINGS, type StubSettings } from '../server-stub/settings.ts';
 import type { BadgeClock, StubConnection, WakeMessenger } from './stub-connection.ts';
@@ -106,6 +107,22 @@ export class HttpStubConnection implements StubConnection {
 
   waitForEvent(options: WaitForEventOptions) {
     return this.#reach(() => this.#control.waitForEvent(options));
+  }
+
+  addFault(fault: FaultRequest) {
+    return this.#reach(() => this.#control.addFault(fault));
+  }
+
+  faults() {
+    return this.#reach(() => this.#control.faults());
+  }
+
+  removeFault(id: string) {
+    return this.#reach(() => this.#control.removeFault(id));
+  }
+
+  clearFaults() {
+    return this.#reach(() => this.#control.clearFaults());
   }
 
   async badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock> {

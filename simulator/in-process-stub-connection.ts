@@ -7,6 +7,7 @@ import type { StubControlClient, WaitForEventOptions } from '../client/control-c
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
+import type { FaultRequest } from '../protocol/faults.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import type { BadgeClock, StubConnection } from './stub-connection.ts';
@@ -91,6 +92,22 @@ export class InProcessStubConnection implements StubConnection {
 
   waitForEvent(options: WaitForEventOptions) {
     return this.#control().waitForEvent(options);
+  }
+
+  addFault(fault: FaultRequest) {
+    return this.#control().addFault(fault);
+  }
+
+  faults() {
+    return this.#control().faults();
+  }
+
+  removeFault(id: string) {
+    return this.#control().removeFault(id);
+  }
+
+  clearFaults() {
+    return this.#control().clearFaults();
   }
 
   async badgeClock(): Promise<BadgeClock> {

@@ -25,6 +25,7 @@ import type {
   WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
 import type { StubFrame } from '../protocol/device-frames.schema.ts';
+import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
 
 export interface StubConnection {
   /** The stub's base URL (service, trigger and control APIs). */
@@ -66,6 +67,13 @@ export interface StubConnection {
    * virtual clock to it); no match in time throws a ServiceError with status 408.
    */
   waitForEvent(options: WaitForEventOptions): Promise<AwaitedEvent>;
+
+  /** Adds a fault on the stub's emulated APIs (`POST /_stub/faults`). */
+  addFault(fault: FaultRequest): Promise<FaultView>;
+  faults(): Promise<FaultView[]>;
+  /** Removes a fault by id; a ServiceError 404 when there is none. */
+  removeFault(id: string): Promise<FaultView>;
+  clearFaults(): Promise<FaultsCleared>;
 
   /** The clock a fleet's badges run on, and how a fleet moves time (see `BadgeClock`). */
   badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock>;

@@ -129,3 +129,31 @@ describe('a StubConnection', () => {
     },
   );
 });
+
+describe('faults through a StubConnection', () => {
+  test.for(kinds)(
+    '%s: addFault, faults, removeFault and clearFaults manage the stub’s faults; an unknown id is a 404',
+    async ([, connect]) => {
+      await using stub = await startStub();
+      const connection = connect(stub);
+      const fault = await connection.addFault({
+        match: { path: '**/events' },
+        action: { status: 503 },
+        when: { times: 1 },
+      });
+      expect(fault).toMatchObject({ id: 'flt_1', remaining: 1, applied: 0 });
+      const events = `${stub.url}/subscribers/${RIVERSIDE.id}/api/v1/events`;
+      const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+      expect((await request(events, { headers: auth })).status).toBe(503);
+      expect(await connection.faults()).toMatchObject([{ id: 'flt_1', remaining: 0, applied: 1 }]);
+      expect(await connection.removeFault('flt_1')).toMatchObject({ id: 'flt_1' });
+      await expect(connection.removeFault('flt_1')).rejects.toMatchObject({ status: 404 });
+      await expect(
+        connection.addFault({ match: { path: '' }, action: { status: 503 } }),
+      ).rejects.toMatchObject({ status: 400 });
+      await connection.addFault({ match: { path: '**' }, action: { reset: true } });
+      expect(await connection.clearFaults()).toEqual({ removed: 1 });
+      expect(await connection.faults()).toEqual([]);
+    },
+  );
+});
