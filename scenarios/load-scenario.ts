@@ -45,6 +45,8 @@ export const STEP_ACTIONS = [
   'offline',
   'online',
   'jump',
+  'fault',
+  'clear_fault',
 ] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
@@ -146,6 +148,11 @@ export function checkScenario(input: unknown): Scenario {
         );
       names.add(step.as);
     }
+    if (hasOwn(step, 'clear_fault') && step.clear_fault !== 'all' && !names.has(step.clear_fault))
+      throw new ScenarioError(
+        `timeline[${i}].clear_fault: no earlier step is named '${step.clear_fault}' (write all for every fault)`,
+        `timeline[${i}].clear_fault`,
+      );
     // A request step stays under the service API: `..`, plain or percent-encoded, would
     // reach other paths (the token endpoint, whose answer would then land in a report).
     if (hasOwn(step, 'request') && /\.\.|%2e/i.test(step.request.path))

@@ -273,6 +273,7 @@ async function stepContext(
     brandWord: settings.brandWord,
     taskIds: new Map(),
     invocationIds: new Map(),
+    faultIds: new Map(),
     authHeader: (auth) =>
       auth === 'none'
         ? null

@@ -8,6 +8,7 @@ import { DURATION_PATTERN, FixtureBehaviour, Fixtures } from '../fixtures/fixtur
 import { EnvironmentName } from '../protocol/control-api.schema.ts';
 import { BadgeStatus } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
+import { FaultRequest } from '../protocol/faults.schema.ts';
 
 const Duration = (description: string) =>
   Type.String({ maxLength: MAX_DURATION_TEXT, pattern: DURATION_PATTERN, description });
@@ -78,6 +79,30 @@ const Environment = Type.Union(EnvironmentName.anyOf, {
   description: 'The environment whose hosts and client ids the step uses (default pro).',
 });
 
+/** A request step's client retrying as the service asks (`Retry-After`), on the stub's clock. */
+export const MAX_STEP_RETRIES = 10;
+const Retry = Type.Optional(
+  Type.Object(
+    {
+      times: Type.Integer({
+        minimum: 1,
+        maximum: MAX_STEP_RETRIES,
+        description: 'Retries at most (after the first try).',
+      }),
+      on: Type.Array(Type.Integer({ minimum: 400, maximum: 599 }), {
+        minItems: 1,
+        maxItems: 200,
+        description: 'The statuses that are retried, e.g. [429, 503].',
+      }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'Retry when the answer has one of these statuses: the clock moves on by its Retry-After (whole seconds; none: at once), then the request is sent again. `expect` checks the last answer.',
+    },
+  ),
+);
+
 const stepBase = {
   at: Duration('When, from the start of the scenario.'),
   as: Type.Optional(
@@ -95,7 +120,7 @@ const stepBase = {
 
 export const Step = Type.Union([
   Type.Object(
-    { ...stepBase, alert: AlertFields, auth: Type.Optional(Auth) },
+    { ...stepBase, alert: AlertFields, auth: Type.Optional(Auth), retry: Retry },
     { additionalProperties: false },
   ),
   Type.Object(
@@ -106,6 +131,7 @@ export const Step = Type.Union([
         { additionalProperties: true, description: 'The body of POST broadcasts.' },
       ),
       auth: Type.Optional(Auth),
+      retry: Retry,
     },
     { additionalProperties: false },
   ),
@@ -114,6 +140,7 @@ export const Step = Type.Union([
       ...stepBase,
       cancel: Type.String({ description: 'The `as` of an alert step, or a task id.' }),
       auth: Type.Optional(Auth),
+      retry: Retry,
     },
     { additionalProperties: false },
   ),
@@ -130,6 +157,7 @@ export const Step = Type.Union([
         { additionalProperties: false, description: 'GET events with these query parameters.' },
       ),
       auth: Type.Optional(Auth),
+      retry: Retry,
     },
     { additionalProperties: false },
   ),
@@ -154,6 +182,7 @@ export const Step = Type.Union([
         { additionalProperties: false, description: 'Any request to the service API.' },
       ),
       auth: Type.Optional(Auth),
+      retry: Retry,
     },
     { additionalProperties: false },
   ),
@@ -204,6 +233,27 @@ export const Step = Type.Union([
   Type.Object({ ...stepBase, online: DeviceRef }, { additionalProperties: false }),
   Type.Object(
     { ...stepBase, jump: Duration('Move the clock on by this much (timers fire on the way).') },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      fault: Type.Object(FaultRequest.properties, {
+        additionalProperties: false,
+        description:
+          'Add a fault on the emulated APIs (as POST /_stub/faults takes it); `as` names it for clear_fault. Its window starts when the step runs.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      clear_fault: Type.String({
+        minLength: 1,
+        description: 'The `as` of an earlier fault step, or `all` for every fault.',
+      }),
+    },
     { additionalProperties: false },
   ),
 ]);

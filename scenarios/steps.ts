@@ -4,7 +4,7 @@
  * A new kind of step is a new row here and a new variant of `Step` in scenario.schema.ts.
  */
 import type { TObject } from 'typebox';
-import type { ServiceClient } from '../client/service-client.ts';
+import { type ServiceClient, ServiceError } from '../client/service-client.ts';
 import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
@@ -33,6 +33,8 @@ export interface StepContext {
   readonly taskIds: Map<string, string>;
   /** Invocation ids by the `as` of their workflow step. */
   readonly invocationIds: Map<string, string>;
+  /** Fault ids by the `as` of their fault step. */
+  readonly faultIds: Map<string, string>;
   /** The Authorization header of a service API step: undefined for the account's key. */
   authHeader(
     auth: 'valid' | 'none' | 'wrong' | 'other-account' | undefined,
@@ -84,27 +86,56 @@ function badgeOf(ref: string, path: string, context: StepContext) {
 const jumpBy = async (ms: number, context: StepContext) =>
   context.advanceTo((await context.now()) + ms);
 
+/**
+ * A request step's client, retrying as `retry:` says: while the answer's status is one of
+ * `on` and retries are left, the clock moves on by its Retry-After (whole seconds; none or
+ * unreadable: at once), then the request goes again. The last answer is the step's (HF12).
+ */
+async function withRetry(
+  retry: { times: number; on: number[] } | undefined,
+  context: StepContext,
+  send: () => Promise<StepAnswer>,
+): Promise<StepAnswer> {
+  let answer = await send();
+  for (let left = retry?.times ?? 0; left > 0 && retry!.on.includes(answer.status); left--) {
+    await jumpBy(retryAfterMs(answer.headers?.get('retry-after')), context);
+    answer = await send();
+  }
+  return answer;
+}
+
+/** `Retry-After` in whole seconds, as ms (an HTTP date or anything else: 0, retry at once). */
+function retryAfterMs(header: string | null | undefined): number {
+  return header && /^\d{1,6}$/.test(header.trim()) ? Number(header.trim()) * 1000 : 0;
+}
+
 export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
   handler('alert', async (step, _path, context) => {
-    const answer = await context.client.request('POST', 'alerts', {
-      body: step.alert,
-      auth: context.authHeader(step.auth),
-    });
+    const answer = await withRetry(step.retry, context, () =>
+      context.client.request('POST', 'alerts', {
+        body: step.alert,
+        auth: context.authHeader(step.auth),
+      }),
+    );
     const taskId = (answer.body as { task_id?: string } | undefined)?.task_id;
     if (step.as && taskId) context.taskIds.set(step.as, taskId);
     return answer;
   }),
   handler('broadcast', (step, _path, context) =>
-    context.client.request('POST', 'broadcasts', {
-      body: step.broadcast,
-      auth: context.authHeader(step.auth),
-    }),
+    withRetry(step.retry, context, () =>
+      context.client.request('POST', 'broadcasts', {
+        body: step.broadcast,
+        auth: context.authHeader(step.auth),
+      }),
+    ),
   ),
   handler('cancel', (step, _path, context) =>
-    context.client.request(
-      'DELETE',
-      `alerts/${encodeURIComponent(context.taskIds.get(step.cancel) ?? step.cancel)}`,
-      { auth: context.authHeader(step.auth) },
+    withRetry(step.retry, context, () =>
+      context.client.request(
+        'DELETE',
+        `alerts/${encodeURIComponent(context.taskIds.get(step.cancel) ?? step.cancel)}`,
+        { auth: context.authHeader(step.auth) },
+      ),
     ),
   ),
   handler('events', (step, _path, context) => {
@@ -118,18 +149,22 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     }
     if (step.events.limit !== undefined) query.set('limit', String(step.events.limit));
     const text = query.toString();
-    return context.client.request('GET', `events${text ? `?${text}` : ''}`, {
-      auth: context.authHeader(step.auth),
-    });
+    return withRetry(step.retry, context, () =>
+      context.client.request('GET', `events${text ? `?${text}` : ''}`, {
+        auth: context.authHeader(step.auth),
+      }),
+    );
   }),
   handler('request', (step, _path, context) => {
     const { method, path: apiPath, body, raw_body, content_type } = step.request;
-    return context.client.request(method, apiPath.replace(/^\/+/, ''), {
-      body,
-      rawBody: raw_body,
-      contentType: content_type,
-      auth: context.authHeader(step.auth),
-    });
+    return withRetry(step.retry, context, () =>
+      context.client.request(method, apiPath.replace(/^\/+/, ''), {
+        body,
+        rawBody: raw_body,
+        contentType: content_type,
+        auth: context.authHeader(step.auth),
+      }),
+    );
   }),
   handler('workflow', async (step, path, context) => {
     const { id, user, targets, action_args } = step.workflow;
@@ -190,11 +225,52 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     await jumpBy(parseDuration(step.jump)!, context);
     return undefined;
   }),
+  handler('fault', async (step, path, context) => {
+    let fault: { id: string };
+    try {
+      fault = await context.connection.addFault(step.fault);
+    } catch (error) {
+      throw refused(error, path, 'fault', context);
+    }
+    if (step.as) context.faultIds.set(step.as, fault.id);
+    return undefined;
+  }),
+  handler('clear_fault', async (step, path, context) => {
+    if (step.clear_fault === 'all') {
+      await context.connection.clearFaults();
+      return undefined;
+    }
+    const id = context.faultIds.get(step.clear_fault);
+    if (id === undefined) {
+      throw new ScenarioError(
+        `badge-sim: ${context.source}: ${path}.clear_fault: '${step.clear_fault}' names no fault step`,
+      );
+    }
+    await context.connection.removeFault(id);
+    return undefined;
+  }),
 ]);
 
 // Every action the loader accepts has its handler (checked once, when the module loads).
 for (const action of STEP_ACTIONS) {
   if (!STEP_HANDLERS.has(action)) throw new Error(`badge-sim: no handler for step '${action}'`);
+}
+
+/** A control call the stub refused, as a ScenarioError that names the step first. */
+function refused(error: unknown, path: string, action: string, context: StepContext): Error {
+  if (error instanceof ServiceError) {
+    const body = error.body as { message?: unknown; field?: unknown } | undefined;
+    const field = typeof body?.field === 'string' ? `.${body.field}` : '';
+    return new ScenarioError(
+      `badge-sim: ${context.source}: ${path}.${action}${field}: ${String(body?.message ?? error.message)}`,
+    );
+  }
+  if (error instanceof ScenarioError) {
+    return new ScenarioError(
+      `badge-sim: ${context.source}: ${path}.${action}: ${error.message.replace(/^badge-sim: /, '')}`,
+    );
+  }
+  return error as Error;
 }
 
 function noBadge(ref: string, path: string, context: StepContext): ScenarioError {

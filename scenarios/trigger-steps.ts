@@ -15,6 +15,8 @@ import type { Bearer } from './scenario.schema.ts';
 export interface StepAnswer {
   status: number;
   body: unknown;
+  /** The answer's headers, when the step kept them (a retry reads `Retry-After`). */
+  headers?: Headers;
 }
 
 const USER_AGENT = 'badge-sim-scenario/0.1';
