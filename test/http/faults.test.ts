@@ -254,6 +254,20 @@ describe('connection faults', () => {
     expect(outcome).toEqual({ status: 200, bytes: 0, ended: false });
   });
 
+  test('closing the stub ends a stall at once: the held body is sent, the close does not wait', async () => {
+    const stub = await startStub();
+    await added(stub, { match: { path: '**/events' }, action: { stall: '60s' } });
+    const answer = fetch(`${serviceClient(stub).base}/events`, {
+      headers: { authorization: 'ServiceApiKey demo-api-key-riverside-0001' },
+    });
+    const response = await answer;
+    expect(response.status).toBe(200);
+    const started = performance.now();
+    await stub.close();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await response.json()).toEqual([]);
+  });
+
   test('a stalled POST alerts has created its task: a client that times out and retries makes a second', async () => {
     await using stub = await startStub();
     await added(stub, { match: { path: ALERTS }, action: { stall: '5s' }, when: { times: 1 } });
@@ -305,6 +319,18 @@ describe('the control routes', () => {
     await controlClient(stub).reset();
     expect((await request(`${stub.controlUrl}/faults`)).body).toEqual([]);
     expect((await serviceClient(stub).events()).status).toBe(200);
+  });
+
+  test('ids: a seeded stub starts again at flt_1 after a reset; an unseeded one never reuses an id', async () => {
+    await using seeded = await startStub({ seed: 3 });
+    await using unseeded = await startStub();
+    const body = { match: { path: '**' }, action: { reset: true } };
+    for (const stub of [seeded, unseeded]) {
+      expect((await added(stub, body)).id).toBe('flt_1');
+      await controlClient(stub).reset();
+    }
+    expect((await added(seeded, body)).id).toBe('flt_1');
+    expect((await added(unseeded, body)).id).toBe('flt_2');
   });
 
   test('a locked control API wants its token for the faults routes', async () => {
