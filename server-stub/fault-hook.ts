@@ -23,12 +23,13 @@ export function registerFaultHook(app: FastifyInstance, core: StubCore): void {
   });
 
   app.addHook('onRequest', (request, reply, done) => {
+    if (core.faults.size === 0) return done();
     const path = rawPath(request);
     if (isControl(request, path)) return done();
     const decision = core.faults.decide({
       method: request.method,
       path,
-      accounts: accountsOf(core, request, path),
+      accounts: () => accountsOf(core, request, path),
     });
     if (!decision) return done();
     request.stubFault = applied(decision);

@@ -30,8 +30,8 @@ export interface FaultedRequest {
   method: string;
   /** The raw path, without the query string. */
   path: string;
-  /** The accounts the request names or carries credentials of (HF8). */
-  accounts: readonly string[];
+  /** The accounts the request names or carries credentials of (HF8); asked only if a fault has one. */
+  accounts: () => readonly string[];
 }
 
 /** What to do to a request: the hook carries it out. */
@@ -91,6 +91,11 @@ export class FaultTable {
     return view(fault);
   }
 
+  /** How many faults are kept (a request is not looked at when there are none). */
+  get size(): number {
+    return this.#faults.length;
+  }
+
   list(): FaultView[] {
     return this.#faults.map(view);
   }
@@ -129,13 +134,14 @@ export class FaultTable {
   decide(request: FaultedRequest): FaultDecision | undefined {
     const now = this.#now();
     const method = request.method.toUpperCase();
+    let accounts: readonly string[] | undefined;
     for (let i = this.#faults.length - 1; i >= 0; i--) {
       const fault = this.#faults[i]!;
       if (fault.remaining === 0) continue;
       if (now < fault.from || (fault.until !== undefined && now >= fault.until)) continue;
       if (fault.method !== undefined && fault.method !== method) continue;
       const account = fault.request.match.account;
-      if (account !== undefined && !request.accounts.includes(account)) continue;
+      if (account !== undefined && !(accounts ??= request.accounts()).includes(account)) continue;
       if (!fault.matchesPath(request.path)) continue;
       const probability = fault.request.when?.probability;
       if (probability !== undefined && !(fault.random() < probability)) continue;

@@ -61,6 +61,12 @@ describe('status faults', () => {
     expect(failed.status).toBe(500);
     expect(failed.headers.get('retry-after')).toBeNull();
     expect(failed.body).toEqual({ oops: ['custom'] });
+    const listed = await request(`${stub.controlUrl}/faults`);
+    expect(listed.body[1].action).toEqual({
+      kind: 'status',
+      status: 500,
+      body: { oops: ['custom'] },
+    });
   });
 
   test('times: the next 2 matching requests get the fault, the third goes through', async () => {
