@@ -141,7 +141,10 @@ export class FaultTable {
       if (now < fault.from || (fault.until !== undefined && now >= fault.until)) continue;
       if (fault.method !== undefined && fault.method !== method) continue;
       const account = fault.request.match.account;
-      if (account !== undefined && !(accounts ??= request.accounts()).includes(account)) continue;
+      if (account !== undefined) {
+        accounts ??= request.accounts();
+        if (!accounts.includes(account)) continue;
+      }
       if (!fault.matchesPath(request.path)) continue;
       const probability = fault.request.when?.probability;
       if (probability !== undefined && !(fault.random() < probability)) continue;
