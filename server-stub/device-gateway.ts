@@ -32,6 +32,7 @@ import {
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { PresenceWaiters } from './device-presence.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { refuseOnSocket } from './http-errors.ts';
@@ -204,6 +205,8 @@ export class DeviceGateway {
   /** Real time (performance.now) of the last `handled` from any badge. */
   #lastAnswer = 0;
   #waiters: (() => void)[] = [];
+  /** Waits for a device to come online or go offline, told of each connect and close. */
+  readonly presence = new PresenceWaiters((deviceId) => this.#connections.has(deviceId));
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
@@ -218,7 +221,10 @@ export class DeviceGateway {
       core.engine.onDeliver((deviceId, command) => this.#deliver(deviceId, command)),
       core.clock.onSettle(() => this.quiet()),
       core.onClockChange(() => this.#announceClock()),
-      core.onReset(() => this.#forgetLiveState()),
+      core.onReset(() => {
+        this.#forgetLiveState();
+        this.presence.interruptAll('reset');
+      }),
     );
   }
 
@@ -345,6 +351,7 @@ export class DeviceGateway {
   /** Closes every badge connection (1001) and stops listening to the engine. */
   async close(): Promise<void> {
     for (const off of this.#unsubscribe) off();
+    this.presence.interruptAll('closing');
     for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const connection of this.#all) connection.ws.terminate();
@@ -493,6 +500,7 @@ export class DeviceGateway {
       scale: clock.scale,
     });
     this.#core.engine.resume(device.id);
+    if (!previous) this.presence.changed(device.id, true);
   }
 
   #button(connection: Connection, deviceId: string, button: Static<typeof ButtonFrame>): void {
@@ -632,6 +640,7 @@ export class DeviceGateway {
     live.responsive = true;
     live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
+    this.presence.changed(id, false);
   }
 
   #sendError(
