@@ -192,7 +192,7 @@ export class DeviceGateway {
   readonly #wss: WebSocketServer;
   readonly #connections = new Map<string, Connection>();
   readonly #all = new Set<Connection>();
-  /** Sockets cut off (4008, 4009) whose close has not finished yet. */
+  /** Sockets cut off (4003, 4008, 4009) whose close has not finished yet. */
   readonly #cutOffSockets = new Set<WebSocket>();
   readonly #live = new Map<string, DeviceLiveState>();
   readonly #helloTimeoutMs: number;
@@ -469,11 +469,15 @@ export class DeviceGateway {
       return;
     }
     clearTimeout(connection.helloTimer);
+    // The newer connection wins (decisions D6, HO1): the older is a socket the network
+    // vanished under (half-open) or a second badge with this id. It is cut off at once: what
+    // it owed no longer holds the clock, and a socket that reads nothing is dropped after the
+    // grace instead of ws's 30 s close handshake.
     const previous = this.#connections.get(device.id);
     if (previous) {
       this.#connections.delete(device.id);
       previous.deviceId = undefined;
-      previous.ws.close(CLOSE_CODES.replaced, 'replaced by a new connection');
+      this.#cutOff(previous, CLOSE_CODES.replaced, 'replaced by a new connection');
     }
     connection.deviceId = device.id;
     this.#connections.set(device.id, connection);
@@ -606,8 +610,9 @@ export class DeviceGateway {
   }
 
   /**
-   * Closes a connection the stub will not serve any more (it does not read, or it floods) and
-   * counts the badge offline at once, as any close. The close frame waits behind what is
+   * Closes a connection the stub will not serve any more (it does not read, it floods, or a
+   * newer one replaced it) and counts it closed at once, as any close: the badge offline,
+   * unless a newer connection holds the device already. The close frame waits behind what is
    * queued; a peer that does not take it within the grace is dropped (terminate).
    */
   #cutOff(connection: Connection, code: number, reason: string): void {
