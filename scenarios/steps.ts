@@ -188,6 +188,13 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     }
     return undefined;
   }),
+  handler('vanish', async (step, path, context) => {
+    const { badge } = badgeOf(step.vanish, path, context);
+    if (!badge) throw noBadge(step.vanish, path, context);
+    // Nothing to wait for: the stub is told nothing (that is the fault).
+    badge.vanish();
+    return undefined;
+  }),
   handler('online', async (step, path, context) => {
     const { badge } = badgeOf(step.online, path, context);
     if (!badge) throw noBadge(step.online, path, context);

@@ -19,13 +19,13 @@ import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
+import { seededRandom } from '../protocol/seeded-random.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import { HttpStubConnection } from './http-stub-connection.ts';
 import { InProcessStubConnection } from './in-process-stub-connection.ts';
-import { seededRandom } from '../protocol/seeded-random.ts';
 import type { StubConnection } from './stub-connection.ts';
 import { Backoff, BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';
@@ -127,6 +127,10 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
     b.ack && b.ack !== 'never' && hasOwn(b.ack, 'after') ? ['ack.after', b.ack.after] : undefined,
     b.flaky ? ['flaky.every', b.flaky.every] : undefined,
     b.flaky ? ['flaky.down', b.flaky.down] : undefined,
+    ...(b.vanish ?? []).flatMap((gap, i) => [
+      [`vanish[${i}].at`, gap.at],
+      gap.for === undefined ? undefined : [`vanish[${i}].for`, gap.for],
+    ]),
     // Offline times are single durations (the schema's pattern); a range check also bounds them.
     ...(b.offline ?? []).flatMap((drop, i) => [
       [`offline[${i}].at`, drop.at],
