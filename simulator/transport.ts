@@ -214,6 +214,8 @@ export class BadgeLink {
       return;
     }
     ws.pause();
+    // What it had buffered is never heard: ws would still deliver it when the socket closes.
+    ws.removeAllListeners('message');
     this.#silent = ws;
   }
 

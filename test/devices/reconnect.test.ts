@@ -98,8 +98,9 @@ describe('a hello for a device whose old connection is still held', () => {
 });
 
 describe('a virtual badge that vanishes', () => {
-  test('the stub still sees it online; back on a new socket it hears the open alert again and acknowledges', async () => {
-    await using stub = await startStub();
+  test('the stub still sees it online; what it sends meanwhile is never heard; back on a new socket the badge hears the open alert again and acknowledges', async () => {
+    // The plays sent to the silent socket hold the clock until this bound (the stub cannot know).
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 100 } });
     await using fleet = await startFleet({ stub, group: 'Nurses' });
     await fleet.waitUntilConnected();
     const badge = fleet.badge(ADA);
@@ -111,7 +112,7 @@ describe('a virtual badge that vanishes', () => {
 
     badge.vanish();
     expect(badge.online).toBe(false);
-    await fleet.advanceBy(10_000);
+    await fleet.advanceBy(60_000); // the repeats at 30 s and 60 s go to the silent socket
     expect(stub.app.gateway.liveState(ADA).online).toBe(true); // half-open: nobody told it
 
     badge.comeBack();
@@ -119,6 +120,11 @@ describe('a virtual badge that vanishes', () => {
     expect(stub.app.gateway.connectionStats().filter((c) => c.deviceId === ADA)).toHaveLength(1);
     await fleet.advanceBy(1_000);
     expect(badge.openAlerts).toEqual([alert.task_id]);
+    // Heard: the first play, then the replay on the new connection; nothing buffered on the old.
+    expect(badge.transcript.map((entry) => entry.at)).toEqual([
+      '2026-01-01T00:00:00.000000Z',
+      '2026-01-01T00:01:01.000000Z',
+    ]);
     badge.tap();
     await fleet.advanceBy(1_000);
     expect(stub.core.engine.task(alert.task_id)?.devices).toContainEqual(

@@ -383,6 +383,39 @@ describe('running', () => {
   });
 });
 
+describe('a badge that vanishes (the vanish behaviour, a seeded range)', () => {
+  const VANISH = `name: Vanishes by behaviour
+proves: A badge whose network vanishes without a close and comes back on a new socket acknowledges.
+badges: { group: Pharmacy }
+behaviours:
+  Omar Haddad: { vanish: [{ at: 35s..45s, for: 50s..70s }], ack: { on_repeat: 4 } }
+timeline:
+  - at: 0s
+    alert: { notification: Delivery at dock, groups: [Pharmacy] }
+    as: delivery
+  - { at: 5s, tap: Lena Ortiz }
+duration: 300s
+expect:
+  tasks:
+    delivery: { state: ended, outcome: quorum, acknowledgements: 2 }
+`;
+
+  test('passes in process and against a stub in another process, with the same seed the same story', async () => {
+    const path = file('vanish.scenario.yaml', VANISH);
+    const inProcess = await runScenario(loadScenarioFile(path), { seed: 7 });
+    expect(inProcess.failures).toEqual([]);
+    const again = await runScenario(loadScenarioFile(path), { seed: 7 });
+    expect(again.actual.events).toEqual(inProcess.actual.events);
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    const external = await runScenario(loadScenarioFile(path), {
+      mode: 'external',
+      stubUrl: stub.url,
+      seed: 7,
+    });
+    expect(external.failures).toEqual([]);
+  });
+});
+
 describe('badge-sim run', () => {
   test('exit 0 when all pass, 1 when one fails; --grep, --bail, JUnit and JSON reports', () => {
     const good = file('cli-good.scenario.yaml', GOOD);
