@@ -110,6 +110,16 @@ describe('GET /_stub/devices/{device_id}/await', () => {
     await vi.waitFor(() => expect(presence.size).toBe(0));
   });
 
+  test('a stub that stops ends a wait with 409 at once, not at its timeout', async () => {
+    const stub = await startStub();
+    const waiting = request(`${stub.controlUrl}/devices/${ADA}/await?online=true&timeout=60s`);
+    await vi.waitFor(() => expect(stub.app.gateway.presence.size).toBe(1));
+    const started = performance.now();
+    await stub.close();
+    expect(await waiting).toMatchObject({ status: 409, body: { code: 'wait_interrupted' } });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   test(`waits past ${MAX_PRESENCE_WAITERS} at once are refused with 429`, async () => {
     await using stub = await startStub();
     const presence = stub.app.gateway.presence;
