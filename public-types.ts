@@ -20,6 +20,7 @@ export type {
   AwaitedEvent,
   ClockAdvanced,
   ClockView,
+  DeviceAwaited,
   DeviceView,
   GenerateRequest,
   Health,

@@ -25,6 +25,8 @@ interface DevicesOptions {
   ackOnRepeat?: number;
   offlineAt?: string;
   offlineFor?: string;
+  vanishAt?: string;
+  vanishFor?: string;
   flakyEvery?: string;
   flakyDown?: string;
   tts: TtsName;
@@ -61,6 +63,14 @@ export function devicesCommand(): Command {
     .option('--offline-at <duration>', 'drop off the network this long after starting')
     .option('--offline-for <duration>', 'come back this long after dropping (with --offline-at)')
     .option(
+      '--vanish-at <range>',
+      "the network vanishes without a close this long after starting (the stub still holds the old connection): '40s' or '10s..60s'",
+    )
+    .option(
+      '--vanish-for <range>',
+      'reconnect on a new socket with the same id this long after vanishing (with --vanish-at)',
+    )
+    .option(
       '--flaky-every <range>',
       "drop the connection every so often: '30s..90s' (with --flaky-down)",
     )
@@ -88,6 +98,7 @@ Examples:
   badge-sim devices --group Nurses --ack-after 5s..40s
   badge-sim devices --stub http://127.0.0.1:8080 --count 500 --flaky-every 30s..90s --flaky-down 2s..10s
   badge-sim devices --group Security --tts say       speak aloud through festival
+  badge-sim devices --group Nurses --ack-after 5s --vanish-at 30s --vanish-for 10s..20s
 `,
     )
     .action(runDevices);
@@ -118,6 +129,20 @@ function behaviourFrom(options: DevicesOptions): FixtureBehaviour | undefined {
     }
     behaviour.offline = [
       { at: options.offlineAt, ...(options.offlineFor ? { for: options.offlineFor } : {}) },
+    ];
+  }
+  if (options.vanishFor !== undefined && options.vanishAt === undefined)
+    fail('--vanish-for needs --vanish-at.');
+  if (options.vanishAt !== undefined) {
+    for (const [flag, value] of [
+      ['--vanish-at', options.vanishAt],
+      ['--vanish-for', options.vanishFor],
+    ] as const) {
+      if (value !== undefined && !parseDurationRange(value))
+        fail(`${flag} '${value}' is not a duration or a range such as 10s..60s.`);
+    }
+    behaviour.vanish = [
+      { at: options.vanishAt, ...(options.vanishFor ? { for: options.vanishFor } : {}) },
     ];
   }
   if ((options.flakyEvery === undefined) !== (options.flakyDown === undefined))

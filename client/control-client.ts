@@ -14,6 +14,7 @@ import {
   CONTROL_PREFIX,
   controlTokenHeaders,
   controlTokenProblem,
+  type DeviceAwaited,
   type DeviceView,
   type EnvironmentName,
   type GenerateRequest,
@@ -128,6 +129,20 @@ export class StubControlClient {
 
   transcript(deviceId: string): Promise<TranscriptEntryView[]> {
     return this.#call('GET', `/devices/${encodeURIComponent(deviceId)}/transcript`);
+  }
+
+  /**
+   * Waits until the stub sees the device online (its hello accepted) or offline (its
+   * connection closed): at once when it already is. `timeout`: real time (`'200ms'`, `'5s'`,
+   * ms), default 5 s, at most 60 s; none in time throws a ServiceError with status 408.
+   */
+  waitForDevice(
+    deviceId: string,
+    options: { online: boolean; timeout?: string | number },
+  ): Promise<DeviceAwaited> {
+    const query = new URLSearchParams({ online: String(options.online) });
+    if (options.timeout !== undefined) query.set('timeout', String(options.timeout));
+    return this.#call('GET', `/devices/${encodeURIComponent(deviceId)}/await?${query}`);
   }
 
   /** Presses a device's talk button, as if by hand. */

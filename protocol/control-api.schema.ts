@@ -400,6 +400,28 @@ export const AwaitedEvent = Type.Object({
 });
 export type AwaitedEvent = Static<typeof AwaitedEvent>;
 
+export const DeviceAwaitQuery = Type.Object({
+  online: Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    description:
+      'What to wait for: true, the device connected (its hello accepted); false, its connection closed as the stub sees it.',
+  }),
+  timeout: Type.Optional(
+    Type.String({
+      maxLength: MAX_DURATION_TEXT,
+      description: `How long to wait in real time ('200ms', '5s'): at most ${AWAIT_TIMEOUT_MAX_MS / 1000}s; default ${AWAIT_TIMEOUT_DEFAULT_MS / 1000}s. Then 408.`,
+    }),
+  ),
+});
+export type DeviceAwaitQuery = Static<typeof DeviceAwaitQuery>;
+
+export const DeviceAwaited = Type.Object({
+  device_id: Type.String(),
+  online: Type.Boolean({ description: 'As asked: the device is so now.' }),
+  now: Type.String({ description: "The clock's now when answered." }),
+  now_ms: Type.Number(),
+});
+export type DeviceAwaited = Static<typeof DeviceAwaited>;
+
 // The control API's answers as types, by the schemas' names: what `StubControlClient` returns,
 // so a user of the package can name them (they are in its public types).
 export type Health = Static<typeof Health>;

@@ -43,6 +43,7 @@ export const STEP_ACTIONS = [
   'expire_tokens',
   'tap',
   'offline',
+  'vanish',
   'online',
   'jump',
   'fault',

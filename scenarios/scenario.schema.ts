@@ -230,6 +230,14 @@ export const Step = Type.Union([
   ),
   Type.Object({ ...stepBase, tap: DeviceRef }, { additionalProperties: false }),
   Type.Object({ ...stepBase, offline: DeviceRef }, { additionalProperties: false }),
+  Type.Object(
+    { ...stepBase, vanish: DeviceRef },
+    {
+      additionalProperties: false,
+      description:
+        "The badge's network vanishes without a close (half-open): the stub still sees it online. `online` brings it back on a new socket; the stub replaces the old one.",
+    },
+  ),
   Type.Object({ ...stepBase, online: DeviceRef }, { additionalProperties: false }),
   Type.Object(
     { ...stepBase, jump: Duration('Move the clock on by this much (timers fire on the way).') },

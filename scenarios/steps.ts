@@ -83,6 +83,9 @@ function badgeOf(ref: string, path: string, context: StepContext) {
   return { device, badge };
 }
 
+/** Real time the stub has to see a badge's close (a transport bound): the close is local. */
+const OFFLINE_SEEN_WITHIN_MS = 2_000;
+
 const jumpBy = async (ms: number, context: StepContext) =>
   context.advanceTo((await context.now()) + ms);
 
@@ -209,10 +212,22 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     badge.goOffline();
     // The stub learns of a close only when it arrives: wait for that, so that what the
     // next step reads of the device (device info, the control API) is already offline.
-    await waitUntil(
-      async () => !(await context.connection.isOnline(device.id)),
-      `${path}: the stub still sees ${step.offline} online`,
-    );
+    const seen = await context.connection.waitForDevice(device.id, {
+      online: false,
+      timeoutMs: OFFLINE_SEEN_WITHIN_MS,
+    });
+    if (!seen) {
+      throw new ScenarioError(
+        `badge-sim: ${path}: the stub still sees ${step.offline} online after ${OFFLINE_SEEN_WITHIN_MS} ms`,
+      );
+    }
+    return undefined;
+  }),
+  handler('vanish', async (step, path, context) => {
+    const { badge } = badgeOf(step.vanish, path, context);
+    if (!badge) throw noBadge(step.vanish, path, context);
+    // Nothing to wait for: the stub is told nothing (that is the fault).
+    badge.vanish();
     return undefined;
   }),
   handler('online', async (step, path, context) => {
@@ -277,13 +292,4 @@ function noBadge(ref: string, path: string, context: StepContext): ScenarioError
   return new ScenarioError(
     `badge-sim: ${context.source}: ${path}: device '${ref}' runs no badge (see badges:)`,
   );
-}
-
-/** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
-async function waitUntil(condition: () => Promise<boolean>, failure: string): Promise<void> {
-  const deadline = performance.now() + 2_000;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new ScenarioError(`badge-sim: ${failure}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

@@ -32,6 +32,7 @@ import {
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { PresenceWaiters } from './device-presence.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { refuseOnSocket } from './http-errors.ts';
@@ -191,7 +192,7 @@ export class DeviceGateway {
   readonly #wss: WebSocketServer;
   readonly #connections = new Map<string, Connection>();
   readonly #all = new Set<Connection>();
-  /** Sockets cut off (4008, 4009) whose close has not finished yet. */
+  /** Sockets cut off (4003, 4008, 4009) whose close has not finished yet. */
   readonly #cutOffSockets = new Set<WebSocket>();
   readonly #live = new Map<string, DeviceLiveState>();
   readonly #helloTimeoutMs: number;
@@ -204,6 +205,8 @@ export class DeviceGateway {
   /** Real time (performance.now) of the last `handled` from any badge. */
   #lastAnswer = 0;
   #waiters: (() => void)[] = [];
+  /** Waits for a device to come online or go offline, told of each connect and close. */
+  readonly presence = new PresenceWaiters((deviceId) => this.#connections.has(deviceId));
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
@@ -218,7 +221,10 @@ export class DeviceGateway {
       core.engine.onDeliver((deviceId, command) => this.#deliver(deviceId, command)),
       core.clock.onSettle(() => this.quiet()),
       core.onClockChange(() => this.#announceClock()),
-      core.onReset(() => this.#forgetLiveState()),
+      core.onReset(() => {
+        this.#forgetLiveState();
+        this.presence.interruptAll('reset');
+      }),
     );
   }
 
@@ -345,6 +351,7 @@ export class DeviceGateway {
   /** Closes every badge connection (1001) and stops listening to the engine. */
   async close(): Promise<void> {
     for (const off of this.#unsubscribe) off();
+    this.presence.interruptAll('closing');
     for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const connection of this.#all) connection.ws.terminate();
@@ -462,11 +469,15 @@ export class DeviceGateway {
       return;
     }
     clearTimeout(connection.helloTimer);
+    // The newer connection wins (decisions D6, HO1): the older is a socket the network
+    // vanished under (half-open) or a second badge with this id. It is cut off at once: what
+    // it owed no longer holds the clock, and a socket that reads nothing is dropped after the
+    // grace instead of ws's 30 s close handshake.
     const previous = this.#connections.get(device.id);
     if (previous) {
       this.#connections.delete(device.id);
       previous.deviceId = undefined;
-      previous.ws.close(CLOSE_CODES.replaced, 'replaced by a new connection');
+      this.#cutOff(previous, CLOSE_CODES.replaced, 'replaced by a new connection');
     }
     connection.deviceId = device.id;
     this.#connections.set(device.id, connection);
@@ -493,6 +504,7 @@ export class DeviceGateway {
       scale: clock.scale,
     });
     this.#core.engine.resume(device.id);
+    if (!previous) this.presence.changed(device.id, true);
   }
 
   #button(connection: Connection, deviceId: string, button: Static<typeof ButtonFrame>): void {
@@ -598,8 +610,9 @@ export class DeviceGateway {
   }
 
   /**
-   * Closes a connection the stub will not serve any more (it does not read, or it floods) and
-   * counts the badge offline at once, as any close. The close frame waits behind what is
+   * Closes a connection the stub will not serve any more (it does not read, it floods, or a
+   * newer one replaced it) and counts it closed at once, as any close: the badge offline,
+   * unless a newer connection holds the device already. The close frame waits behind what is
    * queued; a peer that does not take it within the grace is dropped (terminate).
    */
   #cutOff(connection: Connection, code: number, reason: string): void {
@@ -632,6 +645,7 @@ export class DeviceGateway {
     live.responsive = true;
     live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
+    this.presence.changed(id, false);
   }
 
   #sendError(

@@ -19,6 +19,7 @@ async function connectedBadge() {
     answerFrames: true,
     open: () => handlers!.opened(),
     close: () => undefined,
+    dropSilent: () => undefined,
     send: () => true,
   } as unknown as BadgeLink;
   const badge = new Badge({

@@ -256,6 +256,20 @@ export class Badge {
     this.actor.send({ type: 'GO_OFFLINE' });
   }
 
+  /**
+   * The network vanishes without a close, as when a worker walks out of Wi-Fi range: the old
+   * socket goes silent (it reads and answers nothing, the stub's pings included) but the stub
+   * still holds it, half-open. The badge is offline until `comeBack()`, which connects on a
+   * new socket and says hello for the same device: the stub replaces the silent connection
+   * and replays what is open.
+   */
+  vanish(): void {
+    this.#stopReconnecting();
+    this.#link.vanish();
+    // Not GO_OFFLINE: that closes the link, and the point is that nothing is closed.
+    this.actor.send({ type: 'DISCONNECTED' });
+  }
+
   comeBack(): void {
     this.connect();
   }
@@ -401,6 +415,8 @@ export class Badge {
     if (frame.type === 'welcome') this.#user = frame.user;
     await this.#options.onStubClock?.(frame);
     if (frame.type === 'welcome') {
+      // The stub has replaced a connection the network vanished under: let it go here too.
+      this.#link.dropSilent();
       if (this.#downSince !== undefined) this.#reconnects++;
       this.#downSince = undefined;
       this.#backoff?.reset();

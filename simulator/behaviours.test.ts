@@ -15,6 +15,7 @@ function fakeBadge(clock: VirtualClock) {
   const target: BehaviourTarget = {
     tap: (taskId) => calls.push(`tap ${taskId ?? '-'}@${at()}`),
     goOffline: () => calls.push(`offline@${at()}`),
+    vanish: () => calls.push(`vanish@${at()}`),
     comeBack: () => calls.push(`back@${at()}`),
     onAlertPlay: (listener) => {
       listeners.add(listener);
@@ -234,6 +235,34 @@ describe('offline', () => {
     runBehaviour(badge.target, { offline: [{ at: '40s', for: '2m' }] }, clock, Math.random);
     await clock.advanceBy(200_000);
     expect(badge.calls).toEqual(['offline@40000', 'back@160000']);
+  });
+});
+
+describe('vanish', () => {
+  it("at '40s' for '2m' vanishes at 40 s and comes back at 160 s; without `for` never", async () => {
+    const run = start({ vanish: [{ at: '40s', for: '2m' }, { at: '10m' }] });
+    await run.clock.advanceBy(39_999);
+    expect(run.calls).toEqual([]);
+    await run.clock.advanceBy(1);
+    expect(run.calls).toEqual(['vanish@40000']);
+    await run.clock.advanceBy(86_400_000);
+    expect(run.calls).toEqual(['vanish@40000', 'back@160000', 'vanish@600000']);
+    expect(run.clock.state.pendingTimers).toBe(0);
+  });
+
+  it('ranges are drawn from the seed: the same seed vanishes and returns at the same times', async () => {
+    const times = async (seed: string) => {
+      const run = start({ vanish: [{ at: '10s..60s', for: '5s..30s' }] }, seededRandom(seed));
+      await run.clock.advanceBy(600_000);
+      return run.calls;
+    };
+    const first = await times('ward-7');
+    expect(first).toEqual(await times('ward-7'));
+    const [vanished, back] = first.map((call) => Number(call.split('@')[1]));
+    expect(vanished).toBeGreaterThanOrEqual(10_000);
+    expect(vanished).toBeLessThanOrEqual(60_000);
+    expect(back! - vanished!).toBeGreaterThanOrEqual(5_000);
+    expect(back! - vanished!).toBeLessThanOrEqual(30_000);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Scripted behaviours of a badge (declared in fixtures as `behaviour:`, or given in code):
  * acknowledge after a fixed or drawn delay, on the Nth play, or never; go offline at a time
- * and come back; a flaky connection. Every time is on the badge's clock; every draw comes
+ * and come back; vanish without a close and reconnect; a flaky connection. Every time is on the badge's clock; every draw comes
  * from the badge's seeded stream.
  */
 
@@ -22,6 +22,8 @@ export interface BehaviourTarget {
   readonly online?: boolean;
   tap(taskId?: string): void;
   goOffline(): void;
+  /** The network vanishes without a close; `comeBack` connects again on a new socket. */
+  vanish(): void;
   comeBack(): void;
   /** Calls back for each alert play that starts: task and play number (0 first). */
   onAlertPlay(listener: (taskId: string, repeat: number) => void): () => void;
@@ -70,6 +72,13 @@ export function runBehaviour(
     later(parseDuration(drop.at)!, () => {
       badge.goOffline();
       if (drop.for) later(parseDuration(drop.for)!, () => badge.comeBack());
+    });
+  }
+
+  for (const gap of behaviour.vanish ?? []) {
+    later(draw(random, parseDurationRange(gap.at)!), () => {
+      badge.vanish();
+      if (gap.for) later(draw(random, parseDurationRange(gap.for)!), () => badge.comeBack());
     });
   }
 

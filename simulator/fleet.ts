@@ -127,6 +127,10 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
     b.ack && b.ack !== 'never' && hasOwn(b.ack, 'after') ? ['ack.after', b.ack.after] : undefined,
     b.flaky ? ['flaky.every', b.flaky.every] : undefined,
     b.flaky ? ['flaky.down', b.flaky.down] : undefined,
+    ...(b.vanish ?? []).flatMap((gap, i) => [
+      [`vanish[${i}].at`, gap.at],
+      gap.for === undefined ? undefined : [`vanish[${i}].for`, gap.for],
+    ]),
     // Offline times are single durations (the schema's pattern); a range check also bounds them.
     ...(b.offline ?? []).flatMap((drop, i) => [
       [`offline[${i}].at`, drop.at],

@@ -6,6 +6,7 @@
  * 12 s of a jump.
  */
 import type { StubControlClient, WaitForEventOptions } from '../client/control-client.ts';
+import { ServiceError } from '../client/service-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
@@ -91,6 +92,24 @@ export class HttpStubConnection implements StubConnection {
 
   async isOnline(deviceId: string): Promise<boolean> {
     return (await this.devices()).some((d) => d.device_id === deviceId && d.online);
+  }
+
+  async waitForDevice(
+    deviceId: string,
+    options: { online: boolean; timeoutMs: number },
+  ): Promise<boolean> {
+    try {
+      await this.#reach(() =>
+        this.#control.waitForDevice(deviceId, {
+          online: options.online,
+          timeout: Math.ceil(options.timeoutMs),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 408) return false;
+      throw error;
+    }
   }
 
   transcript(deviceId: string) {

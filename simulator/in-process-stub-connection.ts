@@ -78,6 +78,14 @@ export class InProcessStubConnection implements StubConnection {
     return (await this.devices()).some((d) => d.device_id === deviceId && d.online);
   }
 
+  async waitForDevice(
+    deviceId: string,
+    options: { online: boolean; timeoutMs: number },
+  ): Promise<boolean> {
+    const outcome = await this.#stub.app.gateway.presence.wait(deviceId, options.online, options);
+    return outcome === 'now';
+  }
+
   transcript(deviceId: string) {
     return this.#control().transcript(deviceId);
   }

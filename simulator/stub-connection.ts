@@ -58,6 +58,14 @@ export interface StubConnection {
   devices(): Promise<Static<typeof DeviceView>[]>;
   /** Whether the stub sees the device connected (a close is seen only when it arrives). */
   isOnline(deviceId: string): Promise<boolean>;
+  /**
+   * Resolves true once the stub sees the device `online` as asked (at once if it already
+   * does), false when `timeoutMs` of real time pass first: told by the gateway, not polled.
+   */
+  waitForDevice(
+    deviceId: string,
+    options: { online: boolean; timeoutMs: number },
+  ): Promise<boolean>;
   transcript(deviceId: string): Promise<Static<typeof TranscriptEntryView>[]>;
   /** A task, or undefined when the stub does not know it (never created, or forgotten). */
   findTask(taskId: string): Promise<Static<typeof TaskView> | undefined>;

@@ -120,6 +120,8 @@ export class Backoff {
 
 export class BadgeLink {
   #ws: WebSocket | undefined;
+  /** The socket the network vanished under (`vanish`): paused, never written, not closed. */
+  #silent: WebSocket | undefined;
   #seq = 0;
   readonly #pending = new Set<number>();
   /** Frames from the stub are dealt with one at a time, in order; this is the one in hand. */
@@ -182,6 +184,7 @@ export class BadgeLink {
    * close handshake ends opens a new one; nothing it had in flight is waited for.
    */
   close(): void {
+    this.dropSilent();
     const ws = this.#ws;
     if (!ws) return;
     this.#ws = undefined;
@@ -189,6 +192,37 @@ export class BadgeLink {
     this.#pending.clear();
     if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
     else ws.close(1000, 'badge went offline');
+  }
+
+  /**
+   * The network vanishes without a close (out of Wi-Fi range): the socket stops reading, so
+   * the stub's frames and pings go unanswered, and is never written to again, but it is not
+   * closed, so the stub still holds it (half-open). The link lets it go: a new `open()` makes
+   * a new socket, and what was in flight on the old one is no longer waited for. The silent
+   * socket is destroyed by `dropSilent()` (once the stub has welcomed the new one, so it has
+   * replaced the old by then), by the next vanish, or by `close()`.
+   */
+  vanish(): void {
+    const ws = this.#ws;
+    if (!ws) return;
+    this.#ws = undefined;
+    this.outstanding.done(this.#pending.size);
+    this.#pending.clear();
+    this.dropSilent();
+    if (ws.readyState === WebSocket.CONNECTING) {
+      ws.terminate();
+      return;
+    }
+    ws.pause();
+    // What it had buffered is never heard: ws would still deliver it when the socket closes.
+    ws.removeAllListeners('message');
+    this.#silent = ws;
+  }
+
+  /** Destroys the socket the network vanished under, if any (the stub sees it close then). */
+  dropSilent(): void {
+    this.#silent?.terminate();
+    this.#silent = undefined;
   }
 
   /**

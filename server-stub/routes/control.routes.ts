@@ -22,6 +22,8 @@ import {
   CONTROL_PREFIX,
   CONTROL_TOKEN_HEADER,
   ControlDeviceParams,
+  DeviceAwaited,
+  DeviceAwaitQuery,
   DeviceView,
   EnvironmentsView,
   EventAwaitQuery,
@@ -46,6 +48,7 @@ import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { awaitEvent } from '../await-event.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
+import { MAX_PRESENCE_WAITERS } from '../device-presence.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
@@ -422,6 +425,72 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   };
 
   app.get(
+    '/devices/:device_id/await',
+    {
+      schema: {
+        tags,
+        summary:
+          'Answers as soon as the device is online (or offline) as asked: at once when it already is, 408 at the timeout.',
+        params: ControlDeviceParams,
+        querystring: DeviceAwaitQuery,
+        response: {
+          200: DeviceAwaited,
+          ...errors,
+          408: ErrorBody,
+          409: ErrorBody,
+          429: ErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { device_id: deviceId } = request.params;
+      const timeoutMs = awaitTimeout(request.query.timeout);
+      knownDevice(deviceId);
+      const online = request.query.online === 'true';
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      reply.raw.on('close', onClose);
+      let outcome: Awaited<ReturnType<typeof gateway.presence.wait>>;
+      try {
+        outcome = await gateway.presence.wait(deviceId, online, {
+          timeoutMs,
+          signal: gone.signal,
+        });
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+      const state = online ? 'online' : 'offline';
+      if (outcome === 'now') {
+        const now = core.clock.now();
+        return { device_id: deviceId, online, now: formatTimestamp(now), now_ms: now };
+      }
+      if (outcome === 'too_many') {
+        throw new HttpError(
+          429,
+          'too_many_waiters',
+          `${MAX_PRESENCE_WAITERS} waits for devices are under way already, the most at once; ask again when one has ended`,
+        );
+      }
+      if (outcome === 'reset' || outcome === 'closing') {
+        throw new HttpError(
+          409,
+          'wait_interrupted',
+          outcome === 'reset'
+            ? `the stub was reset while waiting for device '${deviceId}' to be ${state}; ask again`
+            : 'the stub is stopping',
+        );
+      }
+      // Timed out, or the client went away (then nobody reads this answer).
+      throw new HttpError(
+        408,
+        'await_timeout',
+        `device '${deviceId}' was not ${state} within ${formatDuration(timeoutMs)} (real time)`,
+        'timeout',
+      );
+    },
+  );
+
+  app.get(
     '/devices/:device_id/transcript',
     {
       schema: {
@@ -469,15 +538,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const query = request.query;
-      const timeoutMs = durationParameter(query.timeout, 'timeout', AWAIT_TIMEOUT_DEFAULT_MS);
-      if (timeoutMs > AWAIT_TIMEOUT_MAX_MS) {
-        throw new HttpError(
-          400,
-          'invalid_field',
-          `timeout '${query.timeout}' is longer than ${AWAIT_TIMEOUT_MAX_MS / 1000}s, the longest wait`,
-          'timeout',
-        );
-      }
+      const timeoutMs = awaitTimeout(query.timeout);
       const advance = query.advance === 'true';
       if (!advance && query.advance_max !== undefined) {
         throw new HttpError(400, 'invalid_field', 'advance_max needs advance=true', 'advance_max');
@@ -621,6 +682,20 @@ function controlTokenGuard(token: string) {
       );
     }
   };
+}
+
+/** The `timeout` of a long-poll: real time, default 5 s, at most 60 s; else 400 naming it. */
+function awaitTimeout(text: string | undefined): number {
+  const timeoutMs = durationParameter(text, 'timeout', AWAIT_TIMEOUT_DEFAULT_MS);
+  if (timeoutMs > AWAIT_TIMEOUT_MAX_MS) {
+    throw new HttpError(
+      400,
+      'invalid_field',
+      `timeout '${text}' is longer than ${AWAIT_TIMEOUT_MAX_MS / 1000}s, the longest wait`,
+      'timeout',
+    );
+  }
+  return timeoutMs;
 }
 
 /** A duration parameter of the query, or its default; 400 naming it when it is not one. */

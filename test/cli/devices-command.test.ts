@@ -49,6 +49,12 @@ describe('badge-sim devices', () => {
     expect(badRange.stderr).toContain("--ack-after 'soon' is not a duration");
     const both = runCli(['devices', '--ack-after', '5s', '--ack-on-repeat', '1']);
     expect(both.stderr).toContain('either --ack-after or --ack-on-repeat');
+    const badVanish = runCli(['devices', '--vanish-at', '10s..soon']);
+    expect(badVanish.status).toBe(2);
+    expect(badVanish.stderr).toContain("--vanish-at '10s..soon' is not a duration or a range");
+    const vanishForAlone = runCli(['devices', '--vanish-for', '5s']);
+    expect(vanishForAlone.status).toBe(2);
+    expect(vanishForAlone.stderr).toContain('--vanish-for needs --vanish-at');
     await using stub = await startStubProcess();
     const group = runCli(['devices', '--stub', stub.url, '--group', 'Astronauts']);
     expect(group.status).toBe(2);
@@ -165,6 +171,8 @@ describe('badge-sim devices', () => {
       '--ack-after',
       '--ack-on-repeat',
       '--offline-at',
+      '--vanish-at',
+      '--vanish-for',
       '--flaky-every',
       '--tts',
     ]) {

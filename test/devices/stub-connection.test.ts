@@ -70,6 +70,25 @@ describe('a StubConnection', () => {
   );
 
   test.for(kinds)(
+    '%s: waitForDevice is told of a close and a hello (no polling), and is false at its timeout',
+    async ([, connect]) => {
+      await using stub = await startStub();
+      const connection = connect(stub);
+      await using fleet = await startFleet({ stub: connection, group: 'Nurses' });
+      await fleet.waitUntilConnected();
+      expect(await connection.waitForDevice(NURSE, { online: true, timeoutMs: 0 })).toBe(true);
+      fleet.badge(NURSE).goOffline();
+      expect(await connection.waitForDevice(NURSE, { online: false, timeoutMs: 5_000 })).toBe(true);
+      expect(await connection.isOnline(NURSE)).toBe(false);
+      expect(await connection.waitForDevice(NURSE, { online: true, timeoutMs: 50 })).toBe(false);
+      fleet.badge(NURSE).comeBack();
+      expect(await connection.waitForDevice(NURSE, { online: true, timeoutMs: 5_000 })).toBe(true);
+      expect(stub.app.gateway.presence.size).toBe(0);
+      await connection.close();
+    },
+  );
+
+  test.for(kinds)(
     '%s: waitForEvent with advance runs the clock to the end the fleet brings about, and throws 408 when nothing comes',
     async ([, connect]) => {
       await using stub = await startStub();

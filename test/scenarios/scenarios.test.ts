@@ -58,7 +58,7 @@ describe('loading', () => {
     [
       'a step with no action',
       GOOD.replace('    alert: {', '    alrt: {'),
-      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, online, jump, fault, clear_fault',
+      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, jump, fault, clear_fault',
     ],
     [
       'a bad duration',
@@ -380,6 +380,39 @@ describe('running', () => {
     );
     expect(trigger.failures).toEqual([]);
     expect(trigger.actual.token_requests).toBe(2);
+  });
+});
+
+describe('a badge that vanishes (the vanish behaviour, a seeded range)', () => {
+  const VANISH = `name: Vanishes by behaviour
+proves: A badge whose network vanishes without a close and comes back on a new socket acknowledges.
+badges: { group: Pharmacy }
+behaviours:
+  Omar Haddad: { vanish: [{ at: 35s..45s, for: 50s..70s }], ack: { on_repeat: 4 } }
+timeline:
+  - at: 0s
+    alert: { notification: Delivery at dock, groups: [Pharmacy] }
+    as: delivery
+  - { at: 5s, tap: Lena Ortiz }
+duration: 300s
+expect:
+  tasks:
+    delivery: { state: ended, outcome: quorum, acknowledgements: 2 }
+`;
+
+  test('passes in process and against a stub in another process, with the same seed the same story', async () => {
+    const path = file('vanish.scenario.yaml', VANISH);
+    const inProcess = await runScenario(loadScenarioFile(path), { seed: 7 });
+    expect(inProcess.failures).toEqual([]);
+    const again = await runScenario(loadScenarioFile(path), { seed: 7 });
+    expect(again.actual.events).toEqual(inProcess.actual.events);
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    const external = await runScenario(loadScenarioFile(path), {
+      mode: 'external',
+      stubUrl: stub.url,
+      seed: 7,
+    });
+    expect(external.failures).toEqual([]);
   });
 });
 
