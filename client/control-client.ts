@@ -28,6 +28,12 @@ import {
   type TranscriptEntryView,
   type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
+import type {
+  JournalCleared,
+  JournalEntry,
+  JournalPage,
+  JournalQuery,
+} from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
@@ -59,6 +65,9 @@ export interface WaitForEventOptions {
    */
   advance?: boolean | string | number;
 }
+
+/** Which journal entries `journal` lists (`GET /_stub/journal`); `fault` as a boolean. */
+export type JournalFilter = Omit<JournalQuery, 'fault'> & { fault?: boolean };
 
 export class StubControlClient {
   readonly #base: string;
@@ -176,6 +185,35 @@ export class StubControlClient {
     }
     const search = query.size > 0 ? `?${query}` : '';
     return this.#call('GET', `/events/await${search}`);
+  }
+
+  /**
+   * One page of the request journal: what the emulated APIs received and answered, oldest
+   * first, secrets masked. Give the page's `next` as `after` for the next one.
+   */
+  journal(filter: JournalFilter = {}): Promise<JournalPage> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(filter))
+      if (value !== undefined) query.set(name, String(value));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#call('GET', `/journal${search}`);
+  }
+
+  /** Every journal entry that matches, page after page (at most the journal's cap). */
+  async allJournal(filter: Omit<JournalFilter, 'after' | 'limit'> = {}): Promise<JournalEntry[]> {
+    const entries: JournalEntry[] = [];
+    let after: number | undefined;
+    do {
+      const page = await this.journal({ ...filter, after, limit: 1_000 });
+      entries.push(...page.entries);
+      after = page.next ?? undefined;
+    } while (after !== undefined);
+    return entries;
+  }
+
+  /** Empties the request journal; answers how many entries it held. */
+  clearJournal(): Promise<JournalCleared> {
+    return this.#call('DELETE', '/journal');
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

@@ -11,6 +11,7 @@ import { EventWaiters } from './engine/event-waiters.ts';
 import { exchangeRefreshToken, type TokenExchange } from './engine/token-exchange.ts';
 import { TokenStore } from './engine/tokens.ts';
 import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';
+import { RequestJournal } from './journal.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
 export type { WorkflowInvocation };
@@ -48,6 +49,8 @@ export class StubCore {
   /** Requests waiting for an analytic event (`GET /_stub/events/await`). */
   readonly eventWaiters: EventWaiters;
   readonly tokens: TokenStore;
+  /** What the emulated APIs received and answered (`/_stub/journal`); emptied by a reset. */
+  readonly journal = new RequestJournal(() => this.#settings.journalLimit);
   #invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
@@ -197,13 +200,15 @@ export class StubCore {
   /**
    * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
    * seed (a fresh random start without one), tokens of a new generation (never one issued
-   * before), and a virtual clock back at its start. A running clock keeps running.
+   * before), an empty request journal (its ids go on counting), and a virtual clock back at
+   * its start. A running clock keeps running.
    */
   reset(): void {
     this.engine.reset();
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
+    this.journal.clear();
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -218,6 +223,7 @@ export class StubCore {
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
+    this.journal.clear();
     for (const listener of this.#resetListeners) listener();
     return checked;
   }

@@ -165,6 +165,11 @@ export class TokenStore {
     return { subscriberId, user, clientId, secondsLeft: Math.floor(left / 1000) };
   }
 
+  /** The account a refresh, access or id token was issued for (the request journal's `account`). */
+  ownerOf(token: string): string | undefined {
+    return (this.#access.get(token) ?? this.#refresh.get(token))?.subscriberId;
+  }
+
   /** Access and id tokens held now, expired ones included (for memory tests). */
   get issuedCount(): number {
     return this.#access.size;

@@ -50,6 +50,7 @@ import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
+import { journalRoutes } from './journal.routes.ts';
 import { parseOldest } from './service-api.routes.ts';
 
 const tags = ['control'];
@@ -555,6 +556,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       );
     },
   );
+
+  await app.register(journalRoutes, { core });
 
   app.get(
     '/tasks',
