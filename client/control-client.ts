@@ -28,11 +28,12 @@ import {
   type TranscriptEntryView,
   type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
-import type {
-  JournalCleared,
-  JournalEntry,
-  JournalPage,
-  JournalQuery,
+import {
+  JOURNAL_PAGE_MAX,
+  type JournalCleared,
+  type JournalEntry,
+  type JournalPage,
+  type JournalQuery,
 } from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
@@ -68,6 +69,24 @@ export interface WaitForEventOptions {
 
 /** Which journal entries `journal` lists (`GET /_stub/journal`); `fault` as a boolean. */
 export type JournalFilter = Omit<JournalQuery, 'fault'> & { fault?: boolean };
+
+/**
+ * Every journal entry that matches, page after page, from anything that lists journal pages
+ * (a `StubControlClient`, a `StubConnection`).
+ */
+export async function allJournalEntries(
+  source: { journal(filter: JournalFilter): Promise<JournalPage> },
+  filter: Omit<JournalFilter, 'after' | 'limit'> = {},
+): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  let after: number | undefined;
+  do {
+    const page = await source.journal({ ...filter, after, limit: JOURNAL_PAGE_MAX });
+    entries.push(...page.entries);
+    after = page.next ?? undefined;
+  } while (after !== undefined);
+  return entries;
+}
 
 export class StubControlClient {
   readonly #base: string;
@@ -200,15 +219,8 @@ export class StubControlClient {
   }
 
   /** Every journal entry that matches, page after page (at most the journal's cap). */
-  async allJournal(filter: Omit<JournalFilter, 'after' | 'limit'> = {}): Promise<JournalEntry[]> {
-    const entries: JournalEntry[] = [];
-    let after: number | undefined;
-    do {
-      const page = await this.journal({ ...filter, after, limit: 1_000 });
-      entries.push(...page.entries);
-      after = page.next ?? undefined;
-    } while (after !== undefined);
-    return entries;
+  allJournal(filter: Omit<JournalFilter, 'after' | 'limit'> = {}): Promise<JournalEntry[]> {
+    return allJournalEntries(this, filter);
   }
 
   /** Empties the request journal; answers how many entries it held. */

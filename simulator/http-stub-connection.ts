@@ -5,7 +5,11 @@
  * a `clock` frame when its next timer is due, so a badge's "acknowledge after 12 s" fires at
  * 12 s of a jump.
  */
-import type { StubControlClient, WaitForEventOptions } from '../client/control-client.ts';
+import type {
+  JournalFilter,
+  StubControlClient,
+  WaitForEventOptions,
+} from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
@@ -106,6 +110,10 @@ export class HttpStubConnection implements StubConnection {
 
   waitForEvent(options: WaitForEventOptions) {
     return this.#reach(() => this.#control.waitForEvent(options));
+  }
+
+  journal(filter?: JournalFilter) {
+    return this.#reach(() => this.#control.journal(filter));
   }
 
   async badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock> {
