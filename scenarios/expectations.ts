@@ -593,6 +593,11 @@ function differences(matcher: RequestMatcher, entry: JournalEntry): string[] {
   return found;
 }
 
+/** Whether one journal entry is a request the matcher describes (its count aside). */
+export function requestMatches(matcher: RequestMatcher, entry: JournalEntry): boolean {
+  return differences(matcher, entry).length === 0;
+}
+
 /** The count a matcher wants, as bounds: a number is exact; default at least one. */
 function countBounds(count: RequestMatcher['count']): { min: number; max: number } {
   if (typeof count === 'number') return { min: count, max: count };

@@ -6,17 +6,27 @@
  * - `badgeTest` is vitest's `test` with fixtures: `stub` (an embedded stub on the virtual
  *   clock), `connection` (the `StubConnection` to it: now, advance, settle, tap, transcripts,
  *   `waitForEvent`, …) and `fleet` (a badge for every device, connected), torn down after each test;
- * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do.
+ * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do;
+ * - `await expect(stub).toHaveReceived({...})` checks the stub's request journal the way a
+ *   scenario's `requests:` does (a `StubHandle`, a `StubConnection` or a `StubControlClient`).
  */
 import { describe, expect, test } from 'vitest';
-import { StubControlClient } from '../client/control-client.ts';
+import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
+import type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
 import type { StubConnection } from '../simulator/stub-connection.ts';
-import { type ActualEvent, checkEvents } from './expectations.ts';
+import {
+  type ActualEvent,
+  checkEvents,
+  checkRequestMatcher,
+  describeEntry,
+  describeMatcher,
+  requestMatches,
+} from './expectations.ts';
 import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
 import { type RunOptions, runScenario } from './run-scenario.ts';
@@ -101,9 +111,20 @@ interface EventMatchers<R = unknown> {
   toMatchEventSequence(items: EventMatcher[], options?: EventSequenceOptions): R;
 }
 
+/** What `toHaveReceived` reads the request journal of. */
+export type JournalSource = StubHandle | StubConnection | StubControlClient;
+
+interface JournalMatchers<R = unknown> {
+  /**
+   * The stub's request journal has requests like this, as a scenario's `requests:` says it
+   * (at least one unless `count` says otherwise). Await it: the journal is read from the stub.
+   */
+  toHaveReceived(matcher: RequestMatcher): Promise<R>;
+}
+
 declare module 'vitest' {
   // biome-ignore lint/suspicious/noExplicitAny: a merged declaration must repeat vitest's own default.
-  interface Assertion<T = any> extends EventMatchers<T> {}
+  interface Assertion<T = any> extends EventMatchers<T>, JournalMatchers<T> {}
   interface AsymmetricMatchersContaining extends EventMatchers {}
 }
 
@@ -140,6 +161,35 @@ expect.extend({
         failure
           ? `events do not match:\n${formatFailure(failure)}`
           : 'expected the events not to match, but they do',
+    };
+  },
+});
+
+/** Every entry of a stub's request journal: an embedded stub's is read from its core. */
+function journalOf(source: JournalSource): Promise<JournalEntry[]> {
+  if ('core' in source) {
+    const journal = source.core.journal;
+    return allJournalEntries({
+      journal: async ({ after, limit }) => journal.list({ after, limit }),
+    });
+  }
+  return allJournalEntries(source);
+}
+
+expect.extend({
+  async toHaveReceived(received: JournalSource, matcher: RequestMatcher) {
+    const entries = await journalOf(received);
+    const mismatch = checkRequestMatcher(matcher, entries);
+    return {
+      pass: mismatch === undefined,
+      message: () =>
+        mismatch
+          ? `the stub did not receive ${describeMatcher(matcher)}: ${mismatch.message}; closest:\n${mismatch.actual.map((line) => `  ${line}`).join('\n')}`
+          : `expected the stub not to have received ${describeMatcher(matcher)}, but it did:\n${entries
+              .filter((entry) => requestMatches(matcher, entry))
+              .slice(0, 5)
+              .map((entry) => `  ${describeEntry(entry)}`)
+              .join('\n')}`,
     };
   },
 });
