@@ -63,6 +63,8 @@ describe('recording', () => {
     expect(JSON.stringify(entries)).not.toContain(RIVERSIDE.key);
     expect(invalid.answer).toMatchObject({ statusCode: 400, field: 'bogus' });
     expect(unauthorised.answer).toMatchObject({ code: 'missing_api_key' });
+    // Refused on its headers: the stub never read the body.
+    expect(unauthorised.body).toBeNull();
     expect(missing).toMatchObject({ query: { x: '1' }, headers: { 'user-agent': 'probe/1' } });
   });
 
@@ -239,6 +241,15 @@ describe('filters and paging', () => {
     const client = new StubControlClient(stub.url);
     expect((await client.allJournal()).map((e) => e.id)).toEqual([4, 5, 6, 7, 8]);
     expect((await client.journal({ limit: 1, after: 6 })).entries.map((e) => e.id)).toEqual([7]);
+  });
+
+  test('the cap is the journalLimit setting, shown in GET /_stub/settings; one outside 1 to 100,000 is refused at start', async () => {
+    await using stub = await startStub({ settings: { journalLimit: 7 } });
+    expect((await request(`${stub.controlUrl}/settings`)).body).toMatchObject({ journalLimit: 7 });
+    for (const journalLimit of [0, 100_001, 1.5, Number.POSITIVE_INFINITY])
+      await expect(startStub({ settings: { journalLimit } })).rejects.toThrow(
+        'badge-sim: settings.journalLimit must be a whole number from 1 to 100000',
+      );
   });
 
   test('DELETE empties the journal and says how many it removed; a reset empties it too; ids go on', async () => {
