@@ -564,7 +564,9 @@ export interface RequestMismatch {
   message: string;
   /** The matcher, one line. */
   expected: string;
-  /** The closest entries (or the matching ones, when too many matched), with their differences. */
+  /** What `actual` lists: the closest entries (too few matched) or the matching ones (too many). */
+  shown: 'closest' | 'matching';
+  /** Those entries, one line each; the closest with where they differ. */
   actual: string[];
 }
 
@@ -575,13 +577,26 @@ export function requestMatcherProblem(matcher: RequestMatcher): string | undefin
   return problem && `path '${matcher.path.slice(0, 80)}' ${problem}`;
 }
 
-/** Where an entry differs from a matcher, one phrase a criterion; empty when it matches. */
-function differences(matcher: RequestMatcher, entry: JournalEntry): string[] {
+/**
+ * Where an entry differs from a matcher, one phrase a criterion (empty when it matches); the
+ * matcher's path pattern is compiled once. Throws a TypeError for a pattern that is refused.
+ */
+function differencesFrom(matcher: RequestMatcher): (entry: JournalEntry) => string[] {
+  const problem = requestMatcherProblem(matcher);
+  if (problem) throw new TypeError(`badge-sim: request matcher: ${problem}`);
+  const onPath = matcher.path === undefined ? undefined : compilePathPattern(matcher.path);
+  return (entry) => differences(matcher, onPath, entry);
+}
+
+function differences(
+  matcher: RequestMatcher,
+  onPath: ((path: string) => boolean) | undefined,
+  entry: JournalEntry,
+): string[] {
   const found: string[] = [];
   if (matcher.method !== undefined && matcher.method.toUpperCase() !== entry.method)
     found.push(`method ${entry.method}, expected ${matcher.method.toUpperCase()}`);
-  if (matcher.path !== undefined && !compilePathPattern(matcher.path)(entry.path))
-    found.push(`path does not match ${matcher.path}`);
+  if (onPath && !onPath(entry.path)) found.push(`path does not match ${matcher.path}`);
   if (matcher.status !== undefined && matcher.status !== entry.status)
     found.push(`status ${entry.status ?? 'none (connection closed)'}, expected ${matcher.status}`);
   if (matcher.fault !== undefined && matcher.fault !== (entry.fault !== null))
@@ -593,9 +608,13 @@ function differences(matcher: RequestMatcher, entry: JournalEntry): string[] {
   return found;
 }
 
-/** Whether one journal entry is a request the matcher describes (its count aside). */
-export function requestMatches(matcher: RequestMatcher, entry: JournalEntry): boolean {
-  return differences(matcher, entry).length === 0;
+/** The entries that are requests the matcher describes (its count aside). */
+export function matchingRequests(
+  matcher: RequestMatcher,
+  entries: readonly JournalEntry[],
+): JournalEntry[] {
+  const differ = differencesFrom(matcher);
+  return entries.filter((entry) => differ(entry).length === 0);
 }
 
 /** The count a matcher wants, as bounds: a number is exact; default at least one. */
@@ -633,9 +652,8 @@ export function checkRequestMatcher(
   matcher: RequestMatcher,
   entries: readonly JournalEntry[],
 ): RequestMismatch | undefined {
-  const problem = requestMatcherProblem(matcher);
-  if (problem) throw new TypeError(`badge-sim: request matcher: ${problem}`);
-  const judged = entries.map((entry) => ({ entry, differences: differences(matcher, entry) }));
+  const differ = differencesFrom(matcher);
+  const judged = entries.map((entry) => ({ entry, differences: differ(entry) }));
   const matching = judged.filter((j) => j.differences.length === 0);
   const { min, max } = countBounds(matcher.count);
   if (matching.length >= min && matching.length <= max) return undefined;
@@ -645,6 +663,7 @@ export function checkRequestMatcher(
     return {
       message,
       expected,
+      shown: 'matching',
       actual: matching.slice(0, SHOWN_ENTRIES).map((j) => describeEntry(j.entry)),
     };
   // Fewest differences first; the journal's order among equals.
@@ -655,6 +674,7 @@ export function checkRequestMatcher(
   return {
     message,
     expected,
+    shown: 'closest',
     actual:
       closest.length === 0
         ? ['(no requests)']

@@ -13,8 +13,9 @@
 import { describe, expect, test } from 'vitest';
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
-import type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
+import { type JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
@@ -25,7 +26,7 @@ import {
   checkRequestMatcher,
   describeEntry,
   describeMatcher,
-  requestMatches,
+  matchingRequests,
 } from './expectations.ts';
 import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
@@ -165,8 +166,14 @@ expect.extend({
   },
 });
 
+const validRequestMatcher = validatorOf(RequestMatcher);
+
 /** Every entry of a stub's request journal: an embedded stub's is read from its core. */
 function journalOf(source: JournalSource): Promise<JournalEntry[]> {
+  if (source === null || typeof source !== 'object' || !('core' in source || 'journal' in source))
+    throw new TypeError(
+      'badge-sim: toHaveReceived reads the journal of a StubHandle, a StubConnection or a StubControlClient',
+    );
   if ('core' in source) {
     const journal = source.core.journal;
     return allJournalEntries({
@@ -178,18 +185,26 @@ function journalOf(source: JournalSource): Promise<JournalEntry[]> {
 
 expect.extend({
   async toHaveReceived(received: JournalSource, matcher: RequestMatcher) {
+    if (!validRequestMatcher(matcher)) {
+      const [error] = validRequestMatcher.errors ?? [];
+      const field = error ? fieldPath(error) : '';
+      const detail =
+        error?.keyword === 'additionalProperties'
+          ? 'is not a field of a request matcher (method, path, body, status, fault, count)'
+          : (error?.message ?? 'is invalid');
+      throw new TypeError(`badge-sim: toHaveReceived: ${field || 'the matcher'} ${detail}`);
+    }
     const entries = await journalOf(received);
     const mismatch = checkRequestMatcher(matcher, entries);
+    const lines = (list: string[]) => list.map((line) => `\n  ${line}`).join('');
     return {
       pass: mismatch === undefined,
       message: () =>
         mismatch
-          ? `the stub did not receive ${describeMatcher(matcher)}: ${mismatch.message}; closest:\n${mismatch.actual.map((line) => `  ${line}`).join('\n')}`
-          : `expected the stub not to have received ${describeMatcher(matcher)}, but it did:\n${entries
-              .filter((entry) => requestMatches(matcher, entry))
-              .slice(0, 5)
-              .map((entry) => `  ${describeEntry(entry)}`)
-              .join('\n')}`,
+          ? `the stub did not receive ${describeMatcher(matcher)}: ${mismatch.message}; ${mismatch.shown}:${lines(mismatch.actual)}`
+          : `expected the stub not to have received ${describeMatcher(matcher)}, but it did:${lines(
+              matchingRequests(matcher, entries).slice(0, 5).map(describeEntry),
+            )}`,
     };
   },
 });

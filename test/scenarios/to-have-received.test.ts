@@ -36,5 +36,24 @@ describe('toHaveReceived', () => {
     await expect(expect(stub).not.toHaveReceived({ method: 'post' })).rejects.toThrow(
       `expected the stub not to have received POST any path × at least 1, but it did:\n  #1 POST`,
     );
+    await expect(expect(stub).toHaveReceived({ method: 'POST', count: 0 })).rejects.toThrow(
+      `the stub did not receive POST any path × exactly 0: 1 of 1 requests matched, expected exactly 0; matching:\n  #1 POST`,
+    );
+  });
+
+  test('a matcher or a subject it cannot use is a TypeError naming what is wrong', async () => {
+    await using stub = await startStub();
+    await expect(expect(stub).toHaveReceived({ verb: 'GET' } as never)).rejects.toThrow(
+      'badge-sim: toHaveReceived: verb is not a field of a request matcher',
+    );
+    await expect(expect(stub).toHaveReceived({ count: -1 })).rejects.toThrow(
+      'badge-sim: toHaveReceived: count',
+    );
+    await expect(expect(stub).toHaveReceived({ path: '/a*b' })).rejects.toThrow(
+      "badge-sim: request matcher: path '/a*b' has 'a*b'",
+    );
+    await expect(expect('http://x').toHaveReceived({})).rejects.toThrow(
+      'toHaveReceived reads the journal of a StubHandle, a StubConnection or a StubControlClient',
+    );
   });
 });
