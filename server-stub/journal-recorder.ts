@@ -5,6 +5,7 @@
  * marked on the request. Registered first in app.ts, so its onRequest hook runs before any
  * other (a fault hook that answers or resets still leaves the request journalled).
  */
+import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
@@ -14,8 +15,10 @@ import type { StubCore } from './stub-core.ts';
 
 const RAW_BODY = Symbol('journal raw body');
 const ANSWER = Symbol('journal answer');
+const RECORDED = Symbol('journal records it');
 
 interface Journalled {
+  [RECORDED]?: true;
   [RAW_BODY]?: string;
   [ANSWER]?: { text: string; contentType: string | undefined };
 }
@@ -26,7 +29,7 @@ export function keepRawBody(request: FastifyRequest, text: string): void {
 }
 
 /** Whether a request path is the emulated APIs' (RJ1): anything not under the control prefix. */
-export function isEmulatedPath(path: string): boolean {
+function isEmulatedPath(path: string): boolean {
   return path !== CONTROL_PREFIX && !path.startsWith(`${CONTROL_PREFIX}/`);
 }
 
@@ -36,45 +39,62 @@ export function recordRequests(app: FastifyInstance, core: StubCore): void {
     if (!isEmulatedPath(path)) return done();
     const arrivedAt = core.clock.now();
     const started = performance.now();
+    (request as FastifyRequest & Journalled)[RECORDED] = true;
     reply.raw.once('close', () => {
-      const journalled = request as FastifyRequest & Journalled;
-      const response = reply.raw;
-      const status = response.writableFinished ? response.statusCode : null;
-      const body = request.body;
-      const rawBody = journalled[RAW_BODY];
-      const received: ReceivedRequest = {
-        arrivedAt,
-        method: request.method,
-        path,
-        query: request.query,
-        headers: request.headers,
-        body:
-          body !== undefined
-            ? { parsed: body }
-            : rawBody !== undefined
-              ? { text: rawBody }
-              : undefined,
-        account: accountOf(core, path, request),
-        status,
-        answer: status === null ? undefined : journalled[ANSWER],
-        durationMs: performance.now() - started,
-        fault: request.stubFault,
-      };
-      core.journal.record(received);
+      // An event listener, outside fastify's error handling: a throw here would end the process.
+      try {
+        core.journal.record(received(core, request, reply.raw, path, arrivedAt, started));
+      } catch (error) {
+        request.log.error({ err: error }, 'badge-sim: the request journal could not record');
+      }
     });
     done();
   });
   // fastify writes its headers with the answer: the content type is read here, before.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+    const journalled = request as FastifyRequest & Journalled;
+    if (journalled[RECORDED] && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       const contentType = reply.getHeader('content-type');
-      (request as FastifyRequest & Journalled)[ANSWER] = {
+      journalled[ANSWER] = {
         text: payload.toString(),
         contentType: typeof contentType === 'string' ? contentType : undefined,
       };
     }
     done(null, payload);
   });
+}
+
+/** What the journal keeps of a request whose response has closed. */
+function received(
+  core: StubCore,
+  request: FastifyRequest,
+  response: ServerResponse,
+  path: string,
+  arrivedAt: number,
+  started: number,
+): ReceivedRequest {
+  const journalled = request as FastifyRequest & Journalled;
+  // Not finished when closed: the connection was reset or aborted before the answer was sent.
+  const status = response.writableFinished ? response.statusCode : null;
+  const rawBody = journalled[RAW_BODY];
+  return {
+    arrivedAt,
+    method: request.method,
+    path,
+    query: request.query,
+    headers: request.headers,
+    body:
+      request.body !== undefined
+        ? { parsed: request.body }
+        : rawBody !== undefined
+          ? { text: rawBody }
+          : undefined,
+    account: accountOf(core, path, request),
+    status,
+    answer: status === null ? undefined : journalled[ANSWER],
+    durationMs: performance.now() - started,
+    fault: request.stubFault,
+  };
 }
 
 /**
