@@ -2,8 +2,9 @@
  * Feeds the request journal from fastify: every request outside the control API (RJ1) is
  * recorded when its response closes, so answers, refusals, 404s and connections reset or
  * aborted before the answer (status null) are all seen, with the fault the faults' hook
- * marked on the request. Registered first in app.ts, so its onRequest hook runs before any
- * other (a fault hook that answers or resets still leaves the request journalled).
+ * marked on the request. Registered first in app.ts, so its onRequest hook runs before those
+ * of the routes and of faults (a fault hook that answers or resets still leaves the request
+ * journalled).
  */
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
