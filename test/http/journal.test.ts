@@ -1,10 +1,14 @@
 /** The request journal over a real port: what is recorded, masked, filtered, paged and dropped. */
 import { connect } from 'node:net';
+import fastify from 'fastify';
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { CONTROL_TOKEN_HEADER } from '../../protocol/control-api.schema.ts';
 import type { JournalEntry, JournalPage } from '../../protocol/journal.schema.ts';
+import stubApp from '../../server-stub/app.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { StubCore } from '../../server-stub/stub-core.ts';
 import { HARBOUR, RIVERSIDE, request, serviceClient } from '../support/http.ts';
 
 const REFRESH = 'demo-refresh-token-riverside-pro-0001';
@@ -140,6 +144,52 @@ describe('recording', () => {
       answer: null,
       body: null,
     });
+  });
+
+  test("a fault hook added after the journal's is seen: the answer it gave or the connection it reset is journalled with the fault", async () => {
+    const core = new StubCore({ fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE) });
+    const app = fastify();
+    await app.register(stubApp, { core });
+    // What the HTTP faults do (server-stub/applied-fault.ts): mark the request, then answer or reset.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.url === '/unavailable') {
+        request.stubFault = { id: 'f1', kind: 'status', letThrough: false };
+        reply.code(503).send({ code: 'fault' });
+        return;
+      }
+      if (request.url === '/reset') {
+        request.stubFault = { id: 'f2', kind: 'reset', letThrough: false };
+        request.raw.socket.destroy();
+        return;
+      }
+      done();
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      expect((await fetch(`${url}/unavailable`)).status).toBe(503);
+      await expect(fetch(`${url}/reset`)).rejects.toThrow();
+      const waitFor = async () => {
+        for (let waited = 0; waited < 2_000 && core.journal.size < 2; waited += 10)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        return core.journal.list().entries;
+      };
+      expect(await waitFor()).toMatchObject([
+        {
+          path: '/unavailable',
+          status: 503,
+          answer: { code: 'fault' },
+          fault: { id: 'f1', kind: 'status', let_through: false },
+        },
+        {
+          path: '/reset',
+          status: null,
+          answer: null,
+          fault: { id: 'f2', kind: 'reset', let_through: false },
+        },
+      ]);
+    } finally {
+      await app.close();
+    }
   });
 
   test('a body or answer longer than 8 KiB of JSON is kept cut there, and marked', async () => {
