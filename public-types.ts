@@ -7,7 +7,11 @@
  */
 
 // Clients of the stub's three interfaces, and what they send and answer.
-export type { StubControlClientOptions, WaitForEventOptions } from './client/control-client.ts';
+export type {
+  JournalFilter,
+  StubControlClientOptions,
+  WaitForEventOptions,
+} from './client/control-client.ts';
 export type { RawResponse, ServiceClientOptions } from './client/service-client.ts';
 export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
 export type { CaPem } from './client/trust.ts';
@@ -40,6 +44,14 @@ export type {
   FaultView,
   FaultWhen,
 } from './protocol/faults.schema.ts';
+export type {
+  AppliedFaultView,
+  JournalCleared,
+  JournalEntry,
+  JournalPage,
+  JournalQuery,
+  RequestMatcher,
+} from './protocol/journal.schema.ts';
 export type {
   AlertRequest,
   AnalyticEvent,

@@ -11,6 +11,7 @@ import {
   type EnvironmentName,
 } from '../protocol/control-api.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
+import { JOURNAL_LIMIT_MAX } from '../protocol/journal.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
   BADGE_ANSWER_TIMEOUT_MAX_MS,
@@ -48,6 +49,7 @@ interface StubOptions {
   unknownFields: 'reject' | 'ignore';
   cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
   badgeAnswerTimeout: number;
+  journalLimit: number;
   quiet?: boolean;
   tls?: boolean;
   tlsCert?: string;
@@ -184,6 +186,15 @@ export function stubCommand(): Command {
         )
           .argParser(badgeAnswerTimeoutOption)
           .default(DEFAULT_SETTINGS.badgeAnswerTimeoutMs, '2s'),
+      )
+      .addOption(
+        fromEnv(
+          '--journal-limit <entries>',
+          `requests the journal keeps (GET /_stub/journal); past it the oldest are dropped (1 to ${JOURNAL_LIMIT_MAX})`,
+          'JOURNAL_LIMIT',
+        )
+          .argParser(integerOption('--journal-limit', 1, JOURNAL_LIMIT_MAX))
+          .default(DEFAULT_SETTINGS.journalLimit),
       )
       // No argParser: commander would print a refused value, and this one is a secret.
       .addOption(
@@ -324,6 +335,7 @@ async function runStub(options: StubOptions): Promise<void> {
         unknownFields: options.unknownFields,
         cancelEvents: options.cancelEvents,
         badgeAnswerTimeoutMs: options.badgeAnswerTimeout,
+        journalLimit: options.journalLimit,
       },
       onResponse: options.quiet
         ? undefined

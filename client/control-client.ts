@@ -30,6 +30,13 @@ import {
   type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
 import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
+import {
+  JOURNAL_PAGE_MAX,
+  type JournalCleared,
+  type JournalEntry,
+  type JournalPage,
+  type JournalQuery,
+} from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
@@ -60,6 +67,27 @@ export interface WaitForEventOptions {
    * at most 1 h; a duration (`'10m'`, ms) sets that bound.
    */
   advance?: boolean | string | number;
+}
+
+/** Which journal entries `journal` lists (`GET /_stub/journal`); `fault` as a boolean. */
+export type JournalFilter = Omit<JournalQuery, 'fault'> & { fault?: boolean };
+
+/**
+ * Every journal entry that matches, page after page, from anything that lists journal pages
+ * (a `StubControlClient`, a `StubConnection`).
+ */
+export async function allJournalEntries(
+  source: { journal(filter: JournalFilter): Promise<JournalPage> },
+  filter: Omit<JournalFilter, 'after' | 'limit'> = {},
+): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  let after: number | undefined;
+  do {
+    const page = await source.journal({ ...filter, after, limit: JOURNAL_PAGE_MAX });
+    entries.push(...page.entries);
+    after = page.next ?? undefined;
+  } while (after !== undefined);
+  return entries;
 }
 
 export class StubControlClient {
@@ -215,6 +243,28 @@ export class StubControlClient {
   /** Removes every fault (a reset does too). */
   clearFaults(): Promise<FaultsCleared> {
     return this.#call('DELETE', '/faults');
+  }
+
+  /**
+   * One page of the request journal: what the emulated APIs received and answered, oldest
+   * first, secrets masked. Give the page's `next` as `after` for the next one.
+   */
+  journal(filter: JournalFilter = {}): Promise<JournalPage> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(filter))
+      if (value !== undefined) query.set(name, String(value));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#call('GET', `/journal${search}`);
+  }
+
+  /** Every journal entry that matches, page after page (at most the journal's cap). */
+  allJournal(filter: Omit<JournalFilter, 'after' | 'limit'> = {}): Promise<JournalEntry[]> {
+    return allJournalEntries(this, filter);
+  }
+
+  /** Empties the request journal; answers how many entries it held. */
+  clearJournal(): Promise<JournalCleared> {
+    return this.#call('DELETE', '/journal');
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

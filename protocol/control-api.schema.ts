@@ -270,6 +270,10 @@ export const StubSettings = Type.Object({
   }),
   cancelEvents: CancelEvents,
   bodyLimit: Type.Integer({ description: 'Largest request body accepted, in bytes (413 over).' }),
+  journalLimit: Type.Integer({
+    description:
+      'Entries the request journal keeps (`/_stub/journal`); past it the oldest are dropped, and counted.',
+  }),
   environments: EnvironmentsView,
   unknownClientIds: Type.Union([Type.Literal('refuse'), Type.Literal('accept')], {
     description:

@@ -11,7 +11,7 @@
  * the step handlers (steps.ts), collect what happened, check it (expectations.ts).
  */
 
-import { StubControlClient } from '../client/control-client.ts';
+import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
@@ -335,6 +335,9 @@ async function collect(
   context: StepContext,
 ): Promise<ScenarioActual & { rawEvents: AnalyticEvent[]; rawInvocations: WorkflowInvocation[] }> {
   const { start, taskIds, invocationIds, connection } = context;
+  // Read first: reading the events below is a request to the service API, journalled too. The
+  // stub was reset when the scenario began, so the whole journal is the scenario's.
+  const requests = scenario.expect.requests ? await allJournalEntries(connection) : [];
   const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
   const rawEvents = await context.client.allEvents(formatTimestamp(start));
   const events: ActualEvent[] = rawEvents.map((e) => ({
@@ -380,6 +383,7 @@ async function collect(
     tasks,
     invocations: rawInvocations,
     tokenRequests: context.trigger.tokenRequests,
+    requests,
     rawEvents,
     rawInvocations,
   };

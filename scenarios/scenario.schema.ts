@@ -9,6 +9,7 @@ import { EnvironmentName } from '../protocol/control-api.schema.ts';
 import { BadgeStatus } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 import { FaultRequest } from '../protocol/faults.schema.ts';
+import { RequestMatcher } from '../protocol/journal.schema.ts';
 
 const Duration = (description: string) =>
   Type.String({ maxLength: MAX_DURATION_TEXT, pattern: DURATION_PATTERN, description });
@@ -376,6 +377,12 @@ export const Expectations = Type.Object(
             'The workflow invocations the stub recorded during the scenario: exactly these, in order.',
         },
       ),
+    ),
+    requests: Type.Optional(
+      Type.Array(RequestMatcher, {
+        description:
+          'Requests the emulated APIs received during the scenario (the stub’s request journal): each matcher counts the entries with its method, path pattern, body fields, status and fault; at least one unless `count` says otherwise.',
+      }),
     ),
     token_requests: Type.Optional(
       Type.Integer({

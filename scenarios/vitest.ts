@@ -6,17 +6,28 @@
  * - `badgeTest` is vitest's `test` with fixtures: `stub` (an embedded stub on the virtual
  *   clock), `connection` (the `StubConnection` to it: now, advance, settle, tap, transcripts,
  *   `waitForEvent`, …) and `fleet` (a badge for every device, connected), torn down after each test;
- * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do.
+ * - `expect(events).toMatchEventSequence([...])` matches analytic events the way scenarios do;
+ * - `await expect(stub).toHaveReceived({...})` checks the stub's request journal the way a
+ *   scenario's `requests:` does (a `StubHandle`, a `StubConnection` or a `StubControlClient`).
  */
 import { describe, expect, test } from 'vitest';
-import { StubControlClient } from '../client/control-client.ts';
+import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
+import { type JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
 import type { StubConnection } from '../simulator/stub-connection.ts';
-import { type ActualEvent, checkEvents } from './expectations.ts';
+import {
+  type ActualEvent,
+  checkEvents,
+  checkRequestMatcher,
+  describeEntry,
+  describeMatcher,
+  matchingRequests,
+} from './expectations.ts';
 import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
 import { type RunOptions, runScenario } from './run-scenario.ts';
@@ -101,9 +112,20 @@ interface EventMatchers<R = unknown> {
   toMatchEventSequence(items: EventMatcher[], options?: EventSequenceOptions): R;
 }
 
+/** What `toHaveReceived` reads the request journal of. */
+export type JournalSource = StubHandle | StubConnection | StubControlClient;
+
+interface JournalMatchers<R = unknown> {
+  /**
+   * The stub's request journal has requests like this, as a scenario's `requests:` says it
+   * (at least one unless `count` says otherwise). Await it: the journal is read from the stub.
+   */
+  toHaveReceived(matcher: RequestMatcher): Promise<R>;
+}
+
 declare module 'vitest' {
   // biome-ignore lint/suspicious/noExplicitAny: a merged declaration must repeat vitest's own default.
-  interface Assertion<T = any> extends EventMatchers<T> {}
+  interface Assertion<T = any> extends EventMatchers<T>, JournalMatchers<T> {}
   interface AsymmetricMatchersContaining extends EventMatchers {}
 }
 
@@ -140,6 +162,49 @@ expect.extend({
         failure
           ? `events do not match:\n${formatFailure(failure)}`
           : 'expected the events not to match, but they do',
+    };
+  },
+});
+
+const validRequestMatcher = validatorOf(RequestMatcher);
+
+/** Every entry of a stub's request journal: an embedded stub's is read from its core. */
+function journalOf(source: JournalSource): Promise<JournalEntry[]> {
+  if (source === null || typeof source !== 'object' || !('core' in source || 'journal' in source))
+    throw new TypeError(
+      'badge-sim: toHaveReceived reads the journal of a StubHandle, a StubConnection or a StubControlClient',
+    );
+  if ('core' in source) {
+    const journal = source.core.journal;
+    return allJournalEntries({
+      journal: async ({ after, limit }) => journal.list({ after, limit }),
+    });
+  }
+  return allJournalEntries(source);
+}
+
+expect.extend({
+  async toHaveReceived(received: JournalSource, matcher: RequestMatcher) {
+    if (!validRequestMatcher(matcher)) {
+      const [error] = validRequestMatcher.errors ?? [];
+      const field = error ? fieldPath(error) : '';
+      const detail =
+        error?.keyword === 'additionalProperties'
+          ? 'is not a field of a request matcher (method, path, body, status, fault, count)'
+          : (error?.message ?? 'is invalid');
+      throw new TypeError(`badge-sim: toHaveReceived: ${field || 'the matcher'} ${detail}`);
+    }
+    const entries = await journalOf(received);
+    const mismatch = checkRequestMatcher(matcher, entries);
+    const lines = (list: string[]) => list.map((line) => `\n  ${line}`).join('');
+    return {
+      pass: mismatch === undefined,
+      message: () =>
+        mismatch
+          ? `the stub did not receive ${describeMatcher(matcher)}: ${mismatch.message}; ${mismatch.shown}:${lines(mismatch.actual)}`
+          : `expected the stub not to have received ${describeMatcher(matcher)}, but it did:${lines(
+              matchingRequests(matcher, entries).slice(0, 5).map(describeEntry),
+            )}`,
     };
   },
 });

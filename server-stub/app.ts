@@ -16,6 +16,7 @@ import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { DeviceGateway } from './device-gateway.ts';
 import { registerFaultHook } from './fault-hook.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
+import { keepRawBody, recordRequests } from './journal-recorder.ts';
 import { parseJsonBody } from './json-body.ts';
 import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
 import { controlRoutes } from './routes/control.routes.ts';
@@ -43,6 +44,8 @@ async function stubApp(
   { core, controlToken }: StubAppOptions,
 ): Promise<void> {
   app.decorate('stub', core);
+  // First of all hooks: the journal sees every request, whatever a later hook does to it.
+  recordRequests(app, core);
   const gateway = new DeviceGateway(core);
   gateway.attach(app.server);
   app.decorate('gateway', gateway);
@@ -70,7 +73,8 @@ async function stubApp(
   // Bodies are JSON only: any other media type gets 415. Clients commonly send `Content-Type: application/json` on a DELETE with no body.
   // Nesting is bounded and `__proto__` keys are refused by name (json-body.ts).
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    keepRawBody(request, body as string);
     if (body === '') return done(null, undefined);
     try {
       done(null, parseJsonBody(body as string));

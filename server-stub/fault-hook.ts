@@ -136,7 +136,7 @@ function accountsOf(core: StubCore, request: FastifyRequest, path: string): stri
   }
   const header = request.headers.authorization;
   if (typeof header === 'string' && /^bearer /i.test(header)) {
-    const account = core.tokens.accountOf(header.slice(7).trim());
+    const account = core.tokens.ownerOf(header.slice(7).trim());
     if (account !== undefined) accounts.push(account);
   }
   return accounts;

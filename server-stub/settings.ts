@@ -6,6 +6,7 @@ import {
   type HttpTimeouts,
   type StubSettings,
 } from '../protocol/control-api.schema.ts';
+import { JOURNAL_LIMIT_DEFAULT, JOURNAL_LIMIT_MAX } from '../protocol/journal.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 
 // The shapes are the control API's (`GET /_stub/settings`), declared with it in protocol/.
@@ -18,6 +19,7 @@ export const DEFAULT_SETTINGS: StubSettings = {
   unknownFields: 'reject',
   cancelEvents: 'end-cancelled',
   bodyLimit: 1024 * 1024,
+  journalLimit: JOURNAL_LIMIT_DEFAULT,
   environments: {
     pro: { prefix: '', cliClientId: 'badge-sim-pro-cli', sdkClientId: 'badge-sim-pro-sdk' },
     qa: { prefix: '/qa', cliClientId: 'badge-sim-qa-cli', sdkClientId: 'badge-sim-qa-sdk' },
@@ -83,6 +85,11 @@ export function resolveSettings(given: StubSettingsInput, fixtures: Fixtures): S
   const urnWord = defined.urnWord ?? brandWord;
   if (typeof urnWord !== 'string' || !URN_WORD.test(urnWord))
     throw new TypeError('badge-sim: settings.urnWord must be letters, digits, - or _');
+  const journalLimit = defined.journalLimit ?? DEFAULT_SETTINGS.journalLimit;
+  if (!Number.isInteger(journalLimit) || journalLimit < 1 || journalLimit > JOURNAL_LIMIT_MAX)
+    throw new TypeError(
+      `badge-sim: settings.journalLimit must be a whole number from 1 to ${JOURNAL_LIMIT_MAX}`,
+    );
   return {
     ...DEFAULT_SETTINGS,
     ...(defined as Partial<StubSettings>),

@@ -12,6 +12,7 @@ import { exchangeRefreshToken, type TokenExchange } from './engine/token-exchang
 import { TokenStore } from './engine/tokens.ts';
 import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';
 import { FaultTable } from './faults.ts';
+import { RequestJournal } from './journal.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
 export type { WorkflowInvocation };
@@ -51,6 +52,8 @@ export class StubCore {
   readonly tokens: TokenStore;
   /** Faults on the emulated APIs (`/_stub/faults`): emptied by a reset. */
   readonly faults: FaultTable;
+  /** What the emulated APIs received and answered (`/_stub/journal`); emptied by a reset. */
+  readonly journal = new RequestJournal(() => this.#settings.journalLimit);
   #invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
@@ -201,7 +204,8 @@ export class StubCore {
   /**
    * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
    * seed (a fresh random start without one), tokens of a new generation (never one issued
-   * before), no faults, and a virtual clock back at its start. A running clock keeps running.
+   * before), no faults, an empty request journal (its ids go on counting), and a virtual clock
+   * back at its start. A running clock keeps running.
    */
   reset(): void {
     this.engine.reset();
@@ -209,6 +213,7 @@ export class StubCore {
     this.#loadTokens();
     this.#invocations = [];
     this.faults.reset();
+    this.journal.clear();
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -224,6 +229,7 @@ export class StubCore {
     this.#loadTokens();
     this.#invocations = [];
     this.faults.reset();
+    this.journal.clear();
     for (const listener of this.#resetListeners) listener();
     return checked;
   }

@@ -5,7 +5,11 @@
  * a `clock` frame when its next timer is due, so a badge's "acknowledge after 12 s" fires at
  * 12 s of a jump.
  */
-import type { StubControlClient, WaitForEventOptions } from '../client/control-client.ts';
+import type {
+  JournalFilter,
+  StubControlClient,
+  WaitForEventOptions,
+} from '../client/control-client.ts';
 import { ServiceError } from '../client/service-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
@@ -142,6 +146,10 @@ export class HttpStubConnection implements StubConnection {
 
   clearFaults() {
     return this.#reach(() => this.#control.clearFaults());
+  }
+
+  journal(filter?: JournalFilter) {
+    return this.#reach(() => this.#control.journal(filter));
   }
 
   async badgeClock(messengers: () => readonly WakeMessenger[]): Promise<BadgeClock> {

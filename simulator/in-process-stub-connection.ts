@@ -3,7 +3,11 @@
  * waits on its device gateway directly. What a test reads of the stub (settings, devices,
  * tasks) still goes over its control API on the real port, as for any other stub.
  */
-import type { StubControlClient, WaitForEventOptions } from '../client/control-client.ts';
+import type {
+  JournalFilter,
+  StubControlClient,
+  WaitForEventOptions,
+} from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
@@ -116,6 +120,11 @@ export class InProcessStubConnection implements StubConnection {
 
   clearFaults() {
     return this.#control().clearFaults();
+  }
+
+  // Through the control API, as the other reads: a filter is refused as the route refuses it.
+  journal(filter?: JournalFilter) {
+    return this.#control().journal(filter);
   }
 
   async badgeClock(): Promise<BadgeClock> {

@@ -11,7 +11,7 @@
  */
 
 import type { Static } from 'typebox';
-import type { WaitForEventOptions } from '../client/control-client.ts';
+import type { JournalFilter, WaitForEventOptions } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { VirtualClock } from '../protocol/clock.ts';
@@ -26,6 +26,7 @@ import type {
 } from '../protocol/control-api.schema.ts';
 import type { StubFrame } from '../protocol/device-frames.schema.ts';
 import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
+import type { JournalPage } from '../protocol/journal.schema.ts';
 
 export interface StubConnection {
   /** The stub's base URL (service, trigger and control APIs). */
@@ -75,6 +76,11 @@ export interface StubConnection {
    * virtual clock to it); no match in time throws a ServiceError with status 408.
    */
   waitForEvent(options: WaitForEventOptions): Promise<AwaitedEvent>;
+  /**
+   * One page of the request journal (`GET /_stub/journal`): what the emulated APIs received
+   * and answered, oldest first; the page's `next` as `after` gives the next one.
+   */
+  journal(filter?: JournalFilter): Promise<JournalPage>;
 
   /** Adds a fault on the stub's emulated APIs (`POST /_stub/faults`). */
   addFault(fault: FaultRequest): Promise<FaultView>;

@@ -165,12 +165,9 @@ export class TokenStore {
     return { subscriberId, user, clientId, secondsLeft: Math.floor(left / 1000) };
   }
 
-  /**
-   * The account an access or id token held now was issued for, expired or not (faults match
-   * a request by the account whose credentials it carries, HF8); undefined for any other text.
-   */
-  accountOf(bearer: string): string | undefined {
-    return this.#access.get(bearer)?.subscriberId;
+  /** The account a refresh, access or id token was issued for (the request journal's `account`). */
+  ownerOf(token: string): string | undefined {
+    return (this.#access.get(token) ?? this.#refresh.get(token))?.subscriberId;
   }
 
   /** Access and id tokens held now, expired ones included (for memory tests). */

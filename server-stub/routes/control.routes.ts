@@ -54,6 +54,7 @@ import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
 import { faultRoutes } from './faults.routes.ts';
+import { journalRoutes } from './journal.routes.ts';
 import { parseOldest } from './service-api.routes.ts';
 
 const tags = ['control'];
@@ -619,6 +620,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   );
 
   await app.register(faultRoutes, { core });
+  await app.register(journalRoutes, { core });
 
   app.get(
     '/tasks',

@@ -182,7 +182,7 @@ function authorise(core: StubCore, header: string | undefined, subscriberId: str
  * `oldest` as whole microseconds (`parseTimestamp`: up to 6 fraction digits exactly, more
  * rounded up): a time without a zone is UTC; `+` decoded to a space is mended.
  */
-export function parseOldest(text: string): Micros {
+export function parseOldest(text: string, field = 'oldest'): Micros {
   let iso = text.trim().replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
   iso = iso.replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
   if (/T[\d:.]+$/.test(iso)) iso += 'Z';
@@ -191,8 +191,8 @@ export function parseOldest(text: string): Micros {
     throw new HttpError(
       400,
       'invalid_field',
-      `oldest '${text}' is not a valid date or time`,
-      'oldest',
+      `${field} '${text}' is not a valid date or time`,
+      field,
     );
   }
   return time;

@@ -30,6 +30,7 @@ import { buildDeviceInfo } from '../device-info.ts';
 import { TOKEN_REFUSALS } from '../engine/token-exchange.ts';
 import type { AccessGrant } from '../engine/tokens.ts';
 import { HttpError } from '../http-errors.ts';
+import { keepRawBody } from '../journal-recorder.ts';
 import { answer, checkedByHandler, documentRoutes, oauthAnswer } from '../openapi.ts';
 import type { StubCore } from '../stub-core.ts';
 
@@ -90,7 +91,8 @@ export async function triggerApiRoutes(
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
-    (_request, body, done) => {
+    (request, body, done) => {
+      keepRawBody(request, body as string);
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     },
   );

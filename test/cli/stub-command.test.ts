@@ -48,6 +48,7 @@ describe('badge-sim stub', () => {
       BADGE_SIM_BRAND_WORD: 'envword',
       BADGE_SIM_QUIET: '1',
       BADGE_SIM_BADGE_ANSWER_TIMEOUT: '500ms',
+      BADGE_SIM_JOURNAL_LIMIT: '50',
     });
     const url = /control API\s+(http:\/\/\S+)\/_stub/.exec(cli.output())![1]!;
     expect(cli.output()).toContain('clock        virtual');
@@ -56,6 +57,7 @@ describe('badge-sim stub', () => {
       authScheme: 'Token',
       brandWord: 'flagword',
       badgeAnswerTimeoutMs: 500,
+      journalLimit: 50,
     });
     await request(`${url}/_stub/health`);
     expect(cli.output()).not.toContain('GET /_stub/health');
@@ -296,6 +298,7 @@ describe('badge-sim stub', () => {
       '--qa-sdk-client-id',
       '--unknown-client-ids',
       '--badge-answer-timeout',
+      '--journal-limit',
       '--control-token',
       'X-Badge-Sim-Control-Token',
     ]) {
@@ -309,6 +312,9 @@ describe('badge-sim stub', () => {
     const port = runCli(['stub', '--port', 'eighty']);
     expect(port.status).not.toBe(0);
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535');
+    const journal = runCli(['stub', '--journal-limit', '0']);
+    expect(journal.status).not.toBe(0);
+    expect(journal.stderr).toContain('--journal-limit must be a whole number from 1 to 100000');
     const scaled = runCli(['stub', '--clock', 'scaled']);
     expect(scaled.status).toBe(2);
     expect(scaled.stderr).toContain('--clock scaled (BADGE_SIM_CLOCK) needs --scale');

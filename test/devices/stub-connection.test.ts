@@ -147,6 +147,24 @@ describe('a StubConnection', () => {
       expect(event.content.status).toBe('normal');
     },
   );
+
+  test.for(kinds)(
+    '%s: journal pages through the requests the emulated APIs received',
+    async ([, connect]) => {
+      await using stub = await startStub();
+      const connection = connect(stub);
+      const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+      for (let i = 0; i < 3; i++)
+        await request(`${stub.url}/subscribers/${RIVERSIDE.id}/api/v1/events`, { headers: auth });
+      const first = await connection.journal({ limit: 2, method: 'get' });
+      expect(first.entries.map((e) => e.id)).toEqual([1, 2]);
+      expect(first.next).toBe(2);
+      const rest = await connection.journal({ after: first.next!, account: RIVERSIDE.id });
+      expect(rest).toMatchObject({ entries: [{ id: 3, status: 200 }], dropped: 0, next: null });
+      await expect(connection.journal({ path: '/a*b' })).rejects.toMatchObject({ status: 400 });
+      await connection.close();
+    },
+  );
 });
 
 describe('faults through a StubConnection', () => {

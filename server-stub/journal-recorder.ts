@@ -1,0 +1,132 @@
+/**
+ * Feeds the request journal from fastify: every request outside the control API (RJ1) is
+ * recorded when its response closes, so answers, refusals, 404s and connections reset or
+ * aborted before the answer (status null) are all seen, with the fault the faults' hook
+ * marked on the request. Registered first in app.ts, so its onRequest hook runs before those
+ * of the routes and of faults (a fault hook that answers or resets still leaves the request
+ * journalled).
+ */
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { ownValue } from '../protocol/own.ts';
+import type { ReceivedRequest } from './journal.ts';
+import type { StubCore } from './stub-core.ts';
+
+const RAW_BODY = Symbol('journal raw body');
+const ANSWER = Symbol('journal answer');
+const RECORDED = Symbol('journal records it');
+
+interface Journalled {
+  [RECORDED]?: true;
+  [RAW_BODY]?: string;
+  [ANSWER]?: { text: string; contentType: string | undefined };
+}
+
+/** A content-type parser keeps the text it read, for the journal of a body it cannot parse. */
+export function keepRawBody(request: FastifyRequest, text: string): void {
+  (request as FastifyRequest & Journalled)[RAW_BODY] = text;
+}
+
+/** Whether a request path is the emulated APIs' (RJ1): anything not under the control prefix. */
+function isEmulatedPath(path: string): boolean {
+  return path !== CONTROL_PREFIX && !path.startsWith(`${CONTROL_PREFIX}/`);
+}
+
+export function recordRequests(app: FastifyInstance, core: StubCore): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const path = request.url.split('?', 1)[0]!;
+    if (!isEmulatedPath(path)) return done();
+    const arrivedAt = core.clock.now();
+    const started = performance.now();
+    (request as FastifyRequest & Journalled)[RECORDED] = true;
+    reply.raw.once('close', () => {
+      // An event listener, outside fastify's error handling: a throw here would end the process.
+      try {
+        core.journal.record(received(core, request, reply.raw, path, arrivedAt, started));
+      } catch (error) {
+        request.log.error({ err: error }, 'badge-sim: the request journal could not record');
+      }
+    });
+    done();
+  });
+  // fastify writes its headers with the answer: the content type is read here, before.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const journalled = request as FastifyRequest & Journalled;
+    if (journalled[RECORDED] && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      const contentType = reply.getHeader('content-type');
+      journalled[ANSWER] = {
+        text: payload.toString(),
+        contentType: typeof contentType === 'string' ? contentType : undefined,
+      };
+    }
+    done(null, payload);
+  });
+}
+
+/** What the journal keeps of a request whose response has closed. */
+function received(
+  core: StubCore,
+  request: FastifyRequest,
+  response: ServerResponse,
+  path: string,
+  arrivedAt: number,
+  started: number,
+): ReceivedRequest {
+  const journalled = request as FastifyRequest & Journalled;
+  // Not finished when closed: the connection was reset or aborted before the answer was sent.
+  const status = response.writableFinished ? response.statusCode : null;
+  const rawBody = journalled[RAW_BODY];
+  return {
+    arrivedAt,
+    method: request.method,
+    path,
+    query: request.query,
+    headers: request.headers,
+    body:
+      request.body !== undefined
+        ? { parsed: request.body }
+        : rawBody !== undefined
+          ? { text: rawBody }
+          : undefined,
+    account: accountOf(core, path, request),
+    status,
+    answer: status === null ? undefined : journalled[ANSWER],
+    durationMs: performance.now() - started,
+    fault: request.stubFault,
+  };
+}
+
+/**
+ * The account a request concerns (RJ7): the subscriber id its path or query names, else the
+ * owner of its API key or bearer token, else of the refresh token in its body; null if none.
+ */
+function accountOf(core: StubCore, path: string, request: FastifyRequest): string | null {
+  const inPath = /^\/subscribers\/([^/]+)/.exec(path)?.[1];
+  if (inPath !== undefined) {
+    try {
+      return decodeURIComponent(inPath);
+    } catch {
+      return inPath;
+    }
+  }
+  const inQuery = ownValue(request.query, 'subscriber_id');
+  if (typeof inQuery === 'string' && inQuery !== '') return inQuery;
+  const header = request.headers.authorization?.trim() ?? '';
+  const space = header.indexOf(' ');
+  if (space > 0) {
+    const scheme = header.slice(0, space).toLowerCase();
+    const credential = header.slice(space + 1).trim();
+    const owner =
+      scheme === core.settings.authScheme.toLowerCase()
+        ? core.directory.subscriberForKey(credential)
+        : scheme === 'bearer'
+          ? core.tokens.ownerOf(credential)
+          : undefined;
+    if (owner !== undefined) return owner;
+  }
+  const refreshToken = ownValue(request.body, 'refresh_token');
+  if (typeof refreshToken === 'string') return core.tokens.ownerOf(refreshToken) ?? null;
+  return null;
+}
