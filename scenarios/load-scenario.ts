@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
+import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
@@ -123,7 +124,8 @@ export function checkScenario(input: unknown): Scenario {
       throw error;
     }
   }
-  // A flaky badge drops at most once a second (I18): the same check as fixtures and fleets.
+  // A flaky badge drops at most once a second (I18), and device faults are whole: the same
+  // checks as fixtures and fleets.
   for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
     const every = behaviour?.flaky?.every;
     const problem = every === undefined ? undefined : flakyEveryProblem(every);
@@ -131,6 +133,12 @@ export function checkScenario(input: unknown): Scenario {
       throw new ScenarioError(
         `behaviours.${ref}.flaky.every ${problem}`,
         `behaviours.${ref}.flaky.every`,
+      );
+    const fault = deviceFaultProblem(behaviour);
+    if (fault)
+      throw new ScenarioError(
+        `behaviours.${ref}.${fault.path} ${fault.message}`,
+        `behaviours.${ref}.${fault.path}`,
       );
   }
   // A name given with `as` is what `task:` and `cancel:` refer to: check them now.

@@ -4,14 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../protocol/clock.ts';
-import { type Behaviour, type BehaviourTarget, runBehaviour } from './behaviours.ts';
 import { draw, seededRandom } from '../protocol/seeded-random.ts';
+import { type Behaviour, type BehaviourTarget, runBehaviour } from './behaviours.ts';
 
 function fakeBadge(clock: VirtualClock) {
   const t0 = clock.now();
   const at = () => clock.now() - t0;
   const calls: string[] = [];
   const listeners = new Set<(taskId: string, repeat: number) => void>();
+  let battery = 100;
   const target: BehaviourTarget = {
     tap: (taskId) => calls.push(`tap ${taskId ?? '-'}@${at()}`),
     goOffline: () => calls.push(`offline@${at()}`),
@@ -19,6 +20,14 @@ function fakeBadge(clock: VirtualClock) {
     onAlertPlay: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    setTapFates: () => () => {},
+    get batteryLevel() {
+      return battery;
+    },
+    setBattery: (level) => {
+      battery = level;
+      calls.push(`battery ${level}@${at()}`);
     },
   };
   /** An alert play starts on the badge. */

@@ -8,6 +8,7 @@
  */
 import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
+import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import {
   FixtureBehaviour as BehaviourSchema,
   type FixtureBehaviour,
@@ -19,13 +20,13 @@ import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
+import { seededRandom } from '../protocol/seeded-random.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import { HttpStubConnection } from './http-stub-connection.ts';
 import { InProcessStubConnection } from './in-process-stub-connection.ts';
-import { seededRandom } from '../protocol/seeded-random.ts';
 import type { StubConnection } from './stub-connection.ts';
 import { Backoff, BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';
@@ -142,6 +143,8 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
   }
   const flaky = b.flaky ? flakyEveryProblem(b.flaky.every) : undefined;
   if (flaky) throw new FleetError(`badge-sim: ${where}.flaky.every ${flaky}`);
+  const fault = deviceFaultProblem(b);
+  if (fault) throw new FleetError(`badge-sim: ${where}.${fault.path} ${fault.message}`);
   return b;
 }
 
@@ -209,7 +212,14 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       : defaultBehaviour;
     if (behaviour) {
       cleanups.push(
-        runBehaviour(badges[i]!, behaviour, clock, seededRandom(options.seed ?? 0, device.id)),
+        runBehaviour(
+          badges[i]!,
+          behaviour,
+          clock,
+          seededRandom(options.seed ?? 0, device.id),
+          // Its own stream: adding a device fault shifts no ack or flaky draw.
+          seededRandom(options.seed ?? 0, device.id, 'faults'),
+        ),
       );
     }
   });
