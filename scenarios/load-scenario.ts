@@ -45,6 +45,8 @@ export const STEP_ACTIONS = [
   'tap',
   'offline',
   'online',
+  'drop',
+  'battery',
   'jump',
 ] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
@@ -161,6 +163,7 @@ export function checkScenario(input: unknown): Scenario {
         `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
         `timeline[${i}].request.path`,
       );
+    checkFaultWords(step, `timeline[${i}]`);
     const at = duration(step.at, `timeline[${i}].at`);
     if (step.repeat) duration(step.repeat.every, `timeline[${i}].repeat.every`);
     if (at < last) {
@@ -239,6 +242,27 @@ function duration(text: string, path: string): number {
     );
   }
   return ms;
+}
+
+/**
+ * A tap step's fault words go together only one way: a lost tap is neither delayed nor
+ * duplicated, and a gap is between copies; a drop lasts a duration in bounds.
+ */
+function checkFaultWords(step: Step, path: string): void {
+  if (hasOwn(step, 'drop')) duration(step.for, `${path}.for`);
+  if (!hasOwn(step, 'tap')) return;
+  if (step.delay !== undefined) duration(step.delay, `${path}.delay`);
+  if (step.gap !== undefined) duration(step.gap, `${path}.gap`);
+  if (step.lost && (step.delay !== undefined || step.duplicate !== undefined))
+    throw new ScenarioError(
+      `${path}.lost: a lost tap never leaves, so it is neither delayed nor duplicated: give lost alone`,
+      `${path}.lost`,
+    );
+  if (step.gap !== undefined && step.duplicate === undefined)
+    throw new ScenarioError(
+      `${path}.gap is the time between the copies of a duplicated tap: give duplicate too`,
+      `${path}.gap`,
+    );
 }
 
 /** The action of a step. */

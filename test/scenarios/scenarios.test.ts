@@ -58,7 +58,7 @@ describe('loading', () => {
     [
       'a step with no action',
       GOOD.replace('    alert: {', '    alrt: {'),
-      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, online, jump',
+      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, online, drop, battery, jump',
     ],
     [
       'a bad duration',
