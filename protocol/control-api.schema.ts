@@ -137,7 +137,7 @@ export const TranscriptEntryView = Type.Object({
   cause: Type.Optional(Type.String()),
 });
 
-/** A battery at or below this level (%) is low (docs/decisions.md DF). */
+/** A battery at or below this level (%), not charging, is low (docs/decisions.md DF6). */
 export const LOW_BATTERY_LEVEL = 20;
 
 export const DeviceView = Type.Object({
