@@ -23,7 +23,7 @@ import {
 /** In real or scaled time, state reports go at most this often (real ms). */
 const TELEMETRY_COALESCE_MS = 250;
 
-import type { TapFate } from './device-faults.ts';
+import { checkMs, checkTapFate, type TapFate } from './device-faults.ts';
 import {
   Backoff,
   type BadgeLink,
@@ -270,6 +270,7 @@ export class Badge {
    * behaviour draws.
    */
   tap(taskId?: string, fate?: TapFate): void {
+    if (fate) checkTapFate(fate);
     this.#givenFate = fate;
     try {
       this.actor.send({ type: 'TAP', taskId });
@@ -308,6 +309,7 @@ export class Badge {
 
   /** Drops off the network, as when a worker walks into a lift. */
   goOffline(): void {
+    this.#options.clock.clearTimer(this.#dropTimer);
     this.#stopReconnecting();
     this.actor.send({ type: 'GO_OFFLINE' });
   }
@@ -317,8 +319,12 @@ export class Badge {
     this.connect();
   }
 
-  /** Drops off the network and comes back after `forMs` of the badge's clock. */
+  /**
+   * Drops off the network and comes back after `forMs` of the badge's clock (a later drop
+   * or `goOffline` replaces the return; `comeBack` brings it back sooner).
+   */
   drop(forMs: number): void {
+    checkMs('forMs', forMs);
     this.goOffline();
     this.#dropTimer = this.#options.clock.setTimer(forMs, () => this.comeBack());
   }

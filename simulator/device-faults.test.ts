@@ -152,6 +152,39 @@ describe('a tap that goes wrong on the way', () => {
     await run.play('A');
     run.badge.tap(undefined, { copies: 2 });
     expect(run.buttons()).toEqual(['A@0', 'A@0']);
+    // Tap 1 was the one the behaviour loses: tap 2 goes through.
+    run.badge.tap();
+    expect(run.buttons()).toEqual(['A@0', 'A@0', 'A@0']);
+  });
+
+  it('a fate or a drop given in code out of bounds is refused, naming the field', async () => {
+    const run = await recordingBadge();
+    await run.play('A');
+    expect(() => run.badge.tap(undefined, { copies: 11 })).toThrow(
+      'copies must be a whole number from 1 to 10',
+    );
+    expect(() => run.badge.tap(undefined, { delayMs: Number.NaN })).toThrow(
+      'delayMs must be whole ms',
+    );
+    expect(() => run.badge.drop(-1)).toThrow('forMs must be whole ms');
+    expect(run.badge.taps.made).toBe(0);
+    expect(run.badge.online).toBe(true);
+  });
+
+  it('a second drop replaces the first return; goOffline cancels it', async () => {
+    const run = await recordingBadge();
+    run.badge.drop(5_000);
+    await run.clock.advanceBy(1_000);
+    run.badge.drop(10_000);
+    await run.clock.advanceBy(5_000);
+    expect(run.badge.status).toBe('offline');
+    await run.clock.advanceBy(5_000);
+    expect(run.badge.status).toBe('connecting');
+    await run.welcome();
+    run.badge.drop(5_000);
+    run.badge.goOffline();
+    await run.clock.advanceBy(10_000);
+    expect(run.badge.status).toBe('offline');
   });
 });
 

@@ -5,7 +5,8 @@
  * so the same seed gives the same pattern.
  */
 import type { BatteryDrain, DropMidPlay, TapFaults } from '../fixtures/fixtures.schema.ts';
-import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
+import { MAX_TAP_COPIES } from '../fixtures/fixtures.schema.ts';
+import { MAX_DURATION_MS, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { draw } from '../protocol/seeded-random.ts';
 
 /** What happens to one tap's button frame on its way to the stub. */
@@ -18,6 +19,28 @@ export interface TapFate {
   copies?: number;
   /** Ms between the copies (default 0: back to back). */
   gapMs?: number;
+}
+
+/** A duration given in code: whole ms from 0 to MAX_DURATION_MS, or a RangeError naming it. */
+export function checkMs(name: string, ms: number): void {
+  if (!(Number.isInteger(ms) && ms >= 0 && ms <= MAX_DURATION_MS))
+    throw new RangeError(
+      `badge-sim: ${name} must be whole ms from 0 to ${MAX_DURATION_MS}, got ${ms}`,
+    );
+}
+
+/** A fate given in code, as bounded as one a behaviour draws; a RangeError names the field. */
+export function checkTapFate(fate: TapFate): void {
+  if (fate.delayMs !== undefined) checkMs('delayMs', fate.delayMs);
+  if (fate.gapMs !== undefined) checkMs('gapMs', fate.gapMs);
+  const copies = fate.copies;
+  if (
+    copies !== undefined &&
+    !(Number.isInteger(copies) && copies >= 1 && copies <= MAX_TAP_COPIES)
+  )
+    throw new RangeError(
+      `badge-sim: copies must be a whole number from 1 to ${MAX_TAP_COPIES}, got ${copies}`,
+    );
 }
 
 /** Schedules `fire` in `ms` on the badge's clock (a behaviour's timer, stopped with it). */

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test, vi } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
+import { checkFixtures } from '../../fixtures/load-fixtures.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { serviceClient } from '../support/http.ts';
@@ -82,4 +83,27 @@ test('a draining battery shows in GET /_stub/devices: level, status, and low at 
   await shows({ battery_level: 21, battery_status: 'discharging', battery_low: false });
   await fleet.advanceBy(60_000);
   await shows({ battery_level: 20, battery_low: true });
+});
+
+describe('refused values from code and fixtures', () => {
+  test('startFleet refuses a fault a schema cannot catch, naming the behaviour and field', async () => {
+    await using stub = await startStub();
+    await expect(
+      startFleet({ stub, devices: [BEN], behaviour: { tap: { delay: { by: '5s..1s' } } } }),
+    ).rejects.toThrow(
+      "behaviour.tap.delay.by '5s..1s' is not a duration of at most 3650 days or a range low..high (low first)",
+    );
+    await expect(
+      startFleet({ stub, devices: [BEN], behaviour: { tap: { lose: { chance: 2 } } } }),
+    ).rejects.toThrow('behaviour.tap.lose.chance must be <= 1');
+  });
+
+  test('fixtures refuse a drop with neither on_play nor chance, naming the path', async () => {
+    await using stub = await startStub();
+    const fixtures = structuredClone(await new StubControlClient(stub.url).fixtures());
+    fixtures.accounts[0]!.devices[0]!.behaviour = { drop: { for: '10s' } };
+    expect(() => checkFixtures(fixtures)).toThrow(
+      'accounts[0].devices[0].behaviour.drop: needs one of on_play (the Nth alert play) or chance (of each play)',
+    );
+  });
 });
