@@ -95,6 +95,7 @@ export interface DeviceInfoSources {
 export function buildDeviceInfo({ device, fixture, live, groups }: DeviceInfoSources): DeviceInfo {
   const given = fixture?.device_info;
   const generated = generatedHardware(device.id);
+  const battery = batteryOf(live, fixture);
   const location = live.location ?? (fixture?.location ? { ...fixture.location } : undefined);
   // A location only from the fixtures was never reported: it has no time.
   const reportedAt = live.location ? zoneless(live.location.timestamp) : null;
@@ -118,8 +119,8 @@ export function buildDeviceInfo({ device, fixture, live, groups }: DeviceInfoSou
     active_incidents: [],
     device_details: {
       device_info: {
-        battery_level: batteryOf(live, fixture).battery_level,
-        battery_status: batteryOf(live, fixture).battery_status,
+        battery_level: battery.battery_level,
+        battery_status: battery.battery_status,
         rom_version: given?.rom_version ?? generated.rom_version,
         app_version: live.appVersion ?? given?.app_version ?? generated.app_version,
         build_id: given?.build_id ?? generated.build_id,
