@@ -16,7 +16,13 @@ export type { RawResponse, ServiceClientOptions } from './client/service-client.
 export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
 export type { CaPem } from './client/trust.ts';
 // Fixtures: the accounts, groups and devices a stub serves.
-export type { FixtureBehaviour, Fixtures } from './fixtures/fixtures.schema.ts';
+export type {
+  BatteryDrain,
+  DropMidPlay,
+  FixtureBehaviour,
+  Fixtures,
+  TapFaults,
+} from './fixtures/fixtures.schema.ts';
 export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
 // Clocks.
 export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';
@@ -79,8 +85,9 @@ export type { StartStubOptions, StubHandle } from './server-stub/start-stub.ts';
 export type { WorkflowInvocation } from './server-stub/stub-core.ts';
 export type { StubTlsInfo, StubTlsOptions } from './server-stub/tls.ts';
 // Virtual badges and the fleet.
-export type { Badge, BadgeStatus, HeardEntry } from './simulator/badge.ts';
+export type { Badge, BadgeStatus, HeardEntry, TapCounts } from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
+export type { TapFate } from './simulator/device-faults.ts';
 export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';
 // One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).
 export type { HttpStubConnectionOptions } from './simulator/http-stub-connection.ts';

@@ -22,6 +22,26 @@ export function positiveNumberOption(name: string) {
   };
 }
 
+/** Parses a probability from 0 to 1 ('0.05'), or says what to fix. */
+export function probabilityOption(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+      throw new InvalidArgumentError(`${name} must be a probability from 0 to 1, such as 0.05.`);
+    return n;
+  };
+}
+
+/** Parses a number within [min, max], or says what to fix. */
+export function numberOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be a number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
 /** Parses one of a fixed set of words. */
 export function choiceOption<T extends string>(name: string, choices: readonly T[]) {
   return (value: string): T => {

@@ -1,6 +1,11 @@
 import { clearLine } from 'node:readline';
 import { Command } from 'commander';
-import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
+import {
+  BATTERY_DRAIN_MAX,
+  BATTERY_DRAIN_MIN,
+  type FixtureBehaviour,
+  MAX_TAP_COPIES,
+} from '../fixtures/fixtures.schema.ts';
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import type { BadgeStatus } from '../simulator/badge.ts';
@@ -12,7 +17,13 @@ import {
   waitForStub,
 } from '../simulator/fleet.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
-import { choiceOption, fail, integerOption } from './cli-errors.ts';
+import {
+  choiceOption,
+  fail,
+  integerOption,
+  numberOption,
+  probabilityOption,
+} from './cli-errors.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
 
 interface DevicesOptions {
@@ -29,6 +40,18 @@ interface DevicesOptions {
   vanishFor?: string;
   flakyEvery?: string;
   flakyDown?: string;
+  tapLose?: number;
+  tapDelay?: string;
+  tapDelayChance?: number;
+  tapDuplicate?: number;
+  tapDuplicateChance?: number;
+  tapGap?: string;
+  dropOnPlay?: number;
+  dropChance?: number;
+  dropAfter?: string;
+  dropFor?: string;
+  batteryFrom?: number;
+  batteryDrain?: number;
   tts: TtsName;
   seed: number;
   for?: string;
@@ -76,6 +99,50 @@ export function devicesCommand(): Command {
     )
     .option('--flaky-down <range>', "stay down this long each time: '2s..10s'")
     .option(
+      '--tap-lose <chance>',
+      'lose this share of taps on the way (0..1): the stub never hears them',
+      probabilityOption('--tap-lose'),
+    )
+    .option('--tap-delay <range>', "button frames leave this late: '3s', or a range '1s..5s'")
+    .option(
+      '--tap-delay-chance <chance>',
+      'only this share of taps is delayed (default all)',
+      probabilityOption('--tap-delay-chance'),
+    )
+    .option(
+      '--tap-duplicate <n>',
+      'button frames arrive n times (2 to 10)',
+      integerOption('--tap-duplicate', 2, MAX_TAP_COPIES),
+    )
+    .option(
+      '--tap-duplicate-chance <chance>',
+      'only this share of taps is duplicated (default all)',
+      probabilityOption('--tap-duplicate-chance'),
+    )
+    .option('--tap-gap <duration>', 'time between the copies of a duplicated tap (default 0)')
+    .option(
+      '--drop-on-play <n>',
+      "drop off the network during the badge's Nth alert play (with --drop-for)",
+      integerOption('--drop-on-play', 1, 1_000_000),
+    )
+    .option(
+      '--drop-chance <chance>',
+      'drop during this share of alert plays (with --drop-for)',
+      probabilityOption('--drop-chance'),
+    )
+    .option('--drop-after <range>', "this long into the play: '2s' or '0s..5s' (default 0s)")
+    .option('--drop-for <range>', "stay off this long, then come back: '20s' or '10s..30s'")
+    .option(
+      '--battery-from <level>',
+      'battery level at start, % (with --battery-drain)',
+      integerOption('--battery-from', 0, 100),
+    )
+    .option(
+      '--battery-drain <rate>',
+      `the battery drains this many % per minute (${BATTERY_DRAIN_MIN} to ${BATTERY_DRAIN_MAX}), reported in state frames`,
+      numberOption('--battery-drain', BATTERY_DRAIN_MIN, BATTERY_DRAIN_MAX),
+    )
+    .option(
       '--tts <engine>',
       `text-to-speech: ${TTS_NAMES.join(', ')}`,
       choiceOption('--tts', TTS_NAMES),
@@ -94,8 +161,13 @@ Badges whose connection drops (the stub restarted or died) reconnect on their ow
 doubling to 5 s between tries; the fleet keeps running and says so. A refused hello or a
 device connected elsewhere does not reconnect.
 
+Device faults are drawn from --seed: the same seed gives the same lost, delayed and
+duplicated taps and the same drops.
+
 Examples:
   badge-sim devices --group Nurses --ack-after 5s..40s
+  badge-sim devices --ack-after 5s..20s --tap-lose 0.05 --tap-duplicate 2 --tap-duplicate-chance 0.1
+  badge-sim devices --drop-chance 0.1 --drop-after 0s..5s --drop-for 10s..30s --battery-from 30 --battery-drain 1
   badge-sim devices --stub http://127.0.0.1:8080 --count 500 --flaky-every 30s..90s --flaky-down 2s..10s
   badge-sim devices --group Security --tts say       speak aloud through festival
   badge-sim devices --group Nurses --ack-after 5s --vanish-at 30s --vanish-for 10s..20s
@@ -159,7 +231,85 @@ function behaviourFrom(options: DevicesOptions): FixtureBehaviour | undefined {
     if (tooShort) fail(`--flaky-every ${tooShort}.`);
     behaviour.flaky = { every: options.flakyEvery, down: options.flakyDown };
   }
+  Object.assign(behaviour, deviceFaultsFrom(options));
   return Object.keys(behaviour).length > 0 ? behaviour : undefined;
+}
+
+/** The tap, drop and battery faults the flags ask for; each refusal names the flag to fix. */
+function deviceFaultsFrom(options: DevicesOptions): FixtureBehaviour {
+  const tap = tapFaultsFrom(options);
+  const drop = dropFrom(options);
+  const battery = batteryFrom(options);
+  return { ...(tap && { tap }), ...(drop && { drop }), ...(battery && { battery }) };
+}
+
+/** A duration or range flag's value, or a message saying what to write. */
+function rangeFlag(flag: string, value: string, example: string): string {
+  if (!parseDurationRange(value))
+    fail(`${flag} '${value}' is not a duration or a range low..high such as ${example}.`);
+  return value;
+}
+
+/** Refuses a flag given without the one it qualifies. */
+function needs(given: unknown, flag: string, other: string): void {
+  if (given !== undefined) fail(`${flag} needs ${other}.`);
+}
+
+const chance = (p: number | undefined) => (p === undefined ? {} : { chance: p });
+
+function tapFaultsFrom(options: DevicesOptions): FixtureBehaviour['tap'] {
+  if (options.tapDelay === undefined)
+    needs(options.tapDelayChance, '--tap-delay-chance', '--tap-delay');
+  if (options.tapDuplicate === undefined) {
+    needs(options.tapDuplicateChance, '--tap-duplicate-chance', '--tap-duplicate');
+    needs(options.tapGap, '--tap-gap', '--tap-duplicate');
+  }
+  if (options.tapGap !== undefined && parseDuration(options.tapGap) === undefined)
+    fail(`--tap-gap '${options.tapGap}' is not a duration such as 500ms or 2s.`);
+  const tap: NonNullable<FixtureBehaviour['tap']> = {};
+  if (options.tapLose !== undefined) tap.lose = { chance: options.tapLose };
+  if (options.tapDelay !== undefined)
+    tap.delay = {
+      by: rangeFlag('--tap-delay', options.tapDelay, '1s..5s'),
+      ...chance(options.tapDelayChance),
+    };
+  if (options.tapDuplicate !== undefined)
+    tap.duplicate = {
+      times: options.tapDuplicate,
+      ...(options.tapGap === undefined ? {} : { gap: options.tapGap }),
+      ...chance(options.tapDuplicateChance),
+    };
+  return Object.keys(tap).length > 0 ? tap : undefined;
+}
+
+function dropFrom(options: DevicesOptions): FixtureBehaviour['drop'] {
+  if (options.dropOnPlay !== undefined && options.dropChance !== undefined)
+    fail('give either --drop-on-play or --drop-chance, not both.');
+  if (options.dropOnPlay === undefined && options.dropChance === undefined) {
+    needs(options.dropFor, '--drop-for', '--drop-on-play or --drop-chance');
+    needs(options.dropAfter, '--drop-after', '--drop-on-play or --drop-chance');
+    return undefined;
+  }
+  if (options.dropFor === undefined) fail('--drop-on-play and --drop-chance need --drop-for.');
+  return {
+    ...(options.dropOnPlay === undefined ? {} : { on_play: options.dropOnPlay }),
+    ...chance(options.dropChance),
+    ...(options.dropAfter === undefined
+      ? {}
+      : { after: rangeFlag('--drop-after', options.dropAfter, '0s..5s') }),
+    for: rangeFlag('--drop-for', options.dropFor, '10s..30s'),
+  };
+}
+
+function batteryFrom(options: DevicesOptions): FixtureBehaviour['battery'] {
+  if (options.batteryDrain === undefined) {
+    needs(options.batteryFrom, '--battery-from', '--battery-drain');
+    return undefined;
+  }
+  return {
+    drain: options.batteryDrain,
+    ...(options.batteryFrom === undefined ? {} : { from: options.batteryFrom }),
+  };
 }
 
 async function runDevices(options: DevicesOptions): Promise<void> {
@@ -328,6 +478,22 @@ async function runDevices(options: DevicesOptions): Promise<void> {
       `  alerts heard   ${stats.alertsHeard} plays, ${stats.broadcasts} broadcasts, ${stats.speech} spoken replies`,
     );
     log(`  taps sent      ${stats.taps}`);
+    if (behaviour?.tap) {
+      const taps = fleet.badges.reduce(
+        (sum, b) => {
+          const t = b.taps;
+          return {
+            lost: sum.lost + t.lost,
+            delayed: sum.delayed + t.delayed,
+            duplicated: sum.duplicated + t.duplicated,
+          };
+        },
+        { lost: 0, delayed: 0, duplicated: 0 },
+      );
+      log(
+        `  taps faulted   ${taps.lost} frames lost, ${taps.delayed} delayed, ${taps.duplicated} duplicated`,
+      );
+    }
     const errors = fleet.badges.flatMap((b) =>
       b.errors.map((e) => `${b.deviceId}: ${e.code}: ${e.message}`),
     );

@@ -4,6 +4,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { ClockModeSchema } from './clock.schema.ts';
+import { BatteryStatus } from './device-frames.schema.ts';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT } from './duration.ts';
 import { AnalyticEvent, ISO_8601 } from './service-api.schema.ts';
 import { TokenUserEmail, TokenUserId } from './token-api.schema.ts';
@@ -136,6 +137,9 @@ export const TranscriptEntryView = Type.Object({
   cause: Type.Optional(Type.String()),
 });
 
+/** A battery at or below this level (%), not charging, is low (docs/decisions.md DF6). */
+export const LOW_BATTERY_LEVEL = 20;
+
 export const DeviceView = Type.Object({
   device_id: Type.String(),
   user: Type.String(),
@@ -150,6 +154,16 @@ export const DeviceView = Type.Object({
   }),
   unresponsive_since: Type.Union([Type.String(), Type.Null()], {
     description: 'When (the stub clock) it was counted unresponsive.',
+  }),
+  battery_level: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
+    description:
+      "Last battery level the badge reported (hello or state), else the fixture's; null when neither.",
+  }),
+  battery_status: Type.Union([BatteryStatus, Type.Null()], {
+    description: 'Last battery status the badge reported; null until one did.',
+  }),
+  battery_low: Type.Boolean({
+    description: `battery_level is known and at most ${LOW_BATTERY_LEVEL} (%), and the badge is not charging.`,
   }),
 });
 

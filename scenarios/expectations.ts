@@ -9,6 +9,7 @@ import type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts
 import { ownValue } from '../protocol/own.ts';
 import { compilePathPattern, pathPatternProblem } from '../protocol/path-pattern.ts';
 import type {
+  DeviceExpectation,
   EventMatcher,
   Expectations,
   HeardExpectation,
@@ -408,6 +409,8 @@ export function checkInvocations(
 
 /** What a whole scenario run produced, as `checkExpectations` compares it. */
 export interface ScenarioActual extends Actual {
+  /** What the stub knows of the devices `expect.devices` names, by device id. */
+  devices: Map<string, DeviceFacts>;
   invocations: ActualInvocation[];
   /** Requests to oauth2/token during the run. */
   tokenRequests: number;
@@ -429,7 +432,7 @@ export interface ExpectationContext {
 
 /**
  * Every expectation of a scenario against what happened, in the order of the report:
- * events, heard, states, tasks, invocations, token requests, requests.
+ * events, heard, states, devices, tasks, invocations, token requests, requests.
  */
 export function checkExpectations(
   expect: Expectations,
@@ -455,6 +458,15 @@ export function checkExpectations(
       `${device.user} (${device.id})`,
       state,
       actual.states.get(device.id),
+    );
+    if (failure) failures.push(failure);
+  }
+  for (const [ref, expected] of Object.entries(expect.devices ?? {})) {
+    const device = context.resolve(ref, `expect.devices.${ref}`);
+    const failure = checkDevice(
+      `${device.user} (${device.id})`,
+      expected,
+      actual.devices.get(device.id),
     );
     if (failure) failures.push(failure);
   }
@@ -505,6 +517,45 @@ export function checkState(
     message: `is ${state}, expected ${expected}`,
     expected: [expected],
     actual: [state],
+  };
+}
+
+/** What the stub knows of a device (GET /_stub/devices) that a scenario can expect. */
+export type DeviceFacts = Required<DeviceExpectation>;
+
+/** The fields of `expected` that `actual` does not have; all of them when there is no actual. */
+function deviceDifferences(expected: DeviceExpectation, actual: DeviceFacts | undefined) {
+  return Object.entries(expected).filter(
+    ([key, value]) => actual?.[key as keyof DeviceFacts] !== value,
+  );
+}
+
+/** Whether the stub's view of a device has every field a scenario expects of it. */
+export function deviceMatches(expected: DeviceExpectation, actual: DeviceFacts | undefined) {
+  return actual !== undefined && deviceDifferences(expected, actual).length === 0;
+}
+
+/** What the stub knows of a device at the end, listed fields only. */
+export function checkDevice(
+  who: string,
+  expected: DeviceExpectation,
+  actual: DeviceFacts | undefined,
+): Failure | undefined {
+  const wrong = deviceDifferences(expected, actual);
+  if (actual && wrong.length === 0) return undefined;
+  const show = ([key, value]: [string, unknown]) => `${key} ${JSON.stringify(value)}`;
+  return {
+    what: `device ${who}`,
+    message: actual
+      ? wrong
+          .map(
+            ([key, value]) =>
+              `${key} is ${JSON.stringify(actual[key as keyof DeviceFacts])}, expected ${JSON.stringify(value)}`,
+          )
+          .join('; ')
+      : 'the stub does not know it',
+    expected: Object.entries(expected).map(show),
+    actual: actual ? Object.entries(actual).map(show) : ['(none)'],
   };
 }
 

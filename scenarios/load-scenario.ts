@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
+import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
@@ -45,6 +46,8 @@ export const STEP_ACTIONS = [
   'offline',
   'vanish',
   'online',
+  'drop',
+  'battery',
   'jump',
   'fault',
   'clear_fault',
@@ -126,7 +129,8 @@ export function checkScenario(input: unknown): Scenario {
       throw error;
     }
   }
-  // A flaky badge drops at most once a second (I18): the same check as fixtures and fleets.
+  // A flaky badge drops at most once a second (I18), and device faults are whole: the same
+  // checks as fixtures and fleets.
   for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
     const every = behaviour?.flaky?.every;
     const problem = every === undefined ? undefined : flakyEveryProblem(every);
@@ -134,6 +138,12 @@ export function checkScenario(input: unknown): Scenario {
       throw new ScenarioError(
         `behaviours.${ref}.flaky.every ${problem}`,
         `behaviours.${ref}.flaky.every`,
+      );
+    const fault = deviceFaultProblem(behaviour);
+    if (fault)
+      throw new ScenarioError(
+        `behaviours.${ref}.${fault.path} ${fault.message}`,
+        `behaviours.${ref}.${fault.path}`,
       );
   }
   // A name given with `as` is what `task:` and `cancel:` refer to: check them now.
@@ -161,6 +171,7 @@ export function checkScenario(input: unknown): Scenario {
         `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
         `timeline[${i}].request.path`,
       );
+    checkFaultWords(step, `timeline[${i}]`);
     const at = duration(step.at, `timeline[${i}].at`);
     if (step.repeat) duration(step.repeat.every, `timeline[${i}].repeat.every`);
     if (at < last) {
@@ -239,6 +250,27 @@ function duration(text: string, path: string): number {
     );
   }
   return ms;
+}
+
+/**
+ * A tap step's fault words go together only one way: a lost tap is neither delayed nor
+ * duplicated, and a gap is between copies; a drop lasts a duration in bounds.
+ */
+function checkFaultWords(step: Step, path: string): void {
+  if (hasOwn(step, 'drop')) duration(step.for, `${path}.for`);
+  if (!hasOwn(step, 'tap')) return;
+  if (step.delay !== undefined) duration(step.delay, `${path}.delay`);
+  if (step.gap !== undefined) duration(step.gap, `${path}.gap`);
+  if (step.lost && (step.delay !== undefined || step.duplicate !== undefined))
+    throw new ScenarioError(
+      `${path}.lost: a lost tap never leaves, so it is neither delayed nor duplicated: give lost alone`,
+      `${path}.lost`,
+    );
+  if (step.gap !== undefined && step.duplicate === undefined)
+    throw new ScenarioError(
+      `${path}.gap is the time between the copies of a duplicated tap: give duplicate too`,
+      `${path}.gap`,
+    );
 }
 
 /** The action of a step. */

@@ -31,6 +31,8 @@ import {
   type ActualHeard,
   checkExpectations,
   checkResponse,
+  type DeviceFacts,
+  deviceMatches,
   type Failure,
   type ScenarioActual,
 } from './expectations.ts';
@@ -365,6 +367,9 @@ async function collect(
     );
     states.set(badge.deviceId, badge.status);
   }
+  const devices = scenario.expect.devices
+    ? await deviceFacts(scenario.expect.devices, account, connection)
+    : new Map<string, DeviceFacts>();
   const tasks: ScenarioActual['tasks'] = new Map();
   // Only the tasks the scenario asks about: one that ended 7 days ago is forgotten (H1).
   for (const name of Object.keys(scenario.expect.tasks ?? {})) {
@@ -380,6 +385,7 @@ async function collect(
     events,
     heard,
     states,
+    devices,
     tasks,
     invocations: rawInvocations,
     tokenRequests: context.trigger.tokenRequests,
@@ -388,6 +394,41 @@ async function collect(
     rawInvocations,
   };
 }
+
+/**
+ * What the stub knows of the devices a scenario expects something of. A badge's state report
+ * (its battery) is telemetry the stub does not answer, so nothing settles on it: wait, in
+ * real time and at most DEVICE_REPORT_WAIT_MS, for the expected to arrive (decision DF8).
+ */
+async function deviceFacts(
+  expected: NonNullable<Scenario['expect']['devices']>,
+  account: ScenarioAccount,
+  connection: StubConnection,
+): Promise<Map<string, DeviceFacts>> {
+  const wanted = Object.entries(expected).map(
+    ([ref, facts]) => [account.resolve(ref, `expect.devices.${ref}`).id, facts] as const,
+  );
+  const deadline = performance.now() + DEVICE_REPORT_WAIT_MS;
+  for (;;) {
+    const views = new Map(
+      (await connection.devices()).map((d) => [
+        d.device_id,
+        {
+          online: d.online,
+          battery_level: d.battery_level,
+          battery_status: d.battery_status,
+          battery_low: d.battery_low,
+        } as DeviceFacts,
+      ]),
+    );
+    const arrived = wanted.every(([id, facts]) => deviceMatches(facts, views.get(id)));
+    if (arrived || performance.now() > deadline) return views;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The longest a device expectation waits (real ms) for a badge's report to reach the stub. */
+const DEVICE_REPORT_WAIT_MS = 2_000;
 
 let defaultFixtures: Fixtures | undefined;
 

@@ -4,9 +4,14 @@
  * so editors complete and check scenario files.
  */
 import Type, { type Static } from 'typebox';
-import { DURATION_PATTERN, FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
+import {
+  DURATION_PATTERN,
+  FixtureBehaviour,
+  Fixtures,
+  MAX_TAP_COPIES,
+} from '../fixtures/fixtures.schema.ts';
 import { EnvironmentName } from '../protocol/control-api.schema.ts';
-import { BadgeStatus } from '../protocol/device-frames.schema.ts';
+import { BadgeStatus, BatteryStatus } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 import { FaultRequest } from '../protocol/faults.schema.ts';
 import { RequestMatcher } from '../protocol/journal.schema.ts';
@@ -229,7 +234,31 @@ export const Step = Type.Union([
     },
     { additionalProperties: false },
   ),
-  Type.Object({ ...stepBase, tap: DeviceRef }, { additionalProperties: false }),
+  Type.Object(
+    {
+      ...stepBase,
+      tap: DeviceRef,
+      lost: Type.Optional(
+        Type.Literal(true, {
+          description: 'The button frame never reaches the stub; the badge believes it tapped.',
+        }),
+      ),
+      delay: Type.Optional(Duration('The button frame leaves this much later (badge clock).')),
+      duplicate: Type.Optional(
+        Type.Integer({
+          minimum: 2,
+          maximum: MAX_TAP_COPIES,
+          description: 'The button frame arrives this many times.',
+        }),
+      ),
+      gap: Type.Optional(Duration('Time between the copies of a duplicated tap (default 0).')),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'Press the talk button. lost, delay and duplicate make the tap go wrong on the way (a badge only).',
+    },
+  ),
   Type.Object({ ...stepBase, offline: DeviceRef }, { additionalProperties: false }),
   Type.Object(
     { ...stepBase, vanish: DeviceRef },
@@ -237,6 +266,29 @@ export const Step = Type.Union([
       additionalProperties: false,
       description:
         "The badge's network vanishes without a close (half-open): the stub still sees it online. `online` brings it back on a new socket; the stub replaces the old one.",
+    },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      drop: DeviceRef,
+      for: Duration('How long the badge stays off the network before it comes back.'),
+    },
+    {
+      additionalProperties: false,
+      description: 'The badge drops off the network now and comes back `for` later (badge clock).',
+    },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      battery: DeviceRef,
+      level: Type.Integer({ minimum: 0, maximum: 100, description: 'Battery level, %.' }),
+      status: Type.Optional(BatteryStatus),
+    },
+    {
+      additionalProperties: false,
+      description: 'The badge’s battery changes; it reports it in a state frame when online.',
     },
   ),
   Type.Object({ ...stepBase, online: DeviceRef }, { additionalProperties: false }),
@@ -353,6 +405,17 @@ export const HeardExpectation = Type.Object(
 );
 export type HeardExpectation = Static<typeof HeardExpectation>;
 
+export const DeviceExpectation = Type.Object(
+  {
+    online: Type.Optional(Type.Boolean()),
+    battery_level: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    battery_status: Type.Optional(BatteryStatus),
+    battery_low: Type.Optional(Type.Boolean({ description: 'At most 20 % and not charging.' })),
+  },
+  { additionalProperties: false },
+);
+export type DeviceExpectation = Static<typeof DeviceExpectation>;
+
 export const Expectations = Type.Object(
   {
     events: Type.Optional(EventsExpectation),
@@ -361,6 +424,12 @@ export const Expectations = Type.Object(
     ),
     states: Type.Optional(
       Type.Record(Type.String(), BadgeStatus, { description: 'Final state of each badge.' }),
+    ),
+    devices: Type.Optional(
+      Type.Record(Type.String(), DeviceExpectation, {
+        description:
+          'What the stub knows of each device at the end (GET /_stub/devices): listed fields only.',
+      }),
     ),
     invocations: Type.Optional(
       Type.Array(

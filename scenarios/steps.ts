@@ -9,6 +9,7 @@ import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
+import type { TapFate } from '../simulator/device-faults.ts';
 import type { FleetHandle } from '../simulator/fleet.ts';
 import type { StubConnection } from '../simulator/stub-connection.ts';
 import { ScenarioError, STEP_ACTIONS, type StepAction } from './load-scenario.ts';
@@ -201,9 +202,34 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
   }),
   handler('tap', async (step, path, context) => {
     const { device, badge } = badgeOf(step.tap, path, context);
+    const fate = tapFateOf(step);
     // A device without a badge taps through the control API, like pressing it by hand.
-    if (badge) badge.tap();
+    if (badge) badge.tap(undefined, fate);
+    else if (fate) throw noBadge(step.tap, path, context, 'a tap that goes wrong on the way');
     else await context.connection.tap(device.id);
+    return undefined;
+  }),
+  handler('drop', async (step, path, context) => {
+    const { badge } = badgeOf(step.drop, path, context);
+    if (!badge) throw noBadge(step.drop, path, context);
+    badge.drop(parseDuration(step.for)!);
+    return undefined;
+  }),
+  handler('battery', async (step, path, context) => {
+    const { badge } = badgeOf(step.battery, path, context);
+    if (!badge) throw noBadge(step.battery, path, context);
+    badge.setBattery(step.level, step.status);
+    if (!badge.online) return undefined;
+    // A state report is telemetry the stub does not answer: wait until it has arrived, so
+    // that what the next step reads of the device (device info, the control API) shows it.
+    const { device } = badgeOf(step.battery, path, context);
+    await waitUntil(async () => {
+      const view = (await context.connection.devices()).find((d) => d.device_id === device.id);
+      return (
+        view?.battery_level === step.level &&
+        (step.status === undefined || view.battery_status === step.status)
+      );
+    }, `${path}: the stub has not heard ${step.battery}'s battery report`);
     return undefined;
   }),
   handler('offline', async (step, path, context) => {
@@ -288,8 +314,29 @@ function refused(error: unknown, path: string, action: string, context: StepCont
   return error as Error;
 }
 
-function noBadge(ref: string, path: string, context: StepContext): ScenarioError {
+function noBadge(ref: string, path: string, context: StepContext, what?: string): ScenarioError {
   return new ScenarioError(
-    `badge-sim: ${context.source}: ${path}: device '${ref}' runs no badge (see badges:)`,
+    `badge-sim: ${context.source}: ${path}: device '${ref}' runs no badge (see badges:)${what ? `: ${what} needs one` : ''}`,
   );
+}
+
+/** What a tap step's words make of its button frame; undefined: it goes as usual. */
+function tapFateOf(step: StepOf<'tap'>): TapFate | undefined {
+  if (step.lost) return { lose: true };
+  if (step.delay === undefined && step.duplicate === undefined) return undefined;
+  return {
+    ...(step.delay === undefined ? {} : { delayMs: parseDuration(step.delay)! }),
+    ...(step.duplicate === undefined
+      ? {}
+      : { copies: step.duplicate, gapMs: parseDuration(step.gap ?? 0)! }),
+  };
+}
+
+/** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
+async function waitUntil(condition: () => Promise<boolean>, failure: string): Promise<void> {
+  const deadline = performance.now() + 2_000;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new ScenarioError(`badge-sim: ${failure}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { en, Faker } from '@faker-js/faker';
 import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
+import { LOW_BATTERY_LEVEL } from '../protocol/control-api.schema.ts';
 import {
   CAPABILITIES,
   type DeviceInfo,
@@ -94,6 +95,7 @@ export interface DeviceInfoSources {
 export function buildDeviceInfo({ device, fixture, live, groups }: DeviceInfoSources): DeviceInfo {
   const given = fixture?.device_info;
   const generated = generatedHardware(device.id);
+  const battery = batteryOf(live, fixture);
   const location = live.location ?? (fixture?.location ? { ...fixture.location } : undefined);
   // A location only from the fixtures was never reported: it has no time.
   const reportedAt = live.location ? zoneless(live.location.timestamp) : null;
@@ -117,8 +119,8 @@ export function buildDeviceInfo({ device, fixture, live, groups }: DeviceInfoSou
     active_incidents: [],
     device_details: {
       device_info: {
-        battery_level: live.batteryLevel ?? fixture?.battery_level ?? null,
-        battery_status: live.batteryStatus ?? fixture?.battery_status ?? null,
+        battery_level: battery.battery_level,
+        battery_status: battery.battery_status,
         rom_version: given?.rom_version ?? generated.rom_version,
         app_version: live.appVersion ?? given?.app_version ?? generated.app_version,
         build_id: given?.build_id ?? generated.build_id,
@@ -151,6 +153,21 @@ export function buildDeviceInfo({ device, fixture, live, groups }: DeviceInfoSou
 }
 
 /** A location timestamp as the original writes it: no zone (clients append Z). */
+/**
+ * The battery as the stub knows it: the badge's last report, else the fixture's; low at or
+ * below LOW_BATTERY_LEVEL while not charging (decision DF6). Device info and the control API
+ * both show it.
+ */
+export function batteryOf(live: DeviceLiveState, fixture: FixtureDevice | undefined) {
+  const level = live.batteryLevel ?? fixture?.battery_level ?? null;
+  const status = live.batteryStatus ?? fixture?.battery_status ?? null;
+  return {
+    battery_level: level,
+    battery_status: status,
+    battery_low: level !== null && level <= LOW_BATTERY_LEVEL && status !== 'charging',
+  };
+}
+
 function zoneless(instant: number): string {
   return formatTimestamp(instant).replace(/Z$/, '');
 }

@@ -23,6 +23,7 @@ import {
 /** In real or scaled time, state reports go at most this often (real ms). */
 const TELEMETRY_COALESCE_MS = 250;
 
+import { checkMs, checkTapFate, type TapFate } from './device-faults.ts';
 import {
   Backoff,
   type BadgeLink,
@@ -42,6 +43,25 @@ export const HEARD_CAP = 1_000;
 /** The errors a badge keeps, newest last (decision H4). */
 export const ERRORS_CAP = 100;
 export const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Button frames of a badge waiting to leave (delayed or spaced taps) at a time; a tap beyond
+ * it is lost (docs/decisions.md DF4).
+ */
+export const TAPS_IN_FLIGHT_CAP = 100;
+
+/** What became of a badge's taps (`badge.taps`). */
+export interface TapCounts {
+  /** Taps that acknowledged something: each meant one button frame. */
+  made: number;
+  /** Button frames that left (a duplicated tap sends several). */
+  sent: number;
+  /** Button frames that never left: lost taps, and delayed ones due while offline. */
+  lost: number;
+  /** Taps whose frame left late. */
+  delayed: number;
+  /** Taps whose frame left more than once. */
+  duplicated: number;
+}
 
 /** What a badge heard: one entry a clip, with when it started and how long it lasted. */
 export interface HeardEntry {
@@ -107,6 +127,15 @@ export class Badge {
   /** The timer of the clip playing (the machine's `startClipTimer`), on the domain clock. */
   #clipTimer: TimerId | undefined;
   #user: string | null = null;
+  /** The fate of each tap by its number (a behaviour's tap faults). */
+  #tapFates: ((tap: number) => TapFate | undefined) | undefined;
+  /** The fate `tap(taskId, fate)` gave the tap being made. */
+  #givenFate: TapFate | undefined;
+  /** Timers of button frames waiting to leave, at most TAPS_IN_FLIGHT_CAP. */
+  readonly #tapsInFlight = new Set<TimerId>();
+  readonly #taps: TapCounts = { made: 0, sent: 0, lost: 0, delayed: 0, duplicated: 0 };
+  /** The timer that brings the badge back after `drop`. */
+  #dropTimer: TimerId | undefined;
   /** The latest state report not yet sent (real or scaled time); see `#report`. */
   #telemetry: StateReport | undefined;
   /** Badges of this process with a state report waiting; one timer sends them all. */
@@ -132,7 +161,7 @@ export class Badge {
       close: () => this.#link.close(),
       send: (frame) => {
         if (frame.type === 'button') {
-          this.#link.send({ type: 'button', taps: 'single', task_id: frame.task_id });
+          this.#button(frame.task_id);
         } else {
           this.#report(frame);
         }
@@ -235,9 +264,37 @@ export class Badge {
     this.actor.send({ type: 'CONNECT' });
   }
 
-  /** Taps the talk button: acknowledges the alert playing (or the one given). */
-  tap(taskId?: string): void {
-    this.actor.send({ type: 'TAP', taskId });
+  /**
+   * Taps the talk button: acknowledges the alert playing (or the one given). `fate` makes
+   * this tap's button frame go wrong on the way (lost, delayed, duplicated), over any the
+   * behaviour draws.
+   */
+  tap(taskId?: string, fate?: TapFate): void {
+    if (fate) checkTapFate(fate);
+    this.#givenFate = fate;
+    try {
+      this.actor.send({ type: 'TAP', taskId });
+    } finally {
+      this.#givenFate = undefined;
+    }
+  }
+
+  /** What became of the badge's taps: made, frames sent and lost, delayed, duplicated. */
+  get taps(): TapCounts {
+    return { ...this.#taps };
+  }
+
+  /** Decides the fate of each tap by its number (1 the first); returns the function that stops it. */
+  setTapFates(fateOf: (tap: number) => TapFate | undefined): () => void {
+    this.#tapFates = fateOf;
+    return () => {
+      if (this.#tapFates === fateOf) this.#tapFates = undefined;
+    };
+  }
+
+  /** The battery level the badge has now (and reports). */
+  get batteryLevel(): number {
+    return this.actor.getSnapshot().context.batteryLevel;
   }
 
   /** The battery changes; reported to the stub at once when online. */
@@ -252,6 +309,7 @@ export class Badge {
 
   /** Drops off the network, as when a worker walks into a lift. */
   goOffline(): void {
+    this.#options.clock.clearTimer(this.#dropTimer);
     this.#stopReconnecting();
     this.actor.send({ type: 'GO_OFFLINE' });
   }
@@ -271,7 +329,18 @@ export class Badge {
   }
 
   comeBack(): void {
+    this.#options.clock.clearTimer(this.#dropTimer);
     this.connect();
+  }
+
+  /**
+   * Drops off the network and comes back after `forMs` of the badge's clock (a later drop
+   * or `goOffline` replaces the return; `comeBack` brings it back sooner).
+   */
+  drop(forMs: number): void {
+    checkMs('forMs', forMs);
+    this.goOffline();
+    this.#dropTimer = this.#options.clock.setTimer(forMs, () => this.comeBack());
   }
 
   /**
@@ -297,6 +366,9 @@ export class Badge {
     this.#stopReconnecting();
     // Stopping the actor runs no exit action: the clip's timer is dropped here.
     this.#options.clock.clearTimer(this.#clipTimer);
+    this.#options.clock.clearTimer(this.#dropTimer);
+    for (const timer of this.#tapsInFlight) this.#options.clock.clearTimer(timer);
+    this.#tapsInFlight.clear();
     this.#link.close();
     this.actor.stop();
   }
@@ -312,6 +384,42 @@ export class Badge {
       ...(context.location ? { location: context.location } : {}),
       app_version: 'badge-sim',
     });
+  }
+
+  /**
+   * A tap's button frame, as its fate has it: every fate is drawn (so the pattern of a seed
+   * does not depend on the steps), a fate given to `tap` wins. Delays and gaps run on the
+   * badge's clock; a frame due while offline is lost.
+   */
+  #button(taskId: string | undefined): void {
+    const number = ++this.#taps.made;
+    const drawn = this.#tapFates?.(number);
+    const fate = this.#givenFate ?? drawn;
+    if (fate?.lose) {
+      this.#taps.lost++;
+      return;
+    }
+    const copies = fate?.copies ?? 1;
+    const delayMs = fate?.delayMs ?? 0;
+    if (copies > 1) this.#taps.duplicated++;
+    if (delayMs > 0) this.#taps.delayed++;
+    for (let copy = 0; copy < copies; copy++) {
+      const dueMs = delayMs + copy * (fate?.gapMs ?? 0);
+      if (dueMs === 0) this.#sendButton(taskId);
+      else if (this.#tapsInFlight.size >= TAPS_IN_FLIGHT_CAP) this.#taps.lost++;
+      else {
+        const timer = this.#options.clock.setTimer(dueMs, () => {
+          this.#tapsInFlight.delete(timer);
+          this.#sendButton(taskId);
+        });
+        this.#tapsInFlight.add(timer);
+      }
+    }
+  }
+
+  #sendButton(taskId: string | undefined): void {
+    if (this.#link.send({ type: 'button', taps: 'single', task_id: taskId })) this.#taps.sent++;
+    else this.#taps.lost++;
   }
 
   /**

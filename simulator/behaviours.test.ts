@@ -12,6 +12,7 @@ function fakeBadge(clock: VirtualClock) {
   const at = () => clock.now() - t0;
   const calls: string[] = [];
   const listeners = new Set<(taskId: string, repeat: number) => void>();
+  let battery = 100;
   const target: BehaviourTarget = {
     tap: (taskId) => calls.push(`tap ${taskId ?? '-'}@${at()}`),
     goOffline: () => calls.push(`offline@${at()}`),
@@ -20,6 +21,14 @@ function fakeBadge(clock: VirtualClock) {
     onAlertPlay: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    setTapFates: () => () => {},
+    get batteryLevel() {
+      return battery;
+    },
+    setBattery: (level) => {
+      battery = level;
+      calls.push(`battery ${level}@${at()}`);
     },
   };
   /** An alert play starts on the badge. */

@@ -1,8 +1,9 @@
 /**
  * Scripted behaviours of a badge (declared in fixtures as `behaviour:`, or given in code):
  * acknowledge after a fixed or drawn delay, on the Nth play, or never; go offline at a time
- * and come back; vanish without a close and reconnect; a flaky connection. Every time is on the badge's clock; every draw comes
- * from the badge's seeded stream.
+ * and come back; vanish without a close and reconnect; a flaky connection; and device faults
+ * (device-faults.ts): taps lost, delayed or duplicated on the way, a drop mid-play, a draining
+ * battery. Every time is on the badge's clock; every draw comes from the badge's seeded streams.
  */
 
 import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
@@ -10,6 +11,13 @@ import type { Clock, TimerId } from '../protocol/clock.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
 import { draw } from '../protocol/seeded-random.ts';
+import {
+  type BatteryTarget,
+  startBatteryDrain,
+  startDrops,
+  type TapFate,
+  tapFates,
+} from './device-faults.ts';
 
 export type Behaviour = FixtureBehaviour;
 
@@ -17,7 +25,7 @@ export type Behaviour = FixtureBehaviour;
 export const HEARD_ALERTS_CAP = 1_000;
 
 /** What a behaviour needs of a badge. */
-export interface BehaviourTarget {
+export interface BehaviourTarget extends BatteryTarget {
   /** Whether a tap would reach the stub now (absent: always). */
   readonly online?: boolean;
   tap(taskId?: string): void;
@@ -27,14 +35,21 @@ export interface BehaviourTarget {
   comeBack(): void;
   /** Calls back for each alert play that starts: task and play number (0 first). */
   onAlertPlay(listener: (taskId: string, repeat: number) => void): () => void;
+  /** Decides the fate of each tap by its number; returns the function that stops it. */
+  setTapFates(fateOf: (tap: number) => TapFate | undefined): () => void;
 }
 
-/** Starts a behaviour on a badge; returns the function that stops it. */
+/**
+ * Starts a behaviour on a badge; returns the function that stops it. Device faults (tap,
+ * drop) draw from `faultRandom`, a stream of their own (the fleet's), so adding a fault
+ * shifts none of the other draws; it defaults to `random`.
+ */
 export function runBehaviour(
   badge: BehaviourTarget,
   behaviour: Behaviour,
   clock: Clock,
   random: () => number,
+  faultRandom: () => number = random,
 ): () => void {
   const timers = new Set<TimerId>();
   const later = (ms: number, fire: () => void) => {
@@ -95,6 +110,10 @@ export function runBehaviour(
       });
     cycle();
   }
+
+  if (behaviour.tap) stops.push(badge.setTapFates(tapFates(behaviour.tap, faultRandom)));
+  if (behaviour.drop) stops.push(startDrops(badge, behaviour.drop, later, faultRandom));
+  if (behaviour.battery) startBatteryDrain(badge, behaviour.battery, later);
 
   return () => {
     for (const stop of stops) stop();

@@ -8,6 +8,7 @@
  */
 import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
+import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import {
   FixtureBehaviour as BehaviourSchema,
   type FixtureBehaviour,
@@ -146,6 +147,8 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
   }
   const flaky = b.flaky ? flakyEveryProblem(b.flaky.every) : undefined;
   if (flaky) throw new FleetError(`badge-sim: ${where}.flaky.every ${flaky}`);
+  const fault = deviceFaultProblem(b);
+  if (fault) throw new FleetError(`badge-sim: ${where}.${fault.path} ${fault.message}`);
   return b;
 }
 
@@ -213,7 +216,14 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       : defaultBehaviour;
     if (behaviour) {
       cleanups.push(
-        runBehaviour(badges[i]!, behaviour, clock, seededRandom(options.seed ?? 0, device.id)),
+        runBehaviour(
+          badges[i]!,
+          behaviour,
+          clock,
+          seededRandom(options.seed ?? 0, device.id),
+          // Its own stream: adding a device fault shifts no ack or flaky draw.
+          seededRandom(options.seed ?? 0, device.id, 'faults'),
+        ),
       );
     }
   });

@@ -48,6 +48,7 @@ import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { awaitEvent } from '../await-event.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
+import { batteryOf } from '../device-info.ts';
 import { MAX_PRESENCE_WAITERS } from '../device-presence.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
@@ -416,6 +417,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           responsive: live.responsive,
           unresponsive_since:
             live.unresponsiveSince === null ? null : formatTimestamp(live.unresponsiveSince),
+          ...batteryOf(live, core.deviceFixture(d.id)),
         };
       }),
   );

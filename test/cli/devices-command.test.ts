@@ -161,6 +161,71 @@ describe('badge-sim devices', () => {
     );
   });
 
+  test('device-fault flags: every tap lost, a draining battery; the stub hears no tap and sees the battery', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    await using devices = await startCli(
+      [
+        'devices',
+        '--stub',
+        stub.url,
+        '--group',
+        'Nurses',
+        '--ack-after',
+        '12s',
+        '--tap-lose',
+        '1',
+        '--battery-from',
+        '30',
+        '--battery-drain',
+        '1',
+      ],
+      'Press Ctrl+C to stop.',
+    );
+    const api = `${stub.url}/subscribers/100001/api/v1`;
+    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+    await request(`${api}/alerts`, {
+      method: 'POST',
+      headers: auth,
+      body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
+    });
+    await expect.poll(devices.output).toContain('hears alert');
+    await request(`${stub.url}/_stub/clock/advance`, { method: 'POST', body: { by: '2m' } });
+    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+    expect(events.map((e) => e.content.type)).toEqual(['start']);
+    await expect
+      .poll(async () =>
+        (await request<any[]>(`${stub.url}/_stub/devices`)).body
+          .filter((d) => d.online)
+          .map((d) => d.battery_level),
+      )
+      .toEqual([28, 28, 28]);
+    devices.child.kill('SIGINT');
+    await once(devices.child, 'exit');
+    expect(devices.output()).toMatch(/taps faulted {3}\d+ frames lost, 0 delayed, 0 duplicated/);
+  });
+
+  test.each([
+    [['--tap-lose', '2'], '--tap-lose must be a probability from 0 to 1, such as 0.05.'],
+    [['--tap-lose', 'NaN'], '--tap-lose must be a probability from 0 to 1'],
+    [['--tap-duplicate', '-1'], '--tap-duplicate must be a whole number from 2 to 10.'],
+    [['--tap-delay', '5s..1s'], "--tap-delay '5s..1s' is not a duration or a range low..high"],
+    [['--tap-delay-chance', '0.5'], '--tap-delay-chance needs --tap-delay.'],
+    [['--tap-gap', '1s'], '--tap-gap needs --tap-duplicate.'],
+    [['--drop-on-play', '1'], '--drop-on-play and --drop-chance need --drop-for.'],
+    [
+      ['--drop-on-play', '1', '--drop-chance', '0.1', '--drop-for', '5s'],
+      'give either --drop-on-play or --drop-chance, not both.',
+    ],
+    [['--battery-drain', '0'], '--battery-drain must be a number from 0.01 to 100.'],
+    [['--battery-from', '50'], '--battery-from needs --battery-drain.'],
+  ])('%j is refused with what to fix, before it looks for a stub', (flags, message) => {
+    // Port 9 has no stub: a refusal comes first. (Commander's own exits 1, ours 2.)
+    const run = runCli(['devices', '--stub', 'http://127.0.0.1:9', ...flags]);
+    expect(run.status).toBeGreaterThan(0);
+    expect(run.stderr).not.toContain('cannot reach the stub');
+    expect(run.stderr).toContain(message);
+  });
+
   test('--help lists the behaviours', () => {
     const help = runCli(['devices', '--help']);
     expect(help.status).toBe(0);
@@ -174,6 +239,14 @@ describe('badge-sim devices', () => {
       '--vanish-at',
       '--vanish-for',
       '--flaky-every',
+      '--tap-lose',
+      '--tap-delay',
+      '--tap-duplicate',
+      '--tap-gap',
+      '--drop-on-play',
+      '--drop-chance',
+      '--drop-for',
+      '--battery-drain',
       '--tts',
     ]) {
       expect(help.stdout).toContain(flag);

@@ -413,6 +413,9 @@ describe('devices and tasks', () => {
       state: null,
       responsive: true,
       unresponsive_since: null,
+      battery_level: null,
+      battery_status: null,
+      battery_low: false,
     });
   });
 });

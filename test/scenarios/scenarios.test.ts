@@ -58,7 +58,7 @@ describe('loading', () => {
     [
       'a step with no action',
       GOOD.replace('    alert: {', '    alrt: {'),
-      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, jump, fault, clear_fault',
+      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, drop, battery, jump, fault, clear_fault',
     ],
     [
       'a bad duration',
