@@ -6,8 +6,8 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import type { AppliedFault } from './applied-fault.ts';
+import { accountsOf, emulatedPath } from './emulated-request.ts';
 import type { FaultDecision } from './faults.ts';
 import type { StubCore } from './stub-core.ts';
 
@@ -24,8 +24,8 @@ export function registerFaultHook(app: FastifyInstance, core: StubCore): void {
 
   app.addHook('onRequest', (request, reply, done) => {
     if (core.faults.size === 0) return done();
-    const path = rawPath(request);
-    if (isControl(request, path)) return done();
+    const path = emulatedPath(request);
+    if (path === undefined) return done();
     const decision = core.faults.decide({
       method: request.method,
       path,
@@ -103,49 +103,4 @@ function stalledBody(payload: string | Buffer, ms: number, pending: Set<() => vo
 function applied(decision: FaultDecision): AppliedFault {
   const letThrough = decision.kind === 'latency' || decision.kind === 'stall';
   return { id: decision.id, kind: decision.kind, letThrough };
-}
-
-/** The path as the client sent it, without the query string. */
-function rawPath(request: FastifyRequest): string {
-  const url = request.raw.url ?? '/';
-  const end = url.search(/[?#]/);
-  return end < 0 ? url : url.slice(0, end);
-}
-
-function isControl(request: FastifyRequest, path: string): boolean {
-  return (
-    request.routeOptions.url?.startsWith(`${CONTROL_PREFIX}/`) === true ||
-    path === CONTROL_PREFIX ||
-    path.startsWith(`${CONTROL_PREFIX}/`)
-  );
-}
-
-/**
- * The accounts a request names or carries the credentials of (HF8): the subscriber in a
- * service path, every `subscriber_id` of the query string, the account of a bearer token.
- */
-function accountsOf(core: StubCore, request: FastifyRequest, path: string): string[] {
-  const accounts: string[] = [];
-  const segments = path.split('/');
-  if (segments[1] === 'subscribers' && segments[2]) accounts.push(decoded(segments[2]));
-  const url = request.raw.url ?? '';
-  const query = url.indexOf('?');
-  if (query >= 0) {
-    const search = new URLSearchParams(url.slice(query + 1).split('#', 1)[0]);
-    accounts.push(...search.getAll('subscriber_id'));
-  }
-  const header = request.headers.authorization;
-  if (typeof header === 'string' && /^bearer /i.test(header)) {
-    const account = core.tokens.ownerOf(header.slice(7).trim());
-    if (account !== undefined) accounts.push(account);
-  }
-  return accounts;
-}
-
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

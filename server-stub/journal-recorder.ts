@@ -9,8 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
-import { ownValue } from '../protocol/own.ts';
+import { accountsOf, emulatedPath } from './emulated-request.ts';
 import type { ReceivedRequest } from './journal.ts';
 import type { StubCore } from './stub-core.ts';
 
@@ -29,15 +28,10 @@ export function keepRawBody(request: FastifyRequest, text: string): void {
   (request as FastifyRequest & Journalled)[RAW_BODY] = text;
 }
 
-/** Whether a request path is the emulated APIs' (RJ1): anything not under the control prefix. */
-function isEmulatedPath(path: string): boolean {
-  return path !== CONTROL_PREFIX && !path.startsWith(`${CONTROL_PREFIX}/`);
-}
-
 export function recordRequests(app: FastifyInstance, core: StubCore): void {
   app.addHook('onRequest', (request, reply, done) => {
-    const path = request.url.split('?', 1)[0]!;
-    if (!isEmulatedPath(path)) return done();
+    const path = emulatedPath(request);
+    if (path === undefined) return done();
     const arrivedAt = core.clock.now();
     const started = performance.now();
     (request as FastifyRequest & Journalled)[RECORDED] = true;
@@ -90,43 +84,10 @@ function received(
         : rawBody !== undefined
           ? { text: rawBody }
           : undefined,
-    account: accountOf(core, path, request),
+    account: accountsOf(core, request, path)[0] ?? null,
     status,
     answer: status === null ? undefined : journalled[ANSWER],
     durationMs: performance.now() - started,
     fault: request.stubFault,
   };
-}
-
-/**
- * The account a request concerns (RJ7): the subscriber id its path or query names, else the
- * owner of its API key or bearer token, else of the refresh token in its body; null if none.
- */
-function accountOf(core: StubCore, path: string, request: FastifyRequest): string | null {
-  const inPath = /^\/subscribers\/([^/]+)/.exec(path)?.[1];
-  if (inPath !== undefined) {
-    try {
-      return decodeURIComponent(inPath);
-    } catch {
-      return inPath;
-    }
-  }
-  const inQuery = ownValue(request.query, 'subscriber_id');
-  if (typeof inQuery === 'string' && inQuery !== '') return inQuery;
-  const header = request.headers.authorization?.trim() ?? '';
-  const space = header.indexOf(' ');
-  if (space > 0) {
-    const scheme = header.slice(0, space).toLowerCase();
-    const credential = header.slice(space + 1).trim();
-    const owner =
-      scheme === core.settings.authScheme.toLowerCase()
-        ? core.directory.subscriberForKey(credential)
-        : scheme === 'bearer'
-          ? core.tokens.ownerOf(credential)
-          : undefined;
-    if (owner !== undefined) return owner;
-  }
-  const refreshToken = ownValue(request.body, 'refresh_token');
-  if (typeof refreshToken === 'string') return core.tokens.ownerOf(refreshToken) ?? null;
-  return null;
 }
