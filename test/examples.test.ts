@@ -34,3 +34,10 @@ describe('examples/workflow-on-a-badge.ts', () => {
     expect(lines[2]).toMatch(/^device info: Rosa Lindqvist is online, battery \d+%$/);
   });
 });
+
+describe('examples/retry-after-503.test.ts', () => {
+  // It runs as one of the suite's own tests (vitest finds it); here: the README shows it as it is.
+  test('is in the README as it is', () => {
+    expect(readme).toContain(readFileSync('examples/retry-after-503.test.ts', 'utf8').trim());
+  });
+});
