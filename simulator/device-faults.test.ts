@@ -28,6 +28,7 @@ async function recordingBadge(behaviour?: Behaviour, seed = 'test') {
     close: () => {
       open = false;
     },
+    dropSilent: () => undefined,
     send: (frame: Record<string, unknown>) => {
       if (!open) return false;
       sent.push({ at: clock.now() - t0, frame });
