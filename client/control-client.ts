@@ -14,8 +14,10 @@ import {
   CONTROL_PREFIX,
   controlTokenHeaders,
   controlTokenProblem,
+  DEVICE_WANT_FIELDS,
   type DeviceAwaited,
   type DeviceView,
+  type DeviceWant,
   type EnvironmentName,
   type GenerateRequest,
   type Health,
@@ -160,16 +162,21 @@ export class StubControlClient {
   }
 
   /**
-   * Waits until the stub sees the device online (its hello accepted) or offline (its
-   * connection closed): at once when it already is. `timeout`: real time (`'200ms'`, `'5s'`,
-   * ms), default 5 s, at most 60 s; none in time throws a ServiceError with status 408.
+   * Waits until the stub sees the device as asked: `online` (its hello accepted) or not (its
+   * connection closed), a `battery_level`, `battery_status` or `battery_low` (its reports, as
+   * `devices()` shows them); every field given must hold, at least one is needed. At once
+   * when it already is. `timeout`: real time (`'200ms'`, `'5s'`, ms), default 5 s, at most
+   * 60 s; none in time throws a ServiceError with status 408.
    */
   waitForDevice(
     deviceId: string,
-    options: { online: boolean; timeout?: string | number },
+    want: DeviceWant & { timeout?: string | number },
   ): Promise<DeviceAwaited> {
-    const query = new URLSearchParams({ online: String(options.online) });
-    if (options.timeout !== undefined) query.set('timeout', String(options.timeout));
+    const query = new URLSearchParams();
+    for (const field of DEVICE_WANT_FIELDS) {
+      if (want[field] !== undefined) query.set(field, String(want[field]));
+    }
+    if (want.timeout !== undefined) query.set('timeout', String(want.timeout));
     return this.#call('GET', `/devices/${encodeURIComponent(deviceId)}/await?${query}`);
   }
 

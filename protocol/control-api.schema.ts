@@ -418,15 +418,53 @@ export const AwaitedEvent = Type.Object({
 });
 export type AwaitedEvent = Static<typeof AwaitedEvent>;
 
+/** What a device is as `GET /_stub/devices` shows it, and so what a wait for it can ask. */
+export const DeviceFacts = Type.Pick(DeviceView, [
+  'online',
+  'battery_level',
+  'battery_status',
+  'battery_low',
+]);
+export type DeviceFacts = Static<typeof DeviceFacts>;
+
+/** The fields of `DeviceFacts` a wait can ask for, in the order a message names them. */
+export const DEVICE_WANT_FIELDS = [
+  'online',
+  'battery_level',
+  'battery_status',
+  'battery_low',
+] as const;
+
+/** A wait's conditions on a device: every field given, as the device shows it (HO5). */
+export type DeviceWant = { [K in keyof DeviceFacts]?: NonNullable<DeviceFacts[K]> };
+
+const TrueOrFalse = (description: string) =>
+  Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description }));
+
 export const DeviceAwaitQuery = Type.Object({
-  online: Type.Union([Type.Literal('true'), Type.Literal('false')], {
-    description:
-      'What to wait for: true, the device connected (its hello accepted); false, its connection closed as the stub sees it.',
-  }),
+  online: TrueOrFalse(
+    'Wait until the device is connected (true: its hello accepted) or not (false: its connection closed, as the stub sees it). At least one of online, battery_level, battery_status and battery_low is required.',
+  ),
+  battery_level: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description:
+        "Wait until the device's battery level (%) is this: its last report (hello or state frame), else the fixture's. Plain decimal digits.",
+    }),
+  ),
+  battery_status: Type.Optional(
+    Type.Union([...BatteryStatus.anyOf], {
+      description: "Wait until the device's last reported battery status is this.",
+    }),
+  ),
+  battery_low: TrueOrFalse(
+    `Wait until the battery is low (true: a known level at most ${LOW_BATTERY_LEVEL} %, not charging) or not (false).`,
+  ),
   timeout: Type.Optional(
     Type.String({
       maxLength: MAX_DURATION_TEXT,
-      description: `How long to wait in real time ('200ms', '5s'): at most ${AWAIT_TIMEOUT_MAX_MS / 1000}s; default ${AWAIT_TIMEOUT_DEFAULT_MS / 1000}s. Then 408.`,
+      description: `How long to wait in real time ('200ms', '5s'): at most ${AWAIT_TIMEOUT_MAX_MS / 1000}s; default ${AWAIT_TIMEOUT_DEFAULT_MS / 1000}s; 0 only looks. Then 408.`,
     }),
   ),
 });
@@ -434,7 +472,7 @@ export type DeviceAwaitQuery = Static<typeof DeviceAwaitQuery>;
 
 export const DeviceAwaited = Type.Object({
   device_id: Type.String(),
-  online: Type.Boolean({ description: 'As asked: the device is so now.' }),
+  ...DeviceFacts.properties,
   now: Type.String({ description: "The clock's now when answered." }),
   now_ms: Type.Number(),
 });

@@ -4,6 +4,7 @@
  * mismatch, lay expected and actual side by side as timelines with the first difference
  * marked.
  */
+import type { DeviceFacts } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
 import { ownValue } from '../protocol/own.ts';
@@ -521,18 +522,13 @@ export function checkState(
 }
 
 /** What the stub knows of a device (GET /_stub/devices) that a scenario can expect. */
-export type DeviceFacts = Required<DeviceExpectation>;
+export type { DeviceFacts };
 
 /** The fields of `expected` that `actual` does not have; all of them when there is no actual. */
 function deviceDifferences(expected: DeviceExpectation, actual: DeviceFacts | undefined) {
   return Object.entries(expected).filter(
     ([key, value]) => actual?.[key as keyof DeviceFacts] !== value,
   );
-}
-
-/** Whether the stub's view of a device has every field a scenario expects of it. */
-export function deviceMatches(expected: DeviceExpectation, actual: DeviceFacts | undefined) {
-  return actual !== undefined && deviceDifferences(expected, actual).length === 0;
 }
 
 /** What the stub knows of a device at the end, listed fields only. */

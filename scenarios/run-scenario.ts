@@ -32,7 +32,6 @@ import {
   checkExpectations,
   checkResponse,
   type DeviceFacts,
-  deviceMatches,
   type Failure,
   type ScenarioActual,
 } from './expectations.ts';
@@ -397,34 +396,32 @@ async function collect(
 
 /**
  * What the stub knows of the devices a scenario expects something of. A badge's state report
- * (its battery) is telemetry the stub does not answer, so nothing settles on it: wait, in
- * real time and at most DEVICE_REPORT_WAIT_MS, for the expected to arrive (decision DF8).
+ * (its battery) is telemetry the stub does not answer, so nothing settles on it: wait for
+ * each device to be as expected, told by the stub, all together at most DEVICE_REPORT_WAIT_MS
+ * of real time (decision DF8); then read them once, and the expectation names what differs.
  */
 async function deviceFacts(
   expected: NonNullable<Scenario['expect']['devices']>,
   account: ScenarioAccount,
   connection: StubConnection,
 ): Promise<Map<string, DeviceFacts>> {
-  const wanted = Object.entries(expected).map(
-    ([ref, facts]) => [account.resolve(ref, `expect.devices.${ref}`).id, facts] as const,
-  );
   const deadline = performance.now() + DEVICE_REPORT_WAIT_MS;
-  for (;;) {
-    const views = new Map(
-      (await connection.devices()).map((d) => [
-        d.device_id,
-        {
-          online: d.online,
-          battery_level: d.battery_level,
-          battery_status: d.battery_status,
-          battery_low: d.battery_low,
-        } as DeviceFacts,
-      ]),
-    );
-    const arrived = wanted.every(([id, facts]) => deviceMatches(facts, views.get(id)));
-    if (arrived || performance.now() > deadline) return views;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  for (const [ref, facts] of Object.entries(expected)) {
+    const { id } = account.resolve(ref, `expect.devices.${ref}`);
+    const timeoutMs = Math.max(0, deadline - performance.now());
+    await connection.waitForDevice(id, { ...facts, timeoutMs });
   }
+  return new Map(
+    (await connection.devices()).map((d): [string, DeviceFacts] => [
+      d.device_id,
+      {
+        online: d.online,
+        battery_level: d.battery_level,
+        battery_status: d.battery_status,
+        battery_low: d.battery_low,
+      },
+    ]),
+  );
 }
 
 /** The longest a device expectation waits (real ms) for a badge's report to reach the stub. */

@@ -87,6 +87,9 @@ function badgeOf(ref: string, path: string, context: StepContext) {
 /** Real time the stub has to see a badge's close (a transport bound): the close is local. */
 const OFFLINE_SEEN_WITHIN_MS = 2_000;
 
+/** Real time the stub has to hear a badge's state report (a transport bound, DF8). */
+const REPORT_SEEN_WITHIN_MS = 2_000;
+
 const jumpBy = async (ms: number, context: StepContext) =>
   context.advanceTo((await context.now()) + ms);
 
@@ -216,20 +219,23 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     return undefined;
   }),
   handler('battery', async (step, path, context) => {
-    const { badge } = badgeOf(step.battery, path, context);
+    const { device, badge } = badgeOf(step.battery, path, context);
     if (!badge) throw noBadge(step.battery, path, context);
     badge.setBattery(step.level, step.status);
     if (!badge.online) return undefined;
     // A state report is telemetry the stub does not answer: wait until it has arrived, so
     // that what the next step reads of the device (device info, the control API) shows it.
-    const { device } = badgeOf(step.battery, path, context);
-    await waitUntil(async () => {
-      const view = (await context.connection.devices()).find((d) => d.device_id === device.id);
-      return (
-        view?.battery_level === step.level &&
-        (step.status === undefined || view.battery_status === step.status)
+    const heard = await context.connection.waitForDevice(device.id, {
+      online: true,
+      battery_level: step.level,
+      ...(step.status === undefined ? {} : { battery_status: step.status }),
+      timeoutMs: REPORT_SEEN_WITHIN_MS,
+    });
+    if (!heard) {
+      throw new ScenarioError(
+        `badge-sim: ${path}: the stub has not heard ${step.battery}'s battery report within ${REPORT_SEEN_WITHIN_MS} ms`,
       );
-    }, `${path}: the stub has not heard ${step.battery}'s battery report`);
+    }
     return undefined;
   }),
   handler('offline', async (step, path, context) => {
@@ -330,13 +336,4 @@ function tapFateOf(step: StepOf<'tap'>): TapFate | undefined {
       ? {}
       : { copies: step.duplicate, gapMs: parseDuration(step.gap ?? 0)! }),
   };
-}
-
-/** Polls a condition of the wire (not of time) every few ms, for at most two seconds. */
-async function waitUntil(condition: () => Promise<boolean>, failure: string): Promise<void> {
-  const deadline = performance.now() + 2_000;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new ScenarioError(`badge-sim: ${failure}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

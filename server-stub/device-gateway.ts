@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import type { Static } from 'typebox';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { TimerId } from '../protocol/clock.ts';
+import type { DeviceFacts } from '../protocol/control-api.schema.ts';
 import { sendCorked } from '../protocol/corked-send.ts';
 import {
   type BadgeFrame,
@@ -32,6 +33,7 @@ import {
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { batteryOf } from './device-info.ts';
 import { PresenceWaiters } from './device-presence.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
@@ -205,8 +207,8 @@ export class DeviceGateway {
   /** Real time (performance.now) of the last `handled` from any badge. */
   #lastAnswer = 0;
   #waiters: (() => void)[] = [];
-  /** Waits for a device to come online or go offline, told of each connect and close. */
-  readonly presence = new PresenceWaiters((deviceId) => this.#connections.has(deviceId));
+  /** Waits for a device to be as asked, told of each connect, close and state report. */
+  readonly presence = new PresenceWaiters((deviceId) => this.facts(deviceId));
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
@@ -274,6 +276,12 @@ export class DeviceGateway {
   /** Live state of a device (offline and unknown until it first connects). */
   liveState(deviceId: string): DeviceLiveState {
     return this.#live.get(deviceId) ?? emptyLiveState();
+  }
+
+  /** What the stub shows of a device (`GET /_stub/devices`): online, battery. */
+  facts(deviceId: string): DeviceFacts {
+    const live = this.liveState(deviceId);
+    return { online: live.online, ...batteryOf(live, this.#core.deviceFixture(deviceId)) };
   }
 
   /** Like `settled`; resolves to whether there was anything to wait for. */
@@ -504,7 +512,8 @@ export class DeviceGateway {
       scale: clock.scale,
     });
     this.#core.engine.resume(device.id);
-    if (!previous) this.presence.changed(device.id, true);
+    // A replacing hello may bring a new battery reading: its waiters look again too.
+    this.presence.changed(device.id);
   }
 
   #button(connection: Connection, deviceId: string, button: Static<typeof ButtonFrame>): void {
@@ -525,6 +534,7 @@ export class DeviceGateway {
     if (state.battery_level !== undefined) live.batteryLevel = state.battery_level;
     if (state.battery_status !== undefined) live.batteryStatus = state.battery_status;
     if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
+    this.presence.changed(deviceId);
   }
 
   /**
@@ -645,7 +655,7 @@ export class DeviceGateway {
     live.responsive = true;
     live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
-    this.presence.changed(id, false);
+    this.presence.changed(id);
   }
 
   #sendError(

@@ -1,9 +1,16 @@
 /**
- * Waiters for a device to be seen online or offline (`GET /_stub/devices/{id}/await`, and the
- * in-process `StubConnection.waitForDevice`): the gateway tells them each connect and close,
- * so nobody polls. Every wait is bounded in real time (a transport wait, like
- * `GET /_stub/events/await`), and so is the number of waiters (HO decisions).
+ * Waiters for a device to be as asked: online or offline, a battery level, status or low
+ * (`GET /_stub/devices/{id}/await`, and the in-process `StubConnection.waitForDevice`). The
+ * gateway tells them each connect, close and `state` frame of a device, and a waiter checks
+ * its wants against the device's view then, so nobody polls. Every wait is bounded in real
+ * time (a transport wait, like `GET /_stub/events/await`), and so is the number of waiters
+ * (HO decisions).
  */
+import {
+  DEVICE_WANT_FIELDS,
+  type DeviceFacts,
+  type DeviceWant,
+} from '../protocol/control-api.schema.ts';
 
 /** The most waits at once; one more is refused (429), not queued. */
 export const MAX_PRESENCE_WAITERS = 1_000;
@@ -23,16 +30,30 @@ export interface PresenceWaitOptions {
 
 interface Waiter {
   deviceId: string;
-  online: boolean;
+  want: DeviceWant;
   end: (outcome: PresenceOutcome) => void;
+}
+
+/** Whether the device shows every field the wait asks for. */
+export function isAsWanted(want: DeviceWant, facts: DeviceFacts): boolean {
+  return DEVICE_WANT_FIELDS.every(
+    (field) => want[field] === undefined || want[field] === facts[field],
+  );
+}
+
+/** The wants as a query would write them, for messages: `online=true, battery_level=15`. */
+export function describeWant(want: DeviceWant): string {
+  return DEVICE_WANT_FIELDS.filter((field) => want[field] !== undefined)
+    .map((field) => `${field}=${want[field]}`)
+    .join(', ');
 }
 
 export class PresenceWaiters {
   readonly #waiting = new Set<Waiter>();
 
   constructor(
-    /** Whether the gateway sees the device connected now. */
-    readonly isOnline: (deviceId: string) => boolean,
+    /** The device as the stub shows it now (`GET /_stub/devices`). */
+    readonly factsOf: (deviceId: string) => DeviceFacts,
   ) {}
 
   /** Waits still under way: none once every one has ended. */
@@ -40,9 +61,9 @@ export class PresenceWaiters {
     return this.#waiting.size;
   }
 
-  /** Resolves once the device is `online` as asked (at once if it is), or why not. */
-  wait(deviceId: string, online: boolean, options: PresenceWaitOptions): Promise<PresenceOutcome> {
-    if (this.isOnline(deviceId) === online) return Promise.resolve('now');
+  /** Resolves once the device is as `want`ed (at once if it is), or why not. */
+  wait(deviceId: string, want: DeviceWant, options: PresenceWaitOptions): Promise<PresenceOutcome> {
+    if (isAsWanted(want, this.factsOf(deviceId))) return Promise.resolve('now');
     if (this.#waiting.size >= MAX_PRESENCE_WAITERS) return Promise.resolve('too_many');
     const { signal } = options;
     if (signal?.aborted) return Promise.resolve('gone');
@@ -51,7 +72,7 @@ export class PresenceWaiters {
       const timer = setTimeout(() => waiter.end('timeout'), options.timeoutMs);
       const waiter: Waiter = {
         deviceId,
-        online,
+        want: { ...want },
         end: (outcome) => {
           if (!this.#waiting.delete(waiter)) return;
           clearTimeout(timer);
@@ -64,10 +85,13 @@ export class PresenceWaiters {
     });
   }
 
-  /** The gateway saw a device connect (`true`) or its connection close (`false`). */
-  changed(deviceId: string, online: boolean): void {
+  /** The gateway saw the device connect, close or report its state: its waiters look again. */
+  changed(deviceId: string): void {
+    let facts: DeviceFacts | undefined;
     for (const waiter of this.#waiting) {
-      if (waiter.deviceId === deviceId && waiter.online === online) waiter.end('now');
+      if (waiter.deviceId !== deviceId) continue;
+      facts ??= this.factsOf(deviceId);
+      if (isAsWanted(waiter.want, facts)) waiter.end('now');
     }
   }
 

@@ -14,6 +14,7 @@ import { ServiceError } from '../client/service-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
+import { DEVICE_WANT_FIELDS, type DeviceWant } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import type { FaultRequest } from '../protocol/faults.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
@@ -100,14 +101,13 @@ export class HttpStubConnection implements StubConnection {
 
   async waitForDevice(
     deviceId: string,
-    options: { online: boolean; timeoutMs: number },
+    { timeoutMs, ...want }: DeviceWant & { timeoutMs: number },
   ): Promise<boolean> {
+    // The route refuses a wait that asks nothing; in process it is answered at once.
+    if (!DEVICE_WANT_FIELDS.some((field) => want[field] !== undefined)) return true;
     try {
       await this.#reach(() =>
-        this.#control.waitForDevice(deviceId, {
-          online: options.online,
-          timeout: Math.ceil(options.timeoutMs),
-        }),
+        this.#control.waitForDevice(deviceId, { ...want, timeout: Math.ceil(timeoutMs) }),
       );
       return true;
     } catch (error) {

@@ -10,7 +10,7 @@ import type {
 } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import type { StubSettings } from '../protocol/control-api.schema.ts';
+import type { DeviceWant, StubSettings } from '../protocol/control-api.schema.ts';
 import type { FaultRequest } from '../protocol/faults.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
@@ -84,9 +84,9 @@ export class InProcessStubConnection implements StubConnection {
 
   async waitForDevice(
     deviceId: string,
-    options: { online: boolean; timeoutMs: number },
+    { timeoutMs, ...want }: DeviceWant & { timeoutMs: number },
   ): Promise<boolean> {
-    const outcome = await this.#stub.app.gateway.presence.wait(deviceId, options.online, options);
+    const outcome = await this.#stub.app.gateway.presence.wait(deviceId, want, { timeoutMs });
     return outcome === 'now';
   }
 

@@ -18,6 +18,7 @@ import type { VirtualClock } from '../protocol/clock.ts';
 import type {
   AwaitedEvent,
   DeviceView,
+  DeviceWant,
   StubSettings,
   TapResult,
   TaskView,
@@ -60,13 +61,12 @@ export interface StubConnection {
   /** Whether the stub sees the device connected (a close is seen only when it arrives). */
   isOnline(deviceId: string): Promise<boolean>;
   /**
-   * Resolves true once the stub sees the device `online` as asked (at once if it already
-   * does), false when `timeoutMs` of real time pass first: told by the gateway, not polled.
+   * Resolves true once the stub sees the device as `want`ed (online or not, a battery level,
+   * status or low, as `devices()` shows them; at once if it already does), false when
+   * `timeoutMs` of real time pass first: told by the gateway, not polled. A `want` of no field
+   * asks nothing: true at once.
    */
-  waitForDevice(
-    deviceId: string,
-    options: { online: boolean; timeoutMs: number },
-  ): Promise<boolean>;
+  waitForDevice(deviceId: string, want: DeviceWant & { timeoutMs: number }): Promise<boolean>;
   transcript(deviceId: string): Promise<Static<typeof TranscriptEntryView>[]>;
   /** A task, or undefined when the stub does not know it (never created, or forgotten). */
   findTask(taskId: string): Promise<Static<typeof TaskView> | undefined>;

@@ -25,6 +25,7 @@ import {
   DeviceAwaited,
   DeviceAwaitQuery,
   DeviceView,
+  type DeviceWant,
   EnvironmentsView,
   EventAwaitQuery,
   GENERATE_MAX_DEVICES,
@@ -48,8 +49,7 @@ import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { awaitEvent } from '../await-event.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
-import { batteryOf } from '../device-info.ts';
-import { MAX_PRESENCE_WAITERS } from '../device-presence.ts';
+import { describeWant, MAX_PRESENCE_WAITERS } from '../device-presence.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
@@ -412,12 +412,11 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           device_id: d.id,
           user: d.user,
           subscriber_id: d.subscriberId,
-          online: live.online,
           state: live.state,
           responsive: live.responsive,
           unresponsive_since:
             live.unresponsiveSince === null ? null : formatTimestamp(live.unresponsiveSince),
-          ...batteryOf(live, core.deviceFixture(d.id)),
+          ...gateway.facts(d.id),
         };
       }),
   );
@@ -433,7 +432,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary:
-          'Answers as soon as the device is online (or offline) as asked: at once when it already is, 408 at the timeout.',
+          'Answers as soon as the device is as asked (online or offline, a battery level, status or low): at once when it already is, 408 at the timeout.',
         params: ControlDeviceParams,
         querystring: DeviceAwaitQuery,
         response: {
@@ -448,24 +447,26 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { device_id: deviceId } = request.params;
       const timeoutMs = awaitTimeout(request.query.timeout);
+      const want = deviceWantOf(request.query);
       knownDevice(deviceId);
-      const online = request.query.online === 'true';
       const gone = new AbortController();
       const onClose = () => gone.abort();
       reply.raw.on('close', onClose);
       let outcome: Awaited<ReturnType<typeof gateway.presence.wait>>;
       try {
-        outcome = await gateway.presence.wait(deviceId, online, {
-          timeoutMs,
-          signal: gone.signal,
-        });
+        outcome = await gateway.presence.wait(deviceId, want, { timeoutMs, signal: gone.signal });
       } finally {
         reply.raw.off('close', onClose);
       }
-      const state = online ? 'online' : 'offline';
+      const asked = describeWant(want);
       if (outcome === 'now') {
         const now = core.clock.now();
-        return { device_id: deviceId, online, now: formatTimestamp(now), now_ms: now };
+        return {
+          device_id: deviceId,
+          ...gateway.facts(deviceId),
+          now: formatTimestamp(now),
+          now_ms: now,
+        };
       }
       if (outcome === 'too_many') {
         throw new HttpError(
@@ -479,7 +480,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           409,
           'wait_interrupted',
           outcome === 'reset'
-            ? `the stub was reset while waiting for device '${deviceId}' to be ${state}; ask again`
+            ? `the stub was reset while waiting for device '${deviceId}' to be ${asked}; ask again`
             : 'the stub is stopping',
         );
       }
@@ -487,7 +488,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       throw new HttpError(
         408,
         'await_timeout',
-        `device '${deviceId}' was not ${state} within ${formatDuration(timeoutMs)} (real time)`,
+        `device '${deviceId}' was not ${asked} within ${formatDuration(timeoutMs)} (real time)`,
         'timeout',
       );
     },
@@ -700,6 +701,24 @@ function awaitTimeout(text: string | undefined): number {
     );
   }
   return timeoutMs;
+}
+
+/** What a device wait asks, as the query gave it; 400 naming `online` when it asks nothing. */
+function deviceWantOf(query: DeviceAwaitQuery): DeviceWant {
+  const want: DeviceWant = {};
+  if (query.online !== undefined) want.online = query.online === 'true';
+  if (query.battery_level !== undefined) want.battery_level = query.battery_level;
+  if (query.battery_status !== undefined) want.battery_status = query.battery_status;
+  if (query.battery_low !== undefined) want.battery_low = query.battery_low === 'true';
+  if (Object.keys(want).length === 0) {
+    throw new HttpError(
+      400,
+      'invalid_field',
+      'online is required when no battery_level, battery_status or battery_low is given: say what to wait for',
+      'online',
+    );
+  }
+  return want;
 }
 
 /** A duration parameter of the query, or its default; 400 naming it when it is not one. */

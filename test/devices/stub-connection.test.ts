@@ -3,7 +3,7 @@
  * `StubConnection`, the one in this process (shared clock) and the one over HTTP (a clock that
  * follows the stub's).
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { badgeTest } from '../../scenarios/vitest.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
@@ -84,6 +84,33 @@ describe('a StubConnection', () => {
       fleet.badge(NURSE).comeBack();
       expect(await connection.waitForDevice(NURSE, { online: true, timeoutMs: 5_000 })).toBe(true);
       expect(stub.app.gateway.presence.size).toBe(0);
+      await connection.close();
+    },
+  );
+
+  test.for(kinds)(
+    '%s: waitForDevice is told of a battery report (no polling), and a want of nothing is true at once',
+    async ([, connect]) => {
+      await using stub = await startStub();
+      const connection = connect(stub);
+      await using fleet = await startFleet({ stub: connection, group: 'Nurses' });
+      await fleet.waitUntilConnected();
+      const presence = stub.app.gateway.presence;
+      const level = connection.waitForDevice(NURSE, {
+        online: true,
+        battery_level: 15,
+        battery_status: 'discharging',
+        timeoutMs: 5_000,
+      });
+      const low = connection.waitForDevice(NURSE, { battery_low: true, timeoutMs: 5_000 });
+      await vi.waitFor(() => expect(presence.size).toBe(2));
+      fleet.badge(NURSE).setBattery(15, 'discharging');
+      expect(await Promise.all([level, low])).toEqual([true, true]);
+      expect(await connection.waitForDevice(NURSE, { battery_level: 16, timeoutMs: 50 })).toBe(
+        false,
+      );
+      expect(await connection.waitForDevice(NURSE, { timeoutMs: 0 })).toBe(true);
+      expect(presence.size).toBe(0);
       await connection.close();
     },
   );
