@@ -14,11 +14,14 @@ import { ServiceError } from '../client/service-client.ts';
 import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
-import { DEVICE_WANT_FIELDS, type DeviceWant } from '../protocol/control-api.schema.ts';
+import {
+  DEVICE_WANT_FIELDS,
+  type DeviceWant,
+  type StubSettings,
+} from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import type { FaultRequest } from '../protocol/faults.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
-import { DEFAULT_SETTINGS, type StubSettings } from '../server-stub/settings.ts';
 import type { BadgeClock, StubConnection, WakeMessenger } from './stub-connection.ts';
 
 export interface HttpStubConnectionOptions {
@@ -187,8 +190,7 @@ export class HttpStubConnection implements StubConnection {
     }
     if (this.#holdListeners.size === 0) return;
     // The stub's device list tells who held the clock meanwhile.
-    const bound =
-      (await this.settings()).badgeAnswerTimeoutMs ?? DEFAULT_SETTINGS.badgeAnswerTimeoutMs;
+    const bound = (await this.settings()).badgeAnswerTimeoutMs;
     for (const device of await this.devices()) {
       if (device.responsive !== false) continue;
       this.#heard(holdMessage({ deviceId: device.device_id, user: device.user, boundMs: bound }));
