@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { ErrorBody } from '../protocol/service-api.schema.ts';
+import { type ErrorBody, ISO_8601 } from '../protocol/service-api.schema.ts';
 import { fieldPath } from '../protocol/validator.ts';
 import { EngineError, type EngineErrorCode } from './engine/engine-error.ts';
 
@@ -87,7 +87,8 @@ export function handleError(
     let detail = first?.message ?? 'is invalid';
     if (first?.keyword === 'additionalProperties') detail = 'is not a field of this request';
     if (first?.keyword === 'required') detail = 'is required';
-    if (first?.keyword === 'pattern' && field === 'oldest') {
+    // Every instant of a query (`oldest`, `since`) has this pattern: say what it wants in words.
+    if (first?.keyword === 'pattern' && first.params.pattern === ISO_8601) {
       detail = 'must be an ISO 8601 date or date-time, such as 2026-01-01T00:00:00Z';
     }
     const where = field ?? (part === 'body' ? 'body' : part);

@@ -272,6 +272,10 @@ describe('filters and paging', () => {
       expect(res.status, query).toBe(400);
       expect(res.body, query).toMatchObject({ statusCode: 400, code: 'invalid_field', field });
     }
+    // An instant that is not one is told in words, not as the regular expression it failed.
+    expect((await request(`${stub.controlUrl}/journal?since=yesterday`)).body).toMatchObject({
+      message: 'since must be an ISO 8601 date or date-time, such as 2026-01-01T00:00:00Z',
+    });
     expect((await journal(stub)).entries).toHaveLength(1);
   });
 
