@@ -9,6 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppliedFault } from './applied-fault.ts';
 import { accountsOf, emulatedPath } from './emulated-request.ts';
 import type { FaultDecision } from './faults.ts';
+import { keepRawBody } from './journal-recorder.ts';
+import { parseJsonBody } from './json-body.ts';
 import type { StubCore } from './stub-core.ts';
 
 /** How long a stalled request's body is held, by request (set before, read at onSend). */
@@ -35,9 +37,12 @@ export function registerFaultHook(app: FastifyInstance, core: StubCore): void {
     request.stubFault = applied(decision);
     switch (decision.kind) {
       case 'status':
-        // Answered before any handler (and before the body is read): nothing is stored.
-        reply.code(decision.status).headers(decision.headers).type('application/json');
-        reply.send(JSON.stringify(decision.body));
+        // Answered before any handler: nothing is stored. What the client sent is read first
+        // (within the body limit), so the journal shows the body of every try (HF15).
+        void readBody(request, core.settings.bodyLimit).then(() => {
+          reply.code(decision.status).headers(decision.headers).type('application/json');
+          reply.send(JSON.stringify(decision.body));
+        });
         return;
       case 'reset':
         reply.hijack();
@@ -103,4 +108,41 @@ function stalledBody(payload: string | Buffer, ms: number, pending: Set<() => vo
 function applied(decision: FaultDecision): AppliedFault {
   const letThrough = decision.kind === 'latency' || decision.kind === 'stall';
   return { id: decision.id, kind: decision.kind, letThrough };
+}
+
+/**
+ * Reads a request's body for the journal, as the JSON parser would (parsed when it is JSON,
+ * else kept as text); gives up at `limit` bytes, on an error or when the client goes away.
+ */
+function readBody(request: FastifyRequest, limit: number): Promise<void> {
+  const raw = request.raw;
+  const hasBody =
+    raw.headers['transfer-encoding'] !== undefined ||
+    Number(raw.headers['content-length'] ?? 0) > 0;
+  if (!hasBody || raw.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (keep: boolean) => {
+      raw.off('data', onData).off('end', onEnd).off('error', onFail).off('aborted', onFail);
+      if (keep) {
+        const text = Buffer.concat(chunks).toString('utf8');
+        keepRawBody(request, text);
+        try {
+          if (text !== '') request.body = parseJsonBody(text);
+        } catch {
+          // Not JSON (or not JSON the stub takes): the journal shows its text.
+        }
+      }
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return finish(false);
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(true);
+    const onFail = () => finish(false);
+    raw.on('data', onData).on('end', onEnd).on('error', onFail).on('aborted', onFail);
+  });
 }

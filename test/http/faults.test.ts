@@ -46,6 +46,26 @@ describe('status faults', () => {
     expect(listed.body).toMatchObject({ applied: 1, remaining: null });
   });
 
+  test('the journal shows the body of a request a status fault answered (JSON parsed, other text as text), and the fault', async () => {
+    await using stub = await startStub();
+    const fault = await added(stub, { match: { path: '**' }, action: { status: 503 } });
+    expect((await serviceClient(stub).alert(ALERT)).status).toBe(503);
+    const notJson = await request(`${stub.url}/subscribers/100001/api/v1/alerts`, {
+      method: 'POST',
+      rawBody: '{"notification": "unfinished',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(notJson.status).toBe(503);
+    const { entries } = (await request(`${stub.controlUrl}/journal`)).body as {
+      entries: { body: unknown; status: number; fault: { id: string } }[];
+    };
+    expect(entries.map((e) => [e.body, e.status, e.fault.id])).toEqual([
+      [ALERT, 503, fault.id],
+      ['{"notification": "unfinished', 503, fault.id],
+    ]);
+    expect((await controlClient(stub).tasks()).body).toEqual([]);
+  });
+
   test('a 429 without retry_after sends Retry-After: 1; a 500 sends none; a custom body is sent as given', async () => {
     await using stub = await startStub();
     await added(stub, { match: { path: '**/events' }, action: { status: 429 } });
