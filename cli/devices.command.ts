@@ -377,10 +377,24 @@ async function runDevices(options: DevicesOptions): Promise<void> {
             : 'broadcast';
       log(`${elapsed().padStart(6)}  ${who()} hears ${what}: "${clip.text}"`);
     });
+    let counted = badge.taps;
     badge.actor.on('tapped', ({ taskId }) => {
       stats.taps++;
-      if (detailed)
-        log(`${elapsed().padStart(6)}  ${who()} taps the talk button: acknowledges ${taskId}`);
+      if (!detailed) return;
+      // The badge decides the tap's fate as it sends it: read what became of it right after.
+      setImmediate(() => {
+        const now = badge.taps;
+        const fate =
+          now.lost > counted.lost && now.sent === counted.sent
+            ? `is lost on the way: the stub never hears it (the badge believes it acknowledged ${taskId})`
+            : now.delayed > counted.delayed
+              ? `leaves late (fault): it will acknowledge ${taskId}`
+              : now.duplicated > counted.duplicated
+                ? `arrives more than once (fault): acknowledges ${taskId}`
+                : `acknowledges ${taskId}`;
+        counted = now;
+        log(`${elapsed().padStart(6)}  ${who()} taps the talk button: the tap ${fate}`);
+      });
     });
     if (detailed) {
       let last: string | undefined;

@@ -199,6 +199,11 @@ describe('badge-sim devices', () => {
           .map((d) => d.battery_level),
       )
       .toEqual([28, 28, 28]);
+    // What each badge believes and what became of it are both said, not "acknowledges" alone.
+    expect(devices.output()).toContain(
+      'taps the talk button: the tap is lost on the way: the stub never hears it',
+    );
+    expect(devices.output()).not.toContain('the tap acknowledges');
     devices.child.kill('SIGINT');
     await once(devices.child, 'exit');
     expect(devices.output()).toMatch(/taps faulted {3}\d+ frames lost, 0 delayed, 0 duplicated/);
