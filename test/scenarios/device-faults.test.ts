@@ -1,22 +1,11 @@
-/**
- * Device faults in scenarios: the words of tap, drop and battery steps and behaviours, the
- * loader's refusals (file, line, field), the `devices:` expectation, and a seeded pattern.
- */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
+import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
+import { expectRefused, scenarioFile } from '../support/scenario-files.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'badge-sim-device-faults-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const file = scenarioFile;
 
 const BASE = `name: Device faults
 proves: Device faults load and run.
@@ -96,18 +85,9 @@ describe('loading', () => {
       BASE.replace('tap: Lena Ortiz }', 'drop: Lena Ortiz, for: 3651d }'),
       "timeline[1].for '3651d' is not a duration of whole milliseconds up to 3650 days",
     ],
-  ])('%s is refused: the error names the file, the line and the field', (_name, text, message) => {
-    const path = file(`bad-${Math.random().toString(36).slice(2)}.scenario.yaml`, text);
-    let error: unknown;
-    try {
-      loadScenarioFile(path);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(ScenarioError);
-    expect((error as Error).message).toContain(path);
-    expect((error as Error).message).toContain(message);
-  });
+  ])('%s is refused: the error names the file, the line and the field', (_name, text, message) =>
+    expectRefused(text, message),
+  );
 });
 
 describe('running', () => {

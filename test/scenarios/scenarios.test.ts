@@ -13,6 +13,7 @@ import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
+import { expectRefused } from '../support/scenario-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'badge-sim-scenarios-'));
 function file(name: string, text: string): string {
@@ -136,18 +137,9 @@ describe('loading', () => {
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',
     ],
-  ])('%s: the error names the file, the line and the field', (_name, text, message) => {
-    const path = file(`bad-${Math.random().toString(36).slice(2)}.scenario.yaml`, text);
-    let error: unknown;
-    try {
-      loadScenarioFile(path);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(ScenarioError);
-    expect((error as Error).message).toContain(path);
-    expect((error as Error).message).toContain(message);
-  });
+  ])('%s: the error names the file, the line and the field', (_name, text, message) =>
+    expectRefused(text, message),
+  );
 
   test('the published JSON Schema is the model (npm run schema writes it)', () => {
     expect(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')).toBe(scenarioJsonSchema());
