@@ -34,7 +34,7 @@ import {
 } from '../protocol/device-frames.schema.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { batteryOf } from './device-info.ts';
-import { PresenceWaiters } from './device-presence.ts';
+import { DeviceWaiters } from './device-waiters.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { refuseOnSocket } from './http-errors.ts';
@@ -208,7 +208,7 @@ export class DeviceGateway {
   #lastAnswer = 0;
   #waiters: (() => void)[] = [];
   /** Waits for a device to be as asked, told of each connect, close and state report. */
-  readonly presence = new PresenceWaiters((deviceId) => this.facts(deviceId));
+  readonly deviceWaiters = new DeviceWaiters((deviceId) => this.facts(deviceId));
 
   constructor(core: StubCore, options: DeviceGatewayOptions = {}) {
     this.#core = core;
@@ -225,7 +225,7 @@ export class DeviceGateway {
       core.onClockChange(() => this.#announceClock()),
       core.onReset(() => {
         this.#forgetLiveState();
-        this.presence.interruptAll('reset');
+        this.deviceWaiters.interruptAll('reset');
       }),
     );
   }
@@ -359,7 +359,7 @@ export class DeviceGateway {
   /** Closes every badge connection (1001) and stops listening to the engine. */
   async close(): Promise<void> {
     for (const off of this.#unsubscribe) off();
-    this.presence.interruptAll('closing');
+    this.deviceWaiters.interruptAll('closing');
     for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const connection of this.#all) connection.ws.terminate();
@@ -513,7 +513,7 @@ export class DeviceGateway {
     });
     this.#core.engine.resume(device.id);
     // A replacing hello may bring a new battery reading: its waiters look again too.
-    this.presence.changed(device.id);
+    this.deviceWaiters.changed(device.id);
   }
 
   #button(connection: Connection, deviceId: string, button: Static<typeof ButtonFrame>): void {
@@ -534,7 +534,7 @@ export class DeviceGateway {
     if (state.battery_level !== undefined) live.batteryLevel = state.battery_level;
     if (state.battery_status !== undefined) live.batteryStatus = state.battery_status;
     if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
-    this.presence.changed(deviceId);
+    this.deviceWaiters.changed(deviceId);
   }
 
   /**
@@ -655,7 +655,7 @@ export class DeviceGateway {
     live.responsive = true;
     live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
-    this.presence.changed(id);
+    this.deviceWaiters.changed(id);
   }
 
   #sendError(

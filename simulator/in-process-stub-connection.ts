@@ -86,7 +86,7 @@ export class InProcessStubConnection implements StubConnection {
     deviceId: string,
     { timeoutMs, ...want }: DeviceWant & { timeoutMs: number },
   ): Promise<boolean> {
-    const outcome = await this.#stub.app.gateway.presence.wait(deviceId, want, { timeoutMs });
+    const outcome = await this.#stub.app.gateway.deviceWaiters.wait(deviceId, want, { timeoutMs });
     return outcome === 'now';
   }
 

@@ -49,7 +49,7 @@ import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { awaitEvent } from '../await-event.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
-import { describeWant, MAX_PRESENCE_WAITERS } from '../device-presence.ts';
+import { describeWant, MAX_DEVICE_WAITERS } from '../device-waiters.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
@@ -452,9 +452,12 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
       const gone = new AbortController();
       const onClose = () => gone.abort();
       reply.raw.on('close', onClose);
-      let outcome: Awaited<ReturnType<typeof gateway.presence.wait>>;
+      let outcome: Awaited<ReturnType<typeof gateway.deviceWaiters.wait>>;
       try {
-        outcome = await gateway.presence.wait(deviceId, want, { timeoutMs, signal: gone.signal });
+        outcome = await gateway.deviceWaiters.wait(deviceId, want, {
+          timeoutMs,
+          signal: gone.signal,
+        });
       } finally {
         reply.raw.off('close', onClose);
       }
@@ -472,7 +475,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         throw new HttpError(
           429,
           'too_many_waiters',
-          `${MAX_PRESENCE_WAITERS} waits for devices are under way already, the most at once; ask again when one has ended`,
+          `${MAX_DEVICE_WAITERS} waits for devices are under way already, the most at once; ask again when one has ended`,
         );
       }
       if (outcome === 'reset' || outcome === 'closing') {

@@ -83,7 +83,7 @@ describe('a StubConnection', () => {
       expect(await connection.waitForDevice(NURSE, { online: true, timeoutMs: 50 })).toBe(false);
       fleet.badge(NURSE).comeBack();
       expect(await connection.waitForDevice(NURSE, { online: true, timeoutMs: 5_000 })).toBe(true);
-      expect(stub.app.gateway.presence.size).toBe(0);
+      expect(stub.app.gateway.deviceWaiters.size).toBe(0);
       await connection.close();
     },
   );
@@ -95,7 +95,7 @@ describe('a StubConnection', () => {
       const connection = connect(stub);
       await using fleet = await startFleet({ stub: connection, group: 'Nurses' });
       await fleet.waitUntilConnected();
-      const presence = stub.app.gateway.presence;
+      const presence = stub.app.gateway.deviceWaiters;
       const level = connection.waitForDevice(NURSE, {
         online: true,
         battery_level: 15,

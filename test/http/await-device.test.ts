@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { describe, expect, test, vi } from 'vitest';
 import WebSocket from 'ws';
 import { StubControlClient } from '../../client/control-client.ts';
-import { MAX_PRESENCE_WAITERS } from '../../server-stub/device-presence.ts';
+import { MAX_DEVICE_WAITERS } from '../../server-stub/device-waiters.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { controlClient, request } from '../support/http.ts';
 
@@ -96,7 +96,7 @@ describe('GET /_stub/devices/{device_id}/await', () => {
 
   test('a wait for a battery is answered by the state frame that reports it, not by another', async () => {
     await using stub = await startStub();
-    const presence = stub.app.gateway.presence;
+    const presence = stub.app.gateway.deviceWaiters;
     const ws = await connectAda(stub.devicesUrl, { battery_level: 60 });
     const level = request(`${stub.controlUrl}/devices/${ADA}/await?battery_level=20`);
     const low = request(
@@ -126,7 +126,7 @@ describe('GET /_stub/devices/{device_id}/await', () => {
 
   test('a wait for online is answered by the hello, a wait for offline by the close', async () => {
     await using stub = await startStub();
-    const presence = stub.app.gateway.presence;
+    const presence = stub.app.gateway.deviceWaiters;
     const online = request(`${stub.controlUrl}/devices/${ADA}/await?online=true`);
     await vi.waitFor(() => expect(presence.size).toBe(1));
     const ws = await connectAda(stub.devicesUrl);
@@ -147,7 +147,7 @@ describe('GET /_stub/devices/{device_id}/await', () => {
     const res = await request(`${stub.controlUrl}/devices/${ADA}/await?online=true&timeout=50ms`);
     expect(res.status).toBe(408);
     expect(res.body).toMatchObject({ statusCode: 408, code: 'await_timeout', field: 'timeout' });
-    expect(stub.app.gateway.presence.size).toBe(0);
+    expect(stub.app.gateway.deviceWaiters.size).toBe(0);
 
     const ws = await connectAda(stub.devicesUrl, { battery_level: 60 });
     const battery = await request(
@@ -161,7 +161,7 @@ describe('GET /_stub/devices/{device_id}/await', () => {
         message: `device '${ADA}' was not battery_level=15, battery_low=true within 50ms (real time)`,
       },
     });
-    expect(stub.app.gateway.presence.size).toBe(0);
+    expect(stub.app.gateway.deviceWaiters.size).toBe(0);
     ws.close();
   });
 
@@ -216,12 +216,12 @@ describe('GET /_stub/devices/{device_id}/await', () => {
     const res = await request(`${stub.controlUrl}/devices/${device}/await?${query}`);
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ statusCode: status, field, ...(code ? { code } : {}) });
-    expect(stub.app.gateway.presence.size).toBe(0);
+    expect(stub.app.gateway.deviceWaiters.size).toBe(0);
   });
 
   test('a reset ends a wait with 409, and a client that goes away releases its waiter', async () => {
     await using stub = await startStub();
-    const presence = stub.app.gateway.presence;
+    const presence = stub.app.gateway.deviceWaiters;
     const waiting = request(`${stub.controlUrl}/devices/${ADA}/await?online=true`);
     await vi.waitFor(() => expect(presence.size).toBe(1));
     await controlClient(stub).reset();
@@ -240,22 +240,22 @@ describe('GET /_stub/devices/{device_id}/await', () => {
   test('a stub that stops ends a wait with 409 at once, not at its timeout', async () => {
     const stub = await startStub();
     const waiting = request(`${stub.controlUrl}/devices/${ADA}/await?online=true&timeout=60s`);
-    await vi.waitFor(() => expect(stub.app.gateway.presence.size).toBe(1));
+    await vi.waitFor(() => expect(stub.app.gateway.deviceWaiters.size).toBe(1));
     const started = performance.now();
     await stub.close();
     expect(await waiting).toMatchObject({ status: 409, body: { code: 'wait_interrupted' } });
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  test(`waits past ${MAX_PRESENCE_WAITERS} at once are refused with 429`, async () => {
+  test(`waits past ${MAX_DEVICE_WAITERS} at once are refused with 429`, async () => {
     await using stub = await startStub();
-    const presence = stub.app.gateway.presence;
-    const held = Array.from({ length: MAX_PRESENCE_WAITERS }, () =>
+    const presence = stub.app.gateway.deviceWaiters;
+    const held = Array.from({ length: MAX_DEVICE_WAITERS }, () =>
       presence.wait(ADA, { online: true }, { timeoutMs: 10_000 }),
     );
     const res = await request(`${stub.controlUrl}/devices/${ADA}/await?online=true`);
     expect(res).toMatchObject({ status: 429, body: { code: 'too_many_waiters' } });
-    expect(presence.size).toBe(MAX_PRESENCE_WAITERS);
+    expect(presence.size).toBe(MAX_DEVICE_WAITERS);
     presence.interruptAll('reset');
     await Promise.all(held);
     expect(presence.size).toBe(0);

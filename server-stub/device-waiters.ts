@@ -13,15 +13,15 @@ import {
 } from '../protocol/control-api.schema.ts';
 
 /** The most waits at once; one more is refused (429), not queued. */
-export const MAX_PRESENCE_WAITERS = 1_000;
+export const MAX_DEVICE_WAITERS = 1_000;
 
 /**
  * How a wait ended: the device is (or became) as asked, the real-time bound passed, the
  * caller went away, the stub was reset or is stopping, or too many were waiting already.
  */
-export type PresenceOutcome = 'now' | 'timeout' | 'gone' | 'reset' | 'closing' | 'too_many';
+export type DeviceWaitOutcome = 'now' | 'timeout' | 'gone' | 'reset' | 'closing' | 'too_many';
 
-export interface PresenceWaitOptions {
+export interface DeviceWaitOptions {
   /** Real time to wait, in ms: a transport bound, not domain time. */
   timeoutMs: number;
   /** The caller went away: stop waiting. */
@@ -31,7 +31,7 @@ export interface PresenceWaitOptions {
 interface Waiter {
   deviceId: string;
   want: DeviceWant;
-  end: (outcome: PresenceOutcome) => void;
+  end: (outcome: DeviceWaitOutcome) => void;
 }
 
 /** Whether the device shows every field the wait asks for. */
@@ -48,7 +48,7 @@ export function describeWant(want: DeviceWant): string {
     .join(', ');
 }
 
-export class PresenceWaiters {
+export class DeviceWaiters {
   readonly #waiting = new Set<Waiter>();
 
   constructor(
@@ -62,9 +62,9 @@ export class PresenceWaiters {
   }
 
   /** Resolves once the device is as `want`ed (at once if it is), or why not. */
-  wait(deviceId: string, want: DeviceWant, options: PresenceWaitOptions): Promise<PresenceOutcome> {
+  wait(deviceId: string, want: DeviceWant, options: DeviceWaitOptions): Promise<DeviceWaitOutcome> {
     if (isAsWanted(want, this.factsOf(deviceId))) return Promise.resolve('now');
-    if (this.#waiting.size >= MAX_PRESENCE_WAITERS) return Promise.resolve('too_many');
+    if (this.#waiting.size >= MAX_DEVICE_WAITERS) return Promise.resolve('too_many');
     const { signal } = options;
     if (signal?.aborted) return Promise.resolve('gone');
     return new Promise((resolve) => {
