@@ -1,0 +1,381 @@
+/**
+ * Inferring a scenario from the field's events: each alert (by `task.id`) at its start with its
+ * name and outcome, a tap at each acknowledgement, the devices and groups as far as the events
+ * show them. What the events cannot tell is taken from the alert bodies sent, when given, or
+ * guessed, and every guess is said (`guesses`, written as YAML comments). Pure: the scenario
+ * is data, so a search can vary it and run it again.
+ */
+import { Document, isMap, type Node } from 'yaml';
+import type { FixtureAccount, FixtureDevice, Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { ownValue } from '../../protocol/own.ts';
+import { formatMicros } from '../../protocol/timestamp.ts';
+import { checkScenario } from '../load-scenario.ts';
+import type { EventMatcher, Scenario, Step } from '../scenario.schema.ts';
+import type { FieldEvent, SentAlert } from './read-export.ts';
+
+/** One alert of the field, as its events tell it. */
+export interface FieldAlert {
+  /** The `as` of its step: its name, numbered from the second alert of that name. */
+  alias: string;
+  taskId: string;
+  name: string;
+  startMs: number;
+  /** How it ended: by quorum, its timeout, a cancel, or not in the export. */
+  outcome: 'quorum' | 'timed_out' | 'cancelled' | 'open';
+  endMs?: number;
+  acks: { user: string; atMs: number }[];
+  sent?: SentAlert;
+}
+
+/** What `inferScenario` made: the scenario, its guesses (path → why) and the alerts read. */
+export interface Inferred {
+  scenario: Scenario;
+  /** YAML comments: the path of a node in the scenario, and what was guessed there. */
+  guesses: { path: (string | number)[]; comment: string }[];
+  alerts: FieldAlert[];
+  /** The field's events as expectations: what the comparison holds the run against. */
+  expected: EventMatcher[];
+}
+
+export interface InferOptions {
+  /** Where the events came from, for `proves:`. */
+  sources: string[];
+  sent?: SentAlert[];
+  fixtures?: Fixtures;
+}
+
+/** The account of generated fixtures (placeholders; decision FB4). */
+export const PLACEHOLDER_ACCOUNT = 'repro';
+const PLACEHOLDER_KEY = 'repro-placeholder-api-key';
+
+export function inferScenario(events: FieldEvent[], options: InferOptions): Inferred {
+  if (events.length === 0) throw new Error('no events to infer a scenario from');
+  const origin = events[0]!.micros;
+  const msOf = (e: FieldEvent) => Math.round((e.micros - origin) / 1000);
+  const alerts = fieldAlerts(events, msOf);
+  matchSentAlerts(alerts, options.sent ?? [], origin);
+  const guesses: Inferred['guesses'] = [];
+  const { fixtures, account, groupsOf, badgeUsers } = options.fixtures
+    ? givenFixtures(options.fixtures, alerts, guesses)
+    : generatedFixtures(alerts, guesses);
+
+  const timeline: Step[] = [];
+  const stepOf = (step: Step, comment?: string) => {
+    if (comment) guesses.push({ path: ['timeline', timeline.length], comment });
+    timeline.push(step);
+  };
+  for (const alert of alerts) {
+    const { body, comments } = alertBody(alert, groupsOf(alert));
+    stepOf(
+      { at: at(alert.startMs), alert: body, as: alert.alias },
+      comments.join('\n') || undefined,
+    );
+    if (alert.outcome === 'cancelled') stepOf({ at: at(alert.endMs!), cancel: alert.alias });
+  }
+  for (const alert of alerts)
+    for (const ack of alert.acks)
+      stepOf({ at: at(ack.atMs), tap: ack.user, note: `acknowledges ${alert.alias} in the field` });
+  sortSteps(timeline, guesses);
+
+  const aliasOf = new Map(alerts.map((a) => [a.taskId, a.alias]));
+  const expected = events.map((e) => matcherOf(e, msOf(e), aliasOf));
+  const last = expected.at(-1)!;
+  const first = formatMicros(origin);
+  const span = at(msOf(events.at(-1)!));
+  const scenario: Scenario = {
+    name: `Reproduce ${options.sources.join(', ')}`,
+    proves: `The field's history of ${options.sources.join(', ')} (${events.length} events from ${first}, over ${span}) happens again on the stub.`,
+    fixtures,
+    account: account.subscriber_id,
+    badges: badgeUsers.length > 0 ? { devices: badgeUsers } : 'none',
+    timeline,
+    duration: last.at,
+    expect: { events: { only: true, items: expected } },
+  };
+  return { scenario: checkScenario(scenario), guesses, alerts, expected };
+}
+
+/** The field's alerts, by `task.id`, in order of their first event. */
+function fieldAlerts(events: FieldEvent[], msOf: (e: FieldEvent) => number): FieldAlert[] {
+  const byId = new Map<string, FieldAlert>();
+  const perName = new Map<string, number>();
+  for (const e of events) {
+    const { task, content } = e.event;
+    let alert = byId.get(task.id);
+    if (!alert) {
+      const n = (perName.get(task.name) ?? 0) + 1;
+      perName.set(task.name, n);
+      alert = {
+        alias: n === 1 ? task.name : `${task.name} #${n}`,
+        taskId: task.id,
+        name: task.name,
+        startMs: msOf(e),
+        outcome: 'open',
+        acks: [],
+      };
+      byId.set(task.id, alert);
+    }
+    if (content.type === 'start') alert.startMs = msOf(e);
+    if (content.type === 'acknowledged' && content.device)
+      alert.acks.push({ user: content.device, atMs: msOf(e) });
+    if (content.type === 'timed_out') alert.outcome = 'timed_out';
+    if (content.type === 'end') {
+      alert.endMs = msOf(e);
+      if (alert.outcome !== 'timed_out') alert.outcome = endOutcome(alert, content.status);
+    }
+  }
+  return [...byId.values()];
+}
+
+/**
+ * An `end` without `timed_out` before it: `cancelled` says so; `normal` is a quorum; a table
+ * row has no status: at its last acknowledgement's instant a quorum, else a cancel (FB2).
+ */
+function endOutcome(alert: FieldAlert, status: string | undefined): FieldAlert['outcome'] {
+  if (status === 'cancelled') return 'cancelled';
+  if (status !== undefined) return 'quorum';
+  return alert.acks.length > 0 && alert.acks.at(-1)!.atMs === alert.endMs ? 'quorum' : 'cancelled';
+}
+
+/**
+ * Each alert's body: the one the journal answered with its task id, else the first unused one
+ * sent with its name closest in time to its start (decision FB3).
+ */
+function matchSentAlerts(alerts: FieldAlert[], sent: SentAlert[], origin: number): void {
+  const unused = new Set(sent);
+  const gap = (s: SentAlert, alert: FieldAlert) =>
+    Math.abs((s.micros - origin) / 1000 - alert.startMs);
+  for (const alert of alerts) {
+    let best = sent.find((s) => s.taskId === alert.taskId);
+    if (!best) {
+      for (const s of unused) {
+        const name = typeof s.body.name === 'string' ? s.body.name : 'alerts';
+        if (name !== alert.name || s.taskId !== undefined) continue;
+        if (!best || gap(s, alert) < gap(best, alert)) best = s;
+      }
+    }
+    if (best) {
+      alert.sent = best;
+      unused.delete(best);
+    }
+  }
+}
+
+/** The body of an alert's step: as sent when known, else inferred, with what was guessed. */
+function alertBody(
+  alert: FieldAlert,
+  groups: string[],
+): { body: Record<string, unknown>; comments: string[] } {
+  const comments: string[] = [];
+  const body: Record<string, unknown> = alert.sent
+    ? { ...alert.sent.body }
+    : { notification: `${alert.name} (the text sent is not in the export)`, groups };
+  if (!alert.sent)
+    comments.push(
+      'guessed: notification and groups (pass --alerts or --journal for the bodies sent)',
+    );
+  body.name = alert.name;
+  const acks = alert.acks.length;
+  if (ownValue(body, 'quorum') === undefined) {
+    if (alert.outcome === 'quorum') {
+      body.quorum = acks;
+      comments.push(
+        `inferred: quorum ${acks}, the alert ended at its ${ordinal(acks)} acknowledgement`,
+      );
+    } else {
+      body.quorum = acks + 1;
+      comments.push(
+        `guessed: quorum ${acks + 1}, one more than the acknowledgements, as the alert did not end by quorum`,
+      );
+    }
+  }
+  if (ownValue(body, 'timeout') === undefined) {
+    const lasted = (alert.endMs ?? alert.acks.at(-1)?.atMs ?? alert.startMs) - alert.startMs;
+    if (alert.outcome === 'timed_out') {
+      body.timeout = Math.max(1, Math.round(lasted / 1000));
+      comments.push(`inferred: timeout ${body.timeout}s, from its start to timed_out`);
+    } else if (lasted >= 300_000) {
+      body.timeout = Math.floor(lasted / 1000) + 1;
+      comments.push(
+        `guessed: timeout ${body.timeout}s, as it did not time out in ${Math.round(lasted / 1000)}s`,
+      );
+    }
+  }
+  return { body, comments };
+}
+
+function ordinal(n: number): string {
+  return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
+}
+
+interface FixturesChoice {
+  fixtures: Fixtures;
+  account: FixtureAccount;
+  groupsOf(alert: FieldAlert): string[];
+  badgeUsers: string[];
+}
+
+/** The users who acknowledged, in order of their first acknowledgement. */
+function ackers(alerts: FieldAlert[]): string[] {
+  const users = new Set<string>();
+  for (const ack of alerts.flatMap((a) => a.acks).sort((a, b) => a.atMs - b.atMs))
+    users.add(ack.user);
+  return [...users];
+}
+
+/**
+ * Minimal fixtures (decision FB4): one account, a device per user seen, a group per alert
+ * name (or per group a body names) whose members are those who acknowledged its alerts; a
+ * group nobody acknowledged gets a silent placeholder member that runs no badge.
+ */
+function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): FixturesChoice {
+  const users = ackers(alerts);
+  const devices: FixtureDevice[] = users.map((user, i) => ({
+    id: `VIRTREPRO${String(i + 1).padStart(4, '0')}`,
+    user,
+  }));
+  const idOf = new Map(devices.map((d) => [d.user, d.id]));
+  const members = new Map<string, Set<string>>();
+  const groupsByAlert = new Map<FieldAlert, string[]>();
+  for (const alert of alerts) {
+    const sentGroups = ownValue(alert.sent?.body, 'groups');
+    const groups =
+      Array.isArray(sentGroups) &&
+      sentGroups.every((g) => typeof g === 'string') &&
+      sentGroups.length > 0
+        ? (sentGroups as string[])
+        : [`${alert.name} (guessed group)`];
+    groupsByAlert.set(alert, groups);
+    for (const g of groups) if (!members.has(g)) members.set(g, new Set());
+    // Who acknowledged is in one of the alert's groups; which, the events do not say: the first.
+    for (const ack of alert.acks) members.get(groups[0]!)!.add(idOf.get(ack.user)!);
+  }
+  let silent = 0;
+  const groups = [...members].map(([name, ids], i) => {
+    if (ids.size === 0) {
+      silent += 1;
+      const id = `VIRTSILENT${String(silent).padStart(4, '0')}`;
+      devices.push({ id, user: `Silent member ${silent}` });
+      ids.add(id);
+    }
+    return { id: `repro${i + 1}`, name, members: [...ids] };
+  });
+  guesses.push({
+    path: ['fixtures'],
+    comment:
+      'guessed: placeholders. One account, a device per user who acknowledged, each group the\nusers who acknowledged its alerts; silent members are unknown (edit, or pass --fixtures)',
+  });
+  const account: FixtureAccount = {
+    subscriber_id: PLACEHOLDER_ACCOUNT,
+    api_keys: [PLACEHOLDER_KEY],
+    groups,
+    devices,
+  };
+  return {
+    fixtures: { accounts: [account] },
+    account,
+    groupsOf: (alert) => groupsByAlert.get(alert)!,
+    badgeUsers: users,
+  };
+}
+
+/**
+ * `--fixtures` given: the account holding the most users who acknowledged; each alert's
+ * groups as sent, else the smallest group holding everyone who acknowledged it (a guess).
+ */
+function givenFixtures(
+  fixtures: Fixtures,
+  alerts: FieldAlert[],
+  guesses: Inferred['guesses'],
+): FixturesChoice {
+  const users = ackers(alerts);
+  const holds = (a: FixtureAccount) =>
+    users.filter((u) => a.devices.some((d) => d.user === u)).length;
+  const account = [...fixtures.accounts].sort((a, b) => holds(b) - holds(a))[0];
+  if (!account) throw new Error('the fixtures have no account');
+  const unknown = users.find((u) => !account.devices.some((d) => d.user === u));
+  if (unknown)
+    throw new Error(
+      `the fixtures' account ${account.subscriber_id} has no device of '${unknown}', who acknowledged in the export; add it to the fixtures`,
+    );
+  const idOf = new Map(account.devices.map((d) => [d.user, d.id]));
+  const groupsOf = (alert: FieldAlert): string[] => {
+    const sentGroups = ownValue(alert.sent?.body, 'groups');
+    if (Array.isArray(sentGroups)) return sentGroups as string[];
+    const needed = alert.acks.map((a) => idOf.get(a.user)!);
+    const fits = account.groups
+      .filter((g) => needed.every((id) => g.members.includes(id)))
+      .sort((a, b) => a.members.length - b.members.length);
+    return [(fits[0] ?? account.groups[0])?.name ?? 'no group'];
+  };
+  guesses.push({
+    path: ['fixtures'],
+    comment:
+      'from --fixtures; groups of alerts without a body sent: the smallest holding who acknowledged (guessed)',
+  });
+  return { fixtures, account, groupsOf, badgeUsers: users };
+}
+
+/** A field event as an expectation: ids abstracted (the task by its alias), time from the first. */
+function matcherOf(e: FieldEvent, ms: number, aliasOf: Map<string, string>): EventMatcher {
+  const { content, task } = e.event;
+  return {
+    type: content.type,
+    task: aliasOf.get(task.id)!,
+    ...(content.device !== undefined ? { device: content.device } : {}),
+    ...(content.status !== undefined ? { status: content.status } : {}),
+    at: at(ms),
+  };
+}
+
+/** Steps in time order, ties as made; the guesses' paths follow their steps. */
+function sortSteps(timeline: Step[], guesses: Inferred['guesses']): void {
+  const order = timeline.map((step, i) => ({ step, i, ms: parseAt(step.at) }));
+  order.sort((a, b) => a.ms - b.ms || a.i - b.i);
+  const moved = new Map(order.map(({ i }, to) => [i, to]));
+  order.forEach(({ step }, to) => {
+    timeline[to] = step;
+  });
+  for (const g of guesses)
+    if (g.path[0] === 'timeline') g.path[1] = moved.get(g.path[1] as number)!;
+}
+
+/** A time from the first event as a scenario duration: whole seconds short, else ms. */
+export function at(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+function parseAt(text: string): number {
+  return text.endsWith('ms') ? Number(text.slice(0, -2)) : Number(text.slice(0, -1)) * 1000;
+}
+
+/** The scenario as YAML, with a comment on each guess; what the project's loader reads. */
+export function scenarioYaml(inferred: Inferred): string {
+  const doc = new Document({
+    $schema: undefined,
+    ...inferred.scenario,
+  });
+  doc.delete('$schema');
+  doc.commentBefore =
+    ' Inferred by badge-sim repro from a field export. Lines marked "guessed" are placeholders:\n edit them to what your software sends, then run: badge-sim run <this file>';
+  for (const { path, comment } of inferred.guesses) {
+    const node = doc.getIn(path, true) as Node | undefined;
+    if (node)
+      node.commentBefore = comment
+        .split('\n')
+        .map((l) => ` ${l}`)
+        .join('\n');
+  }
+  // Short flow maps for taps and expected events, as the catalogue writes them.
+  const flow = (path: (string | number)[]) => {
+    const node = doc.getIn(path, true);
+    if (isMap(node)) node.flow = true;
+  };
+  inferred.scenario.timeline.forEach((step, i) => {
+    if (!('alert' in step)) flow(['timeline', i]);
+  });
+  inferred.expected.forEach((_, i) => {
+    flow(['expect', 'events', 'items', i]);
+  });
+  return doc.toString({ lineWidth: 100 });
+}

@@ -1,0 +1,101 @@
+/**
+ * `repro` end to end, without the command line: read the export, infer the scenario, write it
+ * as YAML and load that back with the project's own loader, run it on the virtual clock (an
+ * embedded stub) and compare the histories.
+ */
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { parseDuration } from '../../protocol/duration.ts';
+import { parseTimestamp } from '../../protocol/timestamp.ts';
+import { parseYaml } from '../../protocol/yaml-source.ts';
+import { checkScenario, type LoadedScenario } from '../load-scenario.ts';
+import { runScenario } from '../run-scenario.ts';
+import {
+  type Comparison,
+  compareHistories,
+  type HeardByUser,
+  type HistoryEvent,
+  stubHistory,
+} from './compare-histories.ts';
+import { type Inferred, inferScenario, scenarioYaml } from './infer-scenario.ts';
+import { ExportError, type ExportFile, readExports, type SentAlert } from './read-export.ts';
+
+export interface ReproInput {
+  exports: ExportFile[];
+  sent?: SentAlert[];
+  fixtures?: Fixtures;
+  /** How far apart in time two events may be and still match (default 0: exact to the ms). */
+  toleranceMs?: number;
+  /** Told of each stage, for progress lines. */
+  progress?: (line: string) => void;
+}
+
+export interface ReproResult {
+  inferred: Inferred;
+  yaml: string;
+  comparison: Comparison;
+  eventCount: number;
+}
+
+export async function reproduce(input: ReproInput): Promise<ReproResult> {
+  const say = input.progress ?? (() => {});
+  const events = readExports(input.exports);
+  if (events.length === 0)
+    throw new ExportError(
+      `${input.exports.map((e) => e.file).join(', ')}: no events; export a span in which the bug happened`,
+    );
+  say(`read ${events.length} events from ${input.exports.length} file(s)`);
+  const inferred = inferScenario(events, {
+    sources: input.exports.map((e) => e.file),
+    sent: input.sent,
+    fixtures: input.fixtures,
+  });
+  const yaml = scenarioYaml(inferred);
+  // What is printed is what runs: the YAML read back through the loader's checks.
+  const loaded: LoadedScenario = {
+    scenario: checkScenario(parseYaml(yaml, '<inferred>').value),
+    source: '<inferred>',
+  };
+  say(
+    `running the inferred scenario: ${inferred.alerts.length} alert(s), ${loaded.scenario.timeline.length} steps, on the virtual clock`,
+  );
+  const report = await runScenario(loaded, { mode: 'embedded' });
+  const comparison = compareHistories(
+    fieldHistory(inferred),
+    stubHistory(report.actual.events, report.actual.tasks, runStart(inferred, report)),
+    { toleranceMs: input.toleranceMs ?? 0, heard: heardByUser(inferred, report.actual.heard) },
+  );
+  return { inferred, yaml, comparison, eventCount: events.length };
+}
+
+/** The field's events as a history: the scenario's expectations, times in ms. */
+export function fieldHistory(inferred: Inferred): HistoryEvent[] {
+  return inferred.expected.map((m) => ({
+    at: parseDuration(m.at!)!,
+    type: m.type!,
+    task: m.task!,
+    ...(m.device !== undefined ? { device: m.device } : {}),
+    ...(m.status !== undefined ? { status: m.status } : {}),
+  }));
+}
+
+/**
+ * The instant the run began, in µs: its first alert's `start` less that alert's step time (the
+ * report keeps times absolute; the first alert always posts, its start is always there).
+ */
+function runStart(inferred: Inferred, report: Awaited<ReturnType<typeof runScenario>>): number {
+  const first = inferred.alerts[0]!;
+  const id = report.actual.tasks[first.alias];
+  const start = report.actual.events.find((e) => e.task.id === id && e.content.type === 'start');
+  const anchor = start?.timestamp ?? report.actual.events[0]?.timestamp;
+  return anchor === undefined ? 0 : parseTimestamp(anchor)! - first.startMs * 1000;
+}
+
+/** The run's transcripts by user name rather than device id. */
+function heardByUser(
+  inferred: Inferred,
+  heard: Record<string, HeardByUser extends Map<string, infer H> ? H : never>,
+): HeardByUser {
+  const fixtures = inferred.scenario.fixtures as Fixtures;
+  const users = new Map(fixtures.accounts.flatMap((a) => a.devices).map((d) => [d.id, d.user]));
+  return new Map(Object.entries(heard).map(([id, clips]) => [users.get(id) ?? id, clips]));
+}
