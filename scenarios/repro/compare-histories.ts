@@ -101,7 +101,12 @@ function explain(
     return `after the field's last event the stub goes on: at ${clock(s!.at)} ${describe(s!)}.`;
   if (f.type === 'acknowledged' && f.device) {
     const who = f.device;
-    const hearing = hearingAt(heard.get(who), f.at);
+    const acked = new Set(
+      stub
+        .filter((e) => e.type === 'acknowledged' && e.device === who && e.at < f.at)
+        .map((e) => e.task),
+    );
+    const hearing = hearingAt(heard.get(who), f.at, acked);
     const also = hearing ? `, which ${who} was hearing then` : '';
     const theirs = stub.find((e) => e.type === 'acknowledged' && e.device === who && e.at === f.at);
     if (theirs && theirs.task !== f.task)
@@ -118,9 +123,18 @@ function explain(
   return `at ${clock(f.at)} the field has ${describe(f)}; the stub has ${describe(s)} at ${clock(s.at)} instead.`;
 }
 
-/** The alert a badge was hearing at an instant: the last alert clip it began before then. */
-function hearingAt(clips: ActualHeard[] | undefined, at: number): string | undefined {
-  const before = (clips ?? []).filter((c) => c.kind === 'alert' && c.at <= at && c.task);
+/**
+ * The alert a badge was hearing at an instant: the last alert clip it began by then, of an
+ * alert its wearer had not acknowledged yet.
+ */
+function hearingAt(
+  clips: ActualHeard[] | undefined,
+  at: number,
+  acknowledged: Set<string>,
+): string | undefined {
+  const before = (clips ?? []).filter(
+    (c) => c.kind === 'alert' && c.at <= at && c.task && !acknowledged.has(c.task),
+  );
   return before.at(-1)?.task;
 }
 

@@ -11,7 +11,7 @@ import { ownValue } from '../../protocol/own.ts';
 import { formatMicros } from '../../protocol/timestamp.ts';
 import { checkScenario } from '../load-scenario.ts';
 import type { EventMatcher, Scenario, Step } from '../scenario.schema.ts';
-import type { FieldEvent, SentAlert } from './read-export.ts';
+import { ExportError, type FieldEvent, type SentAlert } from './read-export.ts';
 
 /** One alert of the field, as its events tell it. */
 export interface FieldAlert {
@@ -49,7 +49,7 @@ export const PLACEHOLDER_ACCOUNT = 'repro';
 const PLACEHOLDER_KEY = 'repro-placeholder-api-key';
 
 export function inferScenario(events: FieldEvent[], options: InferOptions): Inferred {
-  if (events.length === 0) throw new Error('no events to infer a scenario from');
+  if (events.length === 0) throw new ExportError('no events to infer a scenario from');
   const origin = events[0]!.micros;
   const msOf = (e: FieldEvent) => Math.round((e.micros - origin) / 1000);
   const alerts = fieldAlerts(events, msOf);
@@ -292,10 +292,10 @@ function givenFixtures(
   const holds = (a: FixtureAccount) =>
     users.filter((u) => a.devices.some((d) => d.user === u)).length;
   const account = [...fixtures.accounts].sort((a, b) => holds(b) - holds(a))[0];
-  if (!account) throw new Error('the fixtures have no account');
+  if (!account) throw new ExportError('the fixtures have no account');
   const unknown = users.find((u) => !account.devices.some((d) => d.user === u));
   if (unknown)
-    throw new Error(
+    throw new ExportError(
       `the fixtures' account ${account.subscriber_id} has no device of '${unknown}', who acknowledged in the export; add it to the fixtures`,
     );
   const idOf = new Map(account.devices.map((d) => [d.user, d.id]));

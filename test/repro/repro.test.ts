@@ -1,0 +1,195 @@
+/**
+ * `badge-sim repro`: reading field exports (GET events pages, analytics --json and its table),
+ * inferring a scenario the loader accepts, running it, and saying where histories part.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { ExportError, readExports } from '../../scenarios/repro/read-export.ts';
+import { reproduce } from '../../scenarios/repro/reproduce.ts';
+import { runScenario } from '../../scenarios/run-scenario.ts';
+import { runCli, startStubProcess } from '../support/cli.ts';
+
+const catalogue = (name: string) => `scenarios/catalogue/${name}.scenario.yaml`;
+
+/** The events a catalogue scenario leaves, as `GET events` returns them. */
+async function fieldEventsOf(name: string): Promise<AnalyticEvent[]> {
+  const report = await runScenario(loadScenarioFile(catalogue(name)));
+  return report.actual.events;
+}
+
+const json = (events: unknown[]) => JSON.stringify(events, null, 2);
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'badge-sim-repro-'));
+}
+
+describe('reading a field export', () => {
+  it('merges overlapping pages by event_id and orders events out of order by time', async () => {
+    const events = await fieldEventsOf('different-name-alerts-interleave');
+    const pageOne = events.slice(0, 5);
+    // Out of order across the page; events of one instant (6, 7) in the order the service gave.
+    const pageTwo = [events[6], events[7], events[3], events[4], events[5]];
+    const read = readExports([
+      { file: 'page1.json', text: json(pageOne) },
+      { file: 'page2.json', text: json(pageTwo) },
+    ]);
+    expect(read.map((e) => e.event.event_id)).toEqual(events.map((e) => e.event_id));
+  });
+
+  it('refuses a page truncated mid-file, naming the file and the line', async () => {
+    const text = json(await fieldEventsOf('single-acknowledgement'));
+    const cut = text.slice(0, Math.floor(text.length / 2));
+    const lines = cut.trimEnd().split('\n').length;
+    expect(() => readExports([{ file: 'page2.json', text: cut }])).toThrow(
+      new RegExp(`^page2\\.json:${lines}: not valid JSON .*Fetch that page again`),
+    );
+  });
+
+  it('refuses an event without a field, naming its index and the field', async () => {
+    const events = (await fieldEventsOf('single-acknowledgement')) as Partial<AnalyticEvent>[];
+    delete events[1]!.timestamp;
+    expect(() => readExports([{ file: 'events.json', text: json(events) }])).toThrow(
+      /^events\.json: event \[1\]: timestamp is required/,
+    );
+  });
+
+  it('refuses a bad timestamp and a table row with a missing column, naming the line', () => {
+    const header =
+      'WORKFLOW ID  TYPE   CATEGORY  INSTANCE ID  TIMESTAMP                    USER ID  CONTENT';
+    const content =
+      '{"task":{"id":"t1","name":"a","task_type":{"major":1,"minor":4,"name":"alerts","namespace":"system"}},"type":"start"}';
+    const good = `a            start  tasks     t1           2026-01-01T00:00:00.000000Z           ${content}`;
+    const badTime = good.replace('2026-01-01T00:00:00.000000Z', '2026-02-31T00:00:00.000000Z');
+    expect(() =>
+      readExports([{ file: 'l.txt', text: `${header}\n${good}\n${badTime}\n` }]),
+    ).toThrow(/^l\.txt:3: timestamp '2026-02-31T00:00:00.000000Z' is not an ISO 8601 instant/);
+    const noCategory = good.replace('tasks', '     ');
+    expect(() => readExports([{ file: 'l.txt', text: `${header}\n${noCategory}\n` }])).toThrow(
+      /^l\.txt:2: the row has no CATEGORY/,
+    );
+  });
+
+  it('refuses a file that is not an export, saying what one is', () => {
+    expect(() => readExports([{ file: 'x.yaml', text: 'accounts: []' }])).toThrow(
+      new ExportError(
+        'x.yaml: not an events export: expected the JSON array of GET events (or of badge-sim analytics --json), or the table badge-sim analytics prints (its first line begins WORKFLOW ID)',
+      ),
+    );
+  });
+});
+
+describe('repro of catalogue scenarios (round trip, no optional input)', () => {
+  it.each([
+    'single-acknowledgement',
+    'same-name-alerts-are-serial',
+    'different-name-alerts-interleave',
+    'device-drops-mid-alert',
+    'cancel-by-delete',
+    'quorum-larger-than-devices',
+    'default-timeout-with-on-timeout',
+  ])('%s: the inferred scenario reproduces its events', async (name) => {
+    const events = await fieldEventsOf(name);
+    const result = await reproduce({ exports: [{ file: 'events.json', text: json(events) }] });
+    expect(result.comparison.difference).toBeUndefined();
+    expect(result.comparison.match).toBe(true);
+    expect(result.comparison.field).toHaveLength(events.length);
+  });
+
+  it('writes YAML the loader reads, with proves: naming the source and guesses marked', async () => {
+    const events = await fieldEventsOf('cancel-by-delete');
+    const { yaml } = await reproduce({ exports: [{ file: 'events.json', text: json(events) }] });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'inferred.scenario.yaml'), yaml);
+    const loaded = loadScenarioFile(join(dir, 'inferred.scenario.yaml'));
+    expect(loaded.scenario.proves).toMatch(
+      /events\.json \(3 events from 2026-01-01T00:00:00\.000000Z, over 45s\)/,
+    );
+    expect(loaded.scenario.timeline).toContainEqual({ at: '45s', cancel: 'alerts' });
+    expect(yaml).toContain('# guessed: notification and groups');
+    expect((await runScenario(loaded)).passed).toBe(true);
+  });
+});
+
+describe('where histories part', () => {
+  it('a tap moved onto another alert: exit 1 and the sentence says what the badge was hearing', async () => {
+    const events = await fieldEventsOf('different-name-alerts-interleave');
+    const spill = events.find((e) => e.task.name === 'spill')!.task;
+    const meds = events.find((e) => e.task.name === 'meds')!.task;
+    const lenaAcks = events.filter(
+      (e) => e.content.type === 'acknowledged' && e.content.device === 'Lena Ortiz',
+    );
+    lenaAcks[0]!.task = spill; // 0:15: the field says Lena acknowledged spill …
+    lenaAcks[1]!.task = meds; // … and, at 0:35, meds.
+    const dir = tempDir();
+    writeFileSync(join(dir, 'events.json'), json(events));
+    writeFileSync(
+      join(dir, 'sent.jsonl'),
+      [
+        {
+          at: '2026-01-01T00:00:00Z',
+          body: { notification: 'Spill in aisle', groups: ['Pharmacy'], name: 'spill' },
+        },
+        {
+          at: '2026-01-01T00:00:10Z',
+          body: { notification: 'Meds for bed four', groups: ['Pharmacy'], name: 'meds' },
+        },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    const out = join(dir, 'field.scenario.yaml');
+    const run = runCli([
+      'repro',
+      join(dir, 'events.json'),
+      '--alerts',
+      join(dir, 'sent.jsonl'),
+      '--fixtures',
+      'fixtures/default.fixtures.yaml',
+      '--scenario-out',
+      out,
+    ]);
+    expect(run.stderr).not.toMatch(/Error/);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(
+      /^>> +0:15 +acknowledged `spill` by Lena Ortiz +0:15 +acknowledged `meds` by Lena Ortiz$/m,
+    );
+    expect(run.stdout).toContain(
+      "At 0:15 the field's tap by Lena Ortiz acknowledged `spill`; in the stub it acknowledged `meds`, which Lena Ortiz was hearing then.",
+    );
+    expect(readFileSync(out, 'utf8')).toContain('notification: Spill in aisle');
+  });
+
+  it('bad input exits 2 with what to fix', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'cut.json'), '[{"category": "tasks",');
+    const run = runCli(['repro', join(dir, 'cut.json')]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/cut\.json:1: not valid JSON/);
+  });
+});
+
+describe('the analytics table printed by the real command', () => {
+  it('repro reads it and reproduces the stub process’s events (exit 0)', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    const report = await runScenario(loadScenarioFile(catalogue('same-name-alerts-are-serial')), {
+      mode: 'external',
+      stubUrl: stub.url,
+    });
+    expect(report.passed).toBe(true);
+    const listing = runCli(
+      ['analytics', '--base-url', stub.url, '-s', '100001', '--limit', '100'],
+      { BADGE_SIM_API_KEY: 'demo-api-key-riverside-0001' },
+    );
+    expect(listing.status).toBe(0);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'listing.txt'), listing.stdout);
+    const run = runCli(['repro', join(dir, 'listing.txt'), '--json']);
+    expect(run.status).toBe(0);
+    const answer = JSON.parse(run.stdout) as { match: boolean; events: number };
+    expect(answer).toMatchObject({ match: true, events: report.actual.events.length });
+  });
+});
