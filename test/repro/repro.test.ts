@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { ExportError, readExports } from '../../scenarios/repro/read-export.ts';
+import { ExportError, MAX_EXPORT_BYTES, readExports } from '../../scenarios/repro/read-export.ts';
 import { reproduce } from '../../scenarios/repro/reproduce.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
@@ -70,6 +70,13 @@ describe('reading a field export', () => {
     const noCategory = good.replace('tasks', '     ');
     expect(() => readExports([{ file: 'l.txt', text: `${header}\n${noCategory}\n` }])).toThrow(
       /^l\.txt:2: the row has no CATEGORY/,
+    );
+  });
+
+  it('refuses a file larger than the cap before parsing it', () => {
+    const text = `[${' '.repeat(MAX_EXPORT_BYTES)}]`;
+    expect(() => readExports([{ file: 'huge.json', text }])).toThrow(
+      /^huge\.json: larger than 64 MiB; export a shorter span/,
     );
   });
 
