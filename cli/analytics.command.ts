@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { PagingError, ServiceClient, ServiceError } from '../client/service-client.ts';
 import { untrustedCertificateHint } from '../client/trust.ts';
+import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { table } from './env.command.ts';
 
@@ -70,29 +71,34 @@ Example:
         process.stdout.write(`${JSON.stringify(recent, null, 2)}\n`);
         return;
       }
-      const header = [
-        'WORKFLOW ID',
-        'TYPE',
-        'CATEGORY',
-        'INSTANCE ID',
-        'TIMESTAMP',
-        'USER ID',
-        'CONTENT',
-      ];
-      const rows = recent.map((e) => [
-        e.task.name,
-        e.content.type,
-        e.category,
-        e.task.id,
-        e.timestamp,
-        e.content.device ?? '',
-        JSON.stringify({
-          ...(e.content.device ? { device: e.content.device } : {}),
-          task: e.task,
-          type: e.content.type,
-        }),
-      ]);
-      process.stdout.write(table(header, rows));
+      process.stdout.write(analyticsTable(recent));
       process.stderr.write(`${recent.length} of ${events.length} events of the last 7 days\n`);
     });
+}
+
+/** The listing's table: what `badge-sim analytics` prints, and `badge-sim repro` reads back. */
+export function analyticsTable(events: AnalyticEvent[]): string {
+  const header = [
+    'WORKFLOW ID',
+    'TYPE',
+    'CATEGORY',
+    'INSTANCE ID',
+    'TIMESTAMP',
+    'USER ID',
+    'CONTENT',
+  ];
+  const rows = events.map((e) => [
+    e.task.name,
+    e.content.type,
+    e.category,
+    e.task.id,
+    e.timestamp,
+    e.content.device ?? '',
+    JSON.stringify({
+      ...(e.content.device ? { device: e.content.device } : {}),
+      task: e.task,
+      type: e.content.type,
+    }),
+  ]);
+  return table(header, rows);
 }
