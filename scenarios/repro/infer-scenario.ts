@@ -20,6 +20,8 @@ export interface FieldAlert {
   taskId: string;
   name: string;
   startMs: number;
+  /** Its `start` is in the export; else it began before the export (posted at its first event). */
+  startSeen: boolean;
   /** How it ended: by quorum, its timeout, a cancel, or not in the export. */
   outcome: 'quorum' | 'timed_out' | 'cancelled' | 'open';
   endMs?: number;
@@ -66,6 +68,8 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
   };
   for (const alert of alerts) {
     const { body, comments } = alertBody(alert, groupsOf(alert));
+    if (!alert.startSeen)
+      comments.unshift('guessed: it began before the export; posted here, at its first event');
     stepOf(
       { at: at(alert.startMs), alert: body, as: alert.alias },
       comments.join('\n') || undefined,
@@ -90,7 +94,8 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
     badges: badgeUsers.length > 0 ? { devices: badgeUsers } : 'none',
     timeline,
     duration: last.at,
-    expect: { events: { only: true, items: expected } },
+    // An alert that began before the export starts again here: its start is not the field's.
+    expect: { events: { only: alerts.every((a) => a.startSeen), items: expected } },
   };
   return { scenario: checkScenario(scenario), guesses, alerts, expected };
 }
@@ -106,16 +111,20 @@ function fieldAlerts(events: FieldEvent[], msOf: (e: FieldEvent) => number): Fie
       const n = (perName.get(task.name) ?? 0) + 1;
       perName.set(task.name, n);
       alert = {
-        alias: n === 1 ? task.name : `${task.name} #${n}`,
+        alias: `${task.name || '(no name)'}${n === 1 ? '' : ` #${n}`}`,
         taskId: task.id,
         name: task.name,
         startMs: msOf(e),
+        startSeen: false,
         outcome: 'open',
         acks: [],
       };
       byId.set(task.id, alert);
     }
-    if (content.type === 'start') alert.startMs = msOf(e);
+    if (content.type === 'start') {
+      alert.startMs = msOf(e);
+      alert.startSeen = true;
+    }
     if (content.type === 'acknowledged' && content.device)
       alert.acks.push({ user: content.device, atMs: msOf(e) });
     if (content.type === 'timed_out') alert.outcome = 'timed_out';

@@ -59,9 +59,12 @@ export async function reproduce(input: ReproInput): Promise<ReproResult> {
     `running the inferred scenario: ${inferred.alerts.length} alert(s), ${loaded.scenario.timeline.length} steps, on the virtual clock`,
   );
   const report = await runScenario(loaded, { mode: 'embedded' });
+  // The start of an alert that began before the export is the scenario's, not the field's.
+  const startedBefore = new Set(inferred.alerts.filter((a) => !a.startSeen).map((a) => a.alias));
+  const stub = stubHistory(report.actual.events, report.actual.tasks, runStart(inferred, report));
   const comparison = compareHistories(
     fieldHistory(inferred),
-    stubHistory(report.actual.events, report.actual.tasks, runStart(inferred, report)),
+    stub.filter((e) => !(e.type === 'start' && startedBefore.has(e.task))),
     { toleranceMs: input.toleranceMs ?? 0, heard: heardByUser(inferred, report.actual.heard) },
   );
   return { inferred, yaml, comparison, eventCount: events.length };

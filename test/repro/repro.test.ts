@@ -7,11 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyticsTable } from '../../cli/analytics.command.ts';
+import { allJournalEntries, StubControlClient } from '../../client/control-client.ts';
+import { ServiceClient } from '../../client/service-client.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { ExportError, MAX_EXPORT_BYTES, readExports } from '../../scenarios/repro/read-export.ts';
+import {
+  ExportError,
+  MAX_EXPORT_BYTES,
+  readExports,
+  readJournalAlerts,
+} from '../../scenarios/repro/read-export.ts';
 import { reproduce } from '../../scenarios/repro/reproduce.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 
 const catalogue = (name: string) => `scenarios/catalogue/${name}.scenario.yaml`;
@@ -130,6 +138,56 @@ describe('repro of catalogue scenarios (round trip, no optional input)', () => {
     expect(loaded.scenario.timeline).toContainEqual({ at: '45s', cancel: 'alerts' });
     expect(yaml).toContain('# guessed: notification and groups');
     expect((await runScenario(loaded)).passed).toBe(true);
+  });
+});
+
+describe('what the events do not tell', () => {
+  it('--journal: the bodies the stub journalled are the alert steps, matched by task id', async () => {
+    await using stub = await startStub({ clock: 'virtual', seed: 1 });
+    const service = new ServiceClient({
+      baseUrl: stub.url,
+      subscriberId: '100001',
+      apiKey: 'demo-api-key-riverside-0001',
+    });
+    const control = new StubControlClient(stub.controlUrl.replace(/\/_stub$/, ''));
+    await service.alert({
+      notification: 'Wet floor by lift B',
+      groups: ['Pharmacy'],
+      name: 'spill',
+      timeout: 40,
+    });
+    await control.advance('10s');
+    await service.alert({
+      notification: 'Second spill on ward 3',
+      groups: ['Nurses'],
+      name: 'spill',
+      timeout: 20,
+    });
+    await control.advance('60s');
+    const events = await service.allEvents();
+    const journal = { entries: await allJournalEntries(control, { method: 'POST' }) };
+    const result = await reproduce({
+      exports: [{ file: 'events.json', text: json(events) }],
+      sent: readJournalAlerts('journal.json', JSON.stringify(journal)),
+    });
+    expect(result.comparison.difference).toBeUndefined();
+    const alerts = result.inferred.scenario.timeline.flatMap((step) =>
+      'alert' in step ? [{ as: step.as, ...(step.alert as object) }] : [],
+    );
+    expect(alerts).toMatchObject([
+      { as: 'spill', notification: 'Wet floor by lift B', groups: ['Pharmacy'], timeout: 40 },
+      { as: 'spill #2', notification: 'Second spill on ward 3', groups: ['Nurses'], timeout: 20 },
+    ]);
+    expect(result.yaml).not.toContain('guessed: notification');
+  });
+
+  it('an alert that began before the export is posted at its first event, and its start not compared', async () => {
+    const events = await fieldEventsOf('single-acknowledgement');
+    const withoutStart = events.filter((e) => e.content.type !== 'start');
+    const result = await reproduce({ exports: [{ file: 'page2.json', text: json(withoutStart) }] });
+    expect(result.comparison.match).toBe(true);
+    expect(result.yaml).toContain('guessed: it began before the export');
+    expect(result.inferred.scenario.expect.events).toMatchObject({ only: false });
   });
 });
 
