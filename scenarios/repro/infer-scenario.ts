@@ -244,7 +244,7 @@ function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): 
     user,
   }));
   const idOf = new Map(devices.map((d) => [d.user, d.id]));
-  const members = new Map<string, Set<string>>();
+  const members = new Map<string, GroupRef & { ids: Set<string> }>();
   const groupsByAlert = new Map<FieldAlert, string[]>();
   for (const alert of alerts) {
     const sentGroups = ownValue(alert.sent?.body, 'groups');
@@ -255,19 +255,23 @@ function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): 
         ? (sentGroups as string[])
         : [`${alert.name} (guessed group)`];
     groupsByAlert.set(alert, groups);
-    for (const g of groups) if (!members.has(g)) members.set(g, new Set());
+    for (const g of groups) {
+      const group = groupNamed(g);
+      if (!members.has(group.key)) members.set(group.key, { ...group, ids: new Set() });
+    }
     // Who acknowledged is in one of the alert's groups; which, the events do not say: the first.
-    for (const ack of alert.acks) members.get(groups[0]!)!.add(idOf.get(ack.user)!);
+    const first = members.get(groupNamed(groups[0]!).key)!;
+    for (const ack of alert.acks) first.ids.add(idOf.get(ack.user)!);
   }
   let silent = 0;
-  const groups = [...members].map(([name, ids], i) => {
+  const groups = [...members.values()].map(({ id: urnId, name, ids }, i) => {
     if (ids.size === 0) {
       silent += 1;
       const id = `VIRTSILENT${String(silent).padStart(4, '0')}`;
       devices.push({ id, user: `Silent member ${silent}` });
       ids.add(id);
     }
-    return { id: `repro${i + 1}`, name, members: [...ids] };
+    return { id: urnId ?? `repro${i + 1}`, name, members: [...ids] };
   });
   guesses.push({
     path: ['fixtures'],
@@ -286,6 +290,22 @@ function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): 
     groupsOf: (alert) => groupsByAlert.get(alert)!,
     badgeUsers: users,
   };
+}
+
+interface GroupRef {
+  /** One group however a body names it: by name, by name URN, by id URN. */
+  key: string;
+  id?: string;
+  name: string;
+}
+
+/** A group as a body names it: `Nurses`, `urn:…:name:group:Nurses`, `urn:…:id:group:5001`. */
+function groupNamed(ref: string): GroupRef {
+  const urn = /^urn:[^:]+:(id|name):group:(.+)$/.exec(ref);
+  if (urn?.[1] === 'name') return { key: `name:${urn[2]}`, name: urn[2]! };
+  if (urn?.[1] === 'id' && /^[A-Za-z0-9_-]+$/.test(urn[2]!))
+    return { key: `id:${urn[2]}`, id: urn[2]!, name: `Group ${urn[2]}` };
+  return { key: `name:${ref}`, name: ref };
 }
 
 /**

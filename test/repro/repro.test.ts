@@ -9,11 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { analyticsTable } from '../../cli/analytics.command.ts';
 import { allJournalEntries, StubControlClient } from '../../client/control-client.ts';
 import { ServiceClient } from '../../client/service-client.ts';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
-import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
 import {
   ExportError,
   MAX_EXPORT_BYTES,
+  readAlertLines,
   readExports,
   readJournalAlerts,
 } from '../../scenarios/repro/read-export.ts';
@@ -179,6 +181,44 @@ describe('what the events do not tell', () => {
       { as: 'spill #2', notification: 'Second spill on ward 3', groups: ['Nurses'], timeout: 20 },
     ]);
     expect(result.yaml).not.toContain('guessed: notification');
+  });
+
+  it('--alerts: groups named by id URN and by name URN become fixture groups the stub resolves', async () => {
+    const sent = [
+      { notification: 'Code blue', groups: ['urn:service-resource:id:group:5001'], name: 'blue' },
+      {
+        notification: 'Code red',
+        groups: ['urn:service-resource:name:group:Pharmacy'],
+        name: 'red',
+      },
+    ];
+    const report = await runScenario(
+      defineScenario({
+        name: 'two URNs',
+        proves: 'field events to repro',
+        timeline: [
+          { at: '0s', alert: sent[0]!, as: 'blue' },
+          { at: '2s', alert: sent[1]!, as: 'red' },
+          { at: '5s', tap: 'Ada Mensah' },
+          { at: '7s', tap: 'Omar Haddad' },
+        ],
+        duration: '10s',
+        expect: {},
+      }),
+    );
+    const lines = sent
+      .map((body, i) => JSON.stringify({ at: `2026-01-01T00:00:0${2 * i}Z`, body }))
+      .join('\n');
+    const result = await reproduce({
+      exports: [{ file: 'events.json', text: json(report.actual.events) }],
+      sent: readAlertLines('sent.jsonl', lines),
+    });
+    expect(result.comparison.difference).toBeUndefined();
+    const fixtures = result.inferred.scenario.fixtures as Fixtures;
+    expect(fixtures.accounts[0]!.groups).toMatchObject([
+      { id: '5001', name: 'Group 5001' },
+      { name: 'Pharmacy' },
+    ]);
   });
 
   it('an alert that began before the export is posted at its first event, and its start not compared', async () => {
