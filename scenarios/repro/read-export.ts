@@ -15,6 +15,8 @@ import { describeError } from '../../protocol/yaml-source.ts';
 export const MAX_EXPORT_EVENTS = 100_000;
 /** The most bytes of one input file (decision FB1). */
 export const MAX_EXPORT_BYTES = 64 * 1024 * 1024;
+/** The longest time from an export's first event to its last (the service keeps 7 days; FB1). */
+export const MAX_EXPORT_SPAN_DAYS = 30;
 
 /** An input `repro` cannot use; the message says where and what to do. */
 export class ExportError extends Error {
@@ -69,9 +71,15 @@ export function readExports(files: ExportFile[]): FieldEvent[] {
       byKey.set(key, { event, micros: parseTimestamp(event.timestamp)!, seen: byKey.size });
     }
   }
-  return [...byKey.values()]
+  const events = [...byKey.values()]
     .sort((a, b) => a.micros - b.micros || a.seen - b.seen)
     .map(({ event, micros }) => ({ event, micros }));
+  const [first, last] = [events[0], events.at(-1)];
+  if (first && last && last.micros - first.micros > MAX_EXPORT_SPAN_DAYS * 86_400e6)
+    throw new ExportError(
+      `${files.map((f) => f.file).join(', ')}: the events span ${first.event.timestamp} to ${last.event.timestamp}, more than ${MAX_EXPORT_SPAN_DAYS} days; repro the days of the bug (the service keeps 7)`,
+    );
+  return events;
 }
 
 /** One file's events, each with the key it is merged by. */

@@ -91,6 +91,16 @@ describe('reading a field export', () => {
     );
   });
 
+  it('refuses events spanning more than 30 days', async () => {
+    const events = await fieldEventsOf('single-acknowledgement');
+    events.at(-1)!.timestamp = '2026-02-01T00:00:00.000001Z';
+    expect(() => readExports([{ file: 'e.json', text: json(events) }])).toThrow(
+      /^e\.json: the events span 2026-01-01T00:00:00\.000000Z to 2026-02-01T00:00:00\.000001Z, more than 30 days/,
+    );
+    events.at(-1)!.timestamp = '2026-01-31T00:00:00.000000Z';
+    expect(readExports([{ file: 'e.json', text: json(events) }])).toHaveLength(events.length);
+  });
+
   it('refuses a file that is not an export, saying what one is', () => {
     expect(() => readExports([{ file: 'x.yaml', text: 'accounts: []' }])).toThrow(
       new ExportError(
