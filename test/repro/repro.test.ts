@@ -290,12 +290,28 @@ describe('where histories part', () => {
     expect(readFileSync(out, 'utf8')).toContain('notification: Spill in aisle');
   });
 
+  it('a timeout the service kept 12 ms late parts at 0 ms tolerance and matches --within 1s', async () => {
+    const events = await fieldEventsOf('default-timeout-with-on-timeout');
+    for (const e of events.filter((e) => e.content.type !== 'start'))
+      e.timestamp = e.timestamp.replace('00:05:00.000000Z', '00:05:00.012000Z');
+    const exports = [{ file: 'late.json', text: json(events) }];
+    const exact = await reproduce({ exports });
+    expect(exact.comparison.difference?.sentence).toBe(
+      "the field's timed_out `alerts` is at 5:00.012; in the stub it is at 5:00.",
+    );
+    const within = await reproduce({ exports, toleranceMs: 1_000 });
+    expect(within.comparison.match).toBe(true);
+  });
+
   it('bad input exits 2 with what to fix', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'cut.json'), '[{"category": "tasks",');
     const run = runCli(['repro', join(dir, 'cut.json')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/cut\.json:1: not valid JSON/);
+    const wrongOption = runCli(['repro', join(dir, 'cut.json'), '--within', '1x']);
+    expect(wrongOption.status).toBe(2);
+    expect(wrongOption.stderr).toContain('--within must be a duration');
   });
 });
 
