@@ -243,36 +243,18 @@ function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): 
     id: `VIRTREPRO${String(i + 1).padStart(4, '0')}`,
     user,
   }));
-  const idOf = new Map(devices.map((d) => [d.user, d.id]));
-  const members = new Map<string, GroupRef & { ids: Set<string> }>();
-  const groupsByAlert = new Map<FieldAlert, string[]>();
-  for (const alert of alerts) {
-    const sentGroups = ownValue(alert.sent?.body, 'groups');
-    const groups =
-      Array.isArray(sentGroups) &&
-      sentGroups.every((g) => typeof g === 'string') &&
-      sentGroups.length > 0
-        ? (sentGroups as string[])
-        : [`${alert.name} (guessed group)`];
-    groupsByAlert.set(alert, groups);
-    for (const g of groups) {
-      const group = groupNamed(g);
-      if (!members.has(group.key)) members.set(group.key, { ...group, ids: new Set() });
-    }
-    // Who acknowledged is in one of the alert's groups; which, the events do not say: the first.
-    const first = members.get(groupNamed(groups[0]!).key)!;
-    for (const ack of alert.acks) first.ids.add(idOf.get(ack.user)!);
-  }
+  const groupsByAlert = new Map(
+    alerts.map((a) => [a, sentGroupsOf(a) ?? [`${a.name} (guessed group)`]]),
+  );
+  const groups = groupsOfAlerts(groupsByAlert, new Map(devices.map((d) => [d.user, d.id])));
+  // A group nobody acknowledged still needs a member for its alert to go out: a silent one.
   let silent = 0;
-  const groups = [...members.values()].map(({ id: urnId, name, ids }, i) => {
-    if (ids.size === 0) {
-      silent += 1;
-      const id = `VIRTSILENT${String(silent).padStart(4, '0')}`;
-      devices.push({ id, user: `Silent member ${silent}` });
-      ids.add(id);
-    }
-    return { id: urnId ?? `repro${i + 1}`, name, members: [...ids] };
-  });
+  for (const group of groups.filter((g) => g.members.length === 0)) {
+    silent += 1;
+    const id = `VIRTSILENT${String(silent).padStart(4, '0')}`;
+    devices.push({ id, user: `Silent member ${silent}` });
+    group.members.push(id);
+  }
   guesses.push({
     path: ['fixtures'],
     comment:
@@ -290,6 +272,38 @@ function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): 
     groupsOf: (alert) => groupsByAlert.get(alert)!,
     badgeUsers: users,
   };
+}
+
+/** The groups a body sent names, when it names them as a list of strings. */
+function sentGroupsOf(alert: FieldAlert): string[] | undefined {
+  const groups = ownValue(alert.sent?.body, 'groups');
+  return Array.isArray(groups) && groups.length > 0 && groups.every((g) => typeof g === 'string')
+    ? groups
+    : undefined;
+}
+
+/**
+ * One fixture group per group the alerts name, its members the devices of those who
+ * acknowledged its alerts; of an alert with several groups, the first (the events do not say).
+ */
+function groupsOfAlerts(
+  groupsByAlert: Map<FieldAlert, string[]>,
+  idOf: Map<string, string>,
+): FixtureAccount['groups'] {
+  const byKey = new Map<string, GroupRef & { ids: Set<string> }>();
+  for (const [alert, refs] of groupsByAlert) {
+    for (const ref of refs) {
+      const group = groupNamed(ref);
+      if (!byKey.has(group.key)) byKey.set(group.key, { ...group, ids: new Set() });
+    }
+    const first = byKey.get(groupNamed(refs[0]!).key)!;
+    for (const ack of alert.acks) first.ids.add(idOf.get(ack.user)!);
+  }
+  return [...byKey.values()].map(({ id, name, ids }, i) => ({
+    id: id ?? `repro${i + 1}`,
+    name,
+    members: [...ids],
+  }));
 }
 
 interface GroupRef {
@@ -329,8 +343,8 @@ function givenFixtures(
     );
   const idOf = new Map(account.devices.map((d) => [d.user, d.id]));
   const groupsOf = (alert: FieldAlert): string[] => {
-    const sentGroups = ownValue(alert.sent?.body, 'groups');
-    if (Array.isArray(sentGroups)) return sentGroups as string[];
+    const sent = sentGroupsOf(alert);
+    if (sent) return sent;
     const needed = alert.acks.map((a) => idOf.get(a.user)!);
     const fits = account.groups
       .filter((g) => needed.every((id) => g.members.includes(id)))
@@ -380,11 +394,7 @@ function parseAt(text: string): number {
 
 /** The scenario as YAML, with a comment on each guess; what the project's loader reads. */
 export function scenarioYaml(inferred: Inferred): string {
-  const doc = new Document({
-    $schema: undefined,
-    ...inferred.scenario,
-  });
-  doc.delete('$schema');
+  const doc = new Document(inferred.scenario);
   doc.commentBefore =
     ' Inferred by badge-sim repro from a field export. Lines marked "guessed" are placeholders:\n edit them to what your software sends, then run: badge-sim run <this file>';
   for (const { path, comment } of inferred.guesses) {
