@@ -140,7 +140,11 @@ Examples:
             error instanceof FixtureError
           )
             fail(error.message);
-          throw error;
+          // Anything else is a fault of badge-sim, not a difference: never exit 1 for it.
+          process.stderr.write(`${(error as Error).stack ?? error}\n`);
+          fail(
+            `repro failed unexpectedly (${(error as Error).message}); please report it with the export`,
+          );
         }
       })
   );

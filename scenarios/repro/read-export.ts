@@ -206,6 +206,10 @@ export function readAlertLines(file: string, text: string): SentAlert[] {
       throw new ExportError(`${where}: at must be an ISO instant such as 2026-01-01T00:00:05Z`);
     if (!isRecord(body))
       throw new ExportError(`${where}: body must be the JSON object sent to POST alerts`);
+    if (nestsDeeper(body, MAX_BODY_DEPTH))
+      throw new ExportError(
+        `${where}: body nests deeper than ${MAX_BODY_DEPTH} levels; an alert body is flat`,
+      );
     alerts.push({ micros, body });
   });
   return alerts;
@@ -232,10 +236,26 @@ export function readJournalAlerts(file: string, text: string): SentAlert[] {
     const ok = ownValue(entry, 'status') === 200;
     if (ownValue(entry, 'method') !== 'POST' || !/\/alerts$/.test(String(ownValue(entry, 'path'))))
       return [];
-    if (!ok || micros === undefined || !isRecord(body)) return [];
+    if (!ok || micros === undefined || !isRecord(body) || nestsDeeper(body, MAX_BODY_DEPTH))
+      return [];
     const taskId = ownValue(ownValue(entry, 'answer'), 'task_id');
     return [{ micros, body, ...(typeof taskId === 'string' ? { taskId } : {}) }];
   });
+}
+
+/** The deepest an alert body sent may nest (decision FB1): it is copied into the scenario. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether a value nests deeper than `max`, found without recursion. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -101,6 +101,17 @@ describe('reading a field export', () => {
     expect(readExports([{ file: 'e.json', text: json(events) }])).toHaveLength(events.length);
   });
 
+  it('refuses an alert body sent that nests deeper than 32 levels, naming the line', () => {
+    const line = (notification: unknown) =>
+      JSON.stringify({ at: '2026-01-01T00:00:00Z', body: { notification } });
+    const deep = line(JSON.parse(`${'['.repeat(32)}${']'.repeat(32)}`));
+    const deepest = line(JSON.parse(`${'['.repeat(31)}${']'.repeat(31)}`));
+    expect(() => readAlertLines('sent.jsonl', `${line('x')}\n${deep}\n`)).toThrow(
+      /^sent\.jsonl:2: body nests deeper than 32 levels/,
+    );
+    expect(readAlertLines('sent.jsonl', `${line('x')}\n${deepest}`)).toHaveLength(2);
+  });
+
   it('refuses a file that is not an export, saying what one is', () => {
     expect(() => readExports([{ file: 'x.yaml', text: 'accounts: []' }])).toThrow(
       new ExportError(
