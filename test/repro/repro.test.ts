@@ -15,6 +15,7 @@ import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.
 import {
   ExportError,
   MAX_EXPORT_BYTES,
+  MAX_EXPORT_EVENTS,
   readAlertLines,
   readExports,
   readJournalAlerts,
@@ -88,6 +89,27 @@ describe('reading a field export', () => {
     const text = `[${' '.repeat(MAX_EXPORT_BYTES)}]`;
     expect(() => readExports([{ file: 'huge.json', text }])).toThrow(
       /^huge\.json: larger than 64 MiB; export a shorter span/,
+    );
+  });
+
+  it('refuses more than 100,000 events in all files, and takes exactly 100,000', () => {
+    const task = {
+      id: 't',
+      name: 'a',
+      task_type: { major: 1, minor: 4, name: 'alerts', namespace: 'system' },
+    };
+    const events = Array.from({ length: MAX_EXPORT_EVENTS }, (_, i) => ({
+      category: 'tasks',
+      content: { type: 'acknowledged', device: 'A' },
+      task,
+      event_id: String(i),
+      timestamp: '2026-01-01T00:00:00.000000Z',
+    }));
+    const all = { file: 'all.json', text: JSON.stringify(events) };
+    expect(readExports([all])).toHaveLength(MAX_EXPORT_EVENTS);
+    const one = { file: 'one-more.json', text: JSON.stringify([{ ...events[0], event_id: 'x' }]) };
+    expect(() => readExports([all, one])).toThrow(
+      /^one-more\.json: more than 100000 events in all; export a shorter span/,
     );
   });
 
