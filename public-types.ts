@@ -61,6 +61,12 @@ export type {
   RequestMatcher,
 } from './protocol/journal.schema.ts';
 export type {
+  RecordKind,
+  Recording,
+  RecordingCleared,
+  RecordLine,
+} from './protocol/recording.schema.ts';
+export type {
   AlertRequest,
   AnalyticEvent,
   BroadcastRequest,

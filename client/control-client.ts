@@ -39,6 +39,7 @@ import {
   type JournalPage,
   type JournalQuery,
 } from '../protocol/journal.schema.ts';
+import type { Recording, RecordingCleared } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
@@ -272,6 +273,19 @@ export class StubControlClient {
   /** Empties the request journal; answers how many entries it held. */
   clearJournal(): Promise<JournalCleared> {
     return this.#call('DELETE', '/journal');
+  }
+
+  /**
+   * The session recording so far (`GET /_stub/recording`): what `badge-sim record` turns into a
+   * scenario, as JSON.
+   */
+  recording(): Promise<Recording> {
+    return this.#call('GET', '/recording');
+  }
+
+  /** Empties the recording and begins it again now; answers how many records it held. */
+  clearRecording(): Promise<RecordingCleared> {
+    return this.#call('DELETE', '/recording');
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

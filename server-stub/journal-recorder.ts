@@ -38,7 +38,11 @@ export function recordRequests(app: FastifyInstance, core: StubCore): void {
     reply.raw.once('close', () => {
       // An event listener, outside fastify's error handling: a throw here would end the process.
       try {
-        core.journal.record(received(core, request, reply.raw, path, arrivedAt, started));
+        const entry = core.journal.record(
+          received(core, request, reply.raw, path, arrivedAt, started),
+        );
+        // The session recording keeps the journal's entry, at the time the request arrived.
+        core.recorder.add('request', { request: entry }, entry.time);
       } catch (error) {
         request.log.error({ err: error }, 'badge-sim: the request journal could not record');
       }

@@ -1,0 +1,64 @@
+/**
+ * A recording of a live session (`badge-sim stub --record FILE`, `GET`/`DELETE
+ * /_stub/recording`): everything that happened on the stub, in order, on its clock, one JSON
+ * object a line, secrets never written. `badge-sim record` turns it into a scenario.
+ */
+import Type, { type Static } from 'typebox';
+
+/** Records kept (and written) by default since the recording began; `--record-limit` changes it (RS2). */
+export const RECORDING_LIMIT_DEFAULT = 20_000;
+export const RECORDING_LIMIT_MAX = 1_000_000;
+
+export const RECORD_KINDS = [
+  'session',
+  'request',
+  'connect',
+  'close',
+  'tap',
+  'battery',
+  'clock',
+  'event',
+  'capped',
+  'end',
+] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+export const RecordLine = Type.Object(
+  {
+    seq: Type.Integer({ minimum: 1, description: 'Order of writing: increasing.' }),
+    time: Type.String({ description: "The stub clock's time of what happened (µs)." }),
+    kind: Type.String({
+      enum: [...RECORD_KINDS],
+      description:
+        'session: the recording (re)starts, with the fixtures (secrets replaced) and the clock; request: a request to the emulated APIs, as the journal keeps it; connect / close: a badge came online (replacing a connection or not) / went offline; tap: a talk-button tap (by the badge or the control API) and what it acknowledged; battery: a new battery reading; clock: the clock jumped or switched mode through the control API; event: an analytic event; capped: the limit was reached, what follows is dropped; end: the stub stopped.',
+    }),
+  },
+  {
+    additionalProperties: true,
+    description: 'One thing that happened; the other fields depend on `kind`.',
+  },
+);
+export interface RecordLine {
+  seq: number;
+  time: string;
+  kind: RecordKind;
+  [field: string]: unknown;
+}
+
+export const Recording = Type.Object({
+  records: Type.Array(RecordLine, { description: 'Oldest first.' }),
+  dropped: Type.Integer({
+    description: 'Records past the limit since the recording began: neither kept nor written.',
+  }),
+  limit: Type.Integer({ description: 'Records kept at most.' }),
+});
+export interface Recording {
+  records: RecordLine[];
+  dropped: number;
+  limit: number;
+}
+
+export const RecordingCleared = Type.Object({
+  removed: Type.Integer({ description: 'Records removed; the recording begins again now.' }),
+});
+export type RecordingCleared = Static<typeof RecordingCleared>;
