@@ -61,9 +61,9 @@ export type {
   RequestMatcher,
 } from './protocol/journal.schema.ts';
 export type {
-  RecordKind,
   Recording,
   RecordingCleared,
+  RecordKind,
   RecordLine,
 } from './protocol/recording.schema.ts';
 export type {
