@@ -72,12 +72,11 @@ export class SessionRecorder {
   }
 
   #keep(kind: RecordKind, fields: Record<string, unknown>, time: string | undefined): void {
-    const line: RecordLine = {
-      ...fields,
-      seq: ++this.#seq,
-      time: time ?? formatTimestamp(this.now()),
-      kind,
-    };
+    const line: RecordLine = { seq: 0, time: '', kind, ...fields };
+    // Set after the fields, so no field can stand in for them; they still print first.
+    line.seq = ++this.#seq;
+    line.time = time ?? formatTimestamp(this.now());
+    line.kind = kind;
     this.#records.push(line);
     for (const sink of this.#sinks) sink(line);
   }

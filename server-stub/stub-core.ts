@@ -94,12 +94,16 @@ export class StubCore {
     this.engine.onEvent((subscriberId, event) =>
       this.recorder.add('event', { account: subscriberId, event }),
     );
-    this.onClockChange(() => this.recorder.add('clock', { ...this.clock.state }));
+    this.onClockChange(() => {
+      const { mode, scale } = this.clock.state;
+      this.recorder.add('clock', { mode, scale });
+    });
   }
 
   /** A `session` record: the fixtures and the clock the recording (re)starts from. */
   beginRecording(reason: 'start' | 'reset' | 'fixtures' | 'cleared'): void {
-    this.recorder.begin(reason, this.#fixtures, { ...this.clock.state });
+    const { mode, scale } = this.clock.state;
+    this.recorder.begin(reason, this.#fixtures, { mode, scale });
   }
 
   /** The settings in effect (the fixtures' client ids among them, under any given ones). */
