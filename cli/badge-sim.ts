@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
 import { envCommand } from './env.command.ts';
+import { recordCommand } from './record.command.ts';
 import { runCommand } from './run.command.ts';
 import { stubCommand } from './stub.command.ts';
 
@@ -30,6 +31,7 @@ const program = new Command('badge-sim')
   .addCommand(devicesCommand())
   .addCommand(runCommand())
   .addCommand(envCommand())
-  .addCommand(analyticsCommand());
+  .addCommand(analyticsCommand())
+  .addCommand(recordCommand());
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,430 @@
+/**
+ * A session recording (`badge-sim stub --record`, `GET /_stub/recording`) turned into a
+ * scenario (`badge-sim record`): its fixtures, the badges that connected, a timeline that
+ * replays what the session's clients and badges did at the times they did it, and
+ * expectations equal to what was observed. Where something had to be inferred, the step
+ * carries a comment (RS6–RS9).
+ */
+import { basename } from 'node:path';
+import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
+import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
+import type { JournalEntry } from '../protocol/journal.schema.ts';
+import { ownValue } from '../protocol/own.ts';
+import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
+import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../protocol/timestamp.ts';
+import type { EventMatcher, Scenario, Step } from './scenario.schema.ts';
+
+/** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
+export class RecordingError extends Error {
+  override name = 'RecordingError';
+}
+
+/** The largest recording read, in characters: a file past it is refused, not read half. */
+export const RECORDING_FILE_MAX_CHARS = 256 * 1024 * 1024;
+
+/**
+ * The records of a recording's text: JSON lines as `--record` writes them, or the JSON of
+ * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
+ * skipped.
+ */
+export function parseRecording(text: string, file: string): RecordLine[] {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{"records"') || trimmed.startsWith('{\n')) {
+    try {
+      const whole = JSON.parse(text) as { records?: unknown };
+      if (Array.isArray(whole.records))
+        return whole.records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
+    } catch {
+      // Not one JSON document: read as JSON lines below, which names the bad line.
+    }
+  }
+  const records: RecordLine[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = `${file}:${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new RecordingError(
+        `badge-sim: ${where}: not a JSON record (${(error as Error).message}); each line of a recording is one JSON object`,
+      );
+    }
+    records.push(checkRecord(value, where));
+  });
+  return records;
+}
+
+function checkRecord(value: unknown, where: string): RecordLine {
+  const bad = (what: string) => new RecordingError(`badge-sim: ${where}: ${what}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw bad('a record is a JSON object with seq, time and kind');
+  const record = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(record.seq)) throw bad('seq is missing or not a whole number');
+  if (typeof record.time !== 'string' || parseTimestamp(record.time) === undefined)
+    throw bad(`time ${JSON.stringify(record.time)} is not an instant (ISO 8601, UTC)`);
+  if (!(RECORD_KINDS as readonly unknown[]).includes(record.kind))
+    throw bad(`kind ${JSON.stringify(record.kind)} is none of ${RECORD_KINDS.join(', ')}`);
+  const needs = (field: string, type: 'string' | 'object') => {
+    if (typeof record[field] !== type || record[field] === null)
+      throw bad(
+        `a ${record.kind} record needs ${field} (${type === 'object' ? 'an object' : 'a string'})`,
+      );
+  };
+  if (record.kind === 'session') needs('fixtures', 'object');
+  if (record.kind === 'request') needs('request', 'object');
+  if (record.kind === 'event') needs('event', 'object');
+  if (['connect', 'close', 'tap', 'battery'].includes(record.kind as string))
+    needs('device', 'string');
+  return record as RecordLine;
+}
+
+export interface FromRecordingOptions {
+  /** The recording's file, for `proves:` and messages. */
+  file: string;
+  name?: string;
+  /** Fixtures to use instead of the recorded ones (with the real keys, say). */
+  fixtures?: Fixtures;
+}
+
+/** A scenario made from a recording, and its YAML with comments where something was inferred. */
+export interface RecordedScenario {
+  scenario: Scenario;
+  yaml: string;
+  /** Things the reader should know (sessions left out, records dropped past the cap). */
+  notes: string[];
+}
+
+/** Comments to attach: at a path of the document (`timeline.3`), the text. */
+type Comments = Map<string, string[]>;
+
+export function scenarioFromRecording(
+  all: RecordLine[],
+  options: FromRecordingOptions,
+): RecordedScenario {
+  const { session, records, earlier } = lastSession(all, options);
+  const notes: string[] = [];
+  if (earlier > 0)
+    notes.push(
+      `the recording has ${earlier + 1} sessions (the stub was reset or given fixtures); the scenario replays the last`,
+    );
+  const capped = all.find((r) => r.kind === 'capped');
+  const end = all.findLast((r) => r.kind === 'end');
+  const dropped = typeof end?.dropped === 'number' ? end.dropped : undefined;
+  if (capped)
+    notes.push(
+      `the recording reached its limit of ${capped.limit} records at ${capped.time}${dropped === undefined ? '' : `: ${dropped} records were dropped`}; the scenario replays what came before`,
+    );
+  const fixtures = withoutBehaviours(
+    options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
+  );
+  const start = micros(session ?? records[0]);
+  const at = (record: RecordLine) => atText(micros(record) - start);
+  const account = accountOf(records, fixtures);
+  const timeline: Step[] = [];
+  const comments: Comments = new Map();
+  const comment = (path: string, text: string) => {
+    comments.set(path, [...(comments.get(path) ?? []), text]);
+  };
+  const stepComment = (text: string) => comment(`timeline.${timeline.length - 1}`, text);
+  const taskNames = new Map<string, string>();
+  const nameCounts = new Map<string, number>();
+  const devices = new Set(account.devices.map((d) => d.id));
+  const ref = deviceRefs(account);
+  const badges: string[] = [];
+  const lastTime = micros(records.at(-1) ?? session!);
+  const reconnects = new Set<RecordLine>();
+  for (const [i, record] of records.entries()) {
+    if (record.kind === 'request') {
+      const step = requestStep(record.request as JournalEntry, account, taskNames, nameCounts);
+      if ('skip' in step) {
+        comment('timeline', `${record.time}: ${step.skip}`);
+        continue;
+      }
+      timeline.push({ at: at(record), ...step.step } as Step);
+      for (const text of step.comments) stepComment(text);
+    } else if (record.kind === 'tap') {
+      if (!devices.has(record.device as string)) continue;
+      timeline.push({ at: at(record), tap: ref(record.device as string) });
+      const acknowledged = taskNames.get(record.task_id as string) ?? record.task_id;
+      stepComment(
+        `recorded: ${record.via === 'control' ? 'POST /_stub/devices/…/tap' : 'the badge'}, ${record.result ?? record.refused}${acknowledged ? ` (${acknowledged})` : ''}`,
+      );
+    } else if (record.kind === 'connect') {
+      const device = record.device as string;
+      if (!devices.has(device)) continue;
+      if (!badges.includes(device)) {
+        badges.push(device);
+        if (micros(record) > start) {
+          timeline.push({ at: '0s', offline: ref(device) });
+          comment('badges', `${ref(device)} first connected at ${at(record)}: offline until then`);
+          timeline.push({ at: at(record), online: ref(device) });
+        }
+      } else if (record.replaced === true) {
+        comment(
+          'timeline',
+          `${record.time}: ${device} connected again over a connection the stub still held (half-open): replaced`,
+        );
+      } else if (reconnects.has(record)) {
+        timeline.push({ at: at(record), online: ref(device) });
+      }
+    } else if (record.kind === 'close') {
+      const device = record.device as string;
+      if (!devices.has(device)) continue;
+      const back = records.slice(i + 1).find((r) => r.kind === 'connect' && r.device === device);
+      // Badges leaving as the session ends are the session ending, not a drop to replay.
+      if (!back && micros(record) >= lastTime) continue;
+      timeline.push({ at: at(record), offline: ref(device) });
+      if (back) reconnects.add(back);
+    } else if (record.kind === 'battery') {
+      if (!devices.has(record.device as string) || typeof record.level !== 'number') continue;
+      const status = record.status;
+      timeline.push({
+        at: at(record),
+        battery: ref(record.device as string),
+        level: record.level,
+        ...(typeof status === 'string' ? { status } : {}),
+      } as Step);
+    } else if (record.kind === 'clock' && record.mode !== 'virtual') {
+      comment(
+        'timeline',
+        `${record.time}: the clock switched to ${record.mode} time; the scenario replays on the virtual clock`,
+      );
+    }
+  }
+  const events = records
+    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
+    .map((r) => eventMatcher(r.event as AnalyticEvent, at(r), taskNames));
+  const duration = atText(lastTime - start);
+  const requests = records.filter((r) => r.kind === 'request').length;
+  const taps = records.filter((r) => r.kind === 'tap').length;
+  const scenario: Scenario = {
+    name: options.name ?? `Recorded session ${basename(options.file)}`,
+    proves: `Recorded with badge-sim stub --record (${basename(options.file)}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${requests} requests, ${taps} taps, ${events.length} events; replaying it gives the same events and answers.`,
+    fixtures,
+    account: account.subscriber_id,
+    badges: badges.length === 0 ? 'none' : { devices: badges.map(ref) },
+    behaviours: {},
+    timeline,
+    duration,
+    expect: { events: { only: true, items: events } },
+  };
+  if (Object.keys(scenario.behaviours!).length === 0) delete scenario.behaviours;
+  return { scenario, yaml: toYaml(scenario, comments, notes, session), notes };
+}
+
+/** The records of the last session (after the last reset or fixture load), and its start. */
+function lastSession(all: RecordLine[], options: FromRecordingOptions) {
+  const sessions = all.filter((r) => r.kind === 'session');
+  const session = sessions.at(-1);
+  if (!session && !options.fixtures)
+    throw new RecordingError(
+      `badge-sim: ${options.file}: no session record (the recording's first line, with the fixtures): give --fixtures`,
+    );
+  const from = session ? all.indexOf(session) + 1 : 0;
+  const records = all
+    .slice(from)
+    .filter((r) => r.kind !== 'capped' && r.kind !== 'end' && r.kind !== 'session')
+    // A request is recorded when its answer went, at the time it arrived: by time, then as written.
+    .sort((a, b) => micros(a) - micros(b) || a.seq - b.seq);
+  if (!session && records.length === 0)
+    throw new RecordingError(`badge-sim: ${options.file}: the recording is empty`);
+  return { session, records, earlier: Math.max(0, sessions.length - 1) };
+}
+
+function noFixtures(file: string): never {
+  throw new RecordingError(`badge-sim: ${file}: no fixtures in the recording: give --fixtures`);
+}
+
+/** The recorded taps replay what behaviours did: a device's own behaviour would tap twice (RS7). */
+function withoutBehaviours(fixtures: Fixtures): Fixtures {
+  const copy = structuredClone(fixtures);
+  for (const account of copy.accounts)
+    for (const device of account.devices) delete device.behaviour;
+  return copy;
+}
+
+/** The account most requests named, else the fixtures' first. */
+function accountOf(records: RecordLine[], fixtures: Fixtures): FixtureAccount {
+  const counts = new Map<string, number>();
+  for (const record of records) {
+    const id = (record.request as JournalEntry | undefined)?.account;
+    if (typeof id === 'string') counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  const busiest = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return fixtures.accounts.find((a) => a.subscriber_id === busiest) ?? fixtures.accounts[0]!;
+}
+
+/** A device as steps name it: its user's name when no other device of the account has it. */
+function deviceRefs(account: FixtureAccount): (deviceId: string) => string {
+  const users = new Map<string, number>();
+  for (const d of account.devices) users.set(d.user, (users.get(d.user) ?? 0) + 1);
+  const ids = new Set(account.devices.map((d) => d.id));
+  // A name that is also a device id would be read as that id: the id is written instead.
+  const named = (d: FixtureAccount['devices'][number]) =>
+    users.get(d.user) === 1 && !ids.has(d.user);
+  const names = new Map(account.devices.map((d) => [d.id, named(d) ? d.user : d.id]));
+  return (deviceId) => names.get(deviceId) ?? deviceId;
+}
+
+function micros(record: RecordLine | undefined): number {
+  return parseTimestamp(record!.time)! / 1000;
+}
+
+/** A whole-ms duration as a scenario writes it: `12s`, `1500ms`. */
+function atText(ms: number): string {
+  const whole = Math.max(0, Math.round(ms));
+  return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
+}
+
+type StepBody = Record<string, unknown>;
+
+/** The step that sends a recorded request again, or why it is left out. */
+function requestStep(
+  entry: JournalEntry,
+  account: FixtureAccount,
+  taskNames: Map<string, string>,
+  nameCounts: Map<string, number>,
+): { step: StepBody; comments: string[] } | { skip: string } {
+  const comments: string[] = [];
+  const prefix = `/subscribers/${account.subscriber_id}/api/v1/`;
+  const what = `${entry.method} ${entry.path}`;
+  let step: StepBody;
+  if (entry.path.startsWith(prefix)) {
+    const rest = entry.path.slice(prefix.length);
+    const body = entry.body;
+    if (entry.method === 'POST' && rest === 'alerts' && isObject(body)) {
+      step = { alert: body };
+      const taskId = taskIdOf(entry.answer);
+      if (taskId !== undefined) {
+        const base = slug(typeof body.name === 'string' ? body.name : '') || 'alert';
+        const n = (nameCounts.get(base) ?? 0) + 1;
+        nameCounts.set(base, n);
+        const as = `${base}-${n}`;
+        taskNames.set(taskId, as);
+        step.as = as;
+      }
+    } else if (entry.method === 'POST' && rest === 'broadcasts' && isObject(body)) {
+      step = { broadcast: body };
+    } else if (entry.method === 'DELETE' && /^alerts\/[^/]+$/.test(rest)) {
+      const taskId = decodeURIComponent(rest.slice('alerts/'.length));
+      step = { cancel: taskNames.get(taskId) ?? taskId };
+    } else if (entry.method === 'GET' && rest === 'events') {
+      const query: StepBody = {};
+      const { limit, oldest } = entry.query;
+      if (typeof limit === 'string' || typeof limit === 'number') query.limit = limit;
+      if (typeof oldest === 'string') query.oldest = oldest;
+      step = { events: query };
+    } else if (['GET', 'POST', 'DELETE', 'PUT'].includes(entry.method) && !rest.includes('..')) {
+      step = {
+        request: {
+          method: entry.method,
+          path: rest,
+          ...(entry.body === null
+            ? {}
+            : typeof entry.body === 'string'
+              ? {
+                  raw_body: entry.body,
+                  content_type: entry.headers['content-type'] ?? 'text/plain',
+                }
+              : { body: entry.body }),
+        },
+      };
+    } else return { skip: `${what} left out: a scenario cannot send it` };
+    const authorization = entry.headers.authorization;
+    if (authorization === undefined) step.auth = 'none';
+    else if (entry.status === 401) {
+      step.auth = 'wrong';
+      comments.push('inferred: a 401 with a key: an unknown key (the recording masks keys)');
+    } else if (entry.status === 403) {
+      step.auth = 'other-account';
+      comments.push("inferred: a 403 with a key: another account's key");
+    }
+  } else if (/^\/(qa\/)?oauth2\//.test(entry.path)) {
+    return { skip: `${what} left out: the steps' clients get their own tokens` };
+  } else {
+    return { skip: `${what} left out: only the notification interface is replayed` };
+  }
+  if (entry.truncated?.includes('body'))
+    comments.push('the recording cut this body at its limit: complete it by hand');
+  if (entry.fault !== null) {
+    comments.push(
+      `a fault (${entry.fault.kind}) shaped this answer: add a fault step to replay it`,
+    );
+  } else if (entry.status !== null) {
+    step.expect = { status: entry.status };
+  } else comments.push('the connection closed before the answer: no status to expect');
+  return { step, comments };
+}
+
+function eventMatcher(
+  event: AnalyticEvent,
+  at: string,
+  taskNames: Map<string, string>,
+): EventMatcher {
+  const task = taskNames.get(event.task.id);
+  return {
+    type: event.content.type,
+    ...(task ? { task } : event.task.name ? { name: event.task.name } : {}),
+    ...(event.content.device === undefined ? {} : { device: event.content.device }),
+    ...(event.content.status === undefined ? {} : { status: event.content.status }),
+    at,
+  };
+}
+
+function taskIdOf(answer: unknown): string | undefined {
+  if (!isObject(answer)) return undefined;
+  const id = ownValue(answer, 'task_id');
+  return typeof id === 'string' ? id : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A task's name as part of an `as` name: letters, digits and dashes. */
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+}
+
+/** The scenario as YAML: one line a step and event where they fit, comments where inferred. */
+function toYaml(
+  scenario: Scenario,
+  comments: Comments,
+  notes: string[],
+  session: RecordLine | undefined,
+): string {
+  const doc = new Document(scenario);
+  doc.commentBefore = [
+    ' Made by badge-sim record from a session recording: edit it as any scenario.',
+    ' The fixtures are the ones loaded when the recording began, their secrets replaced by stand-ins;',
+    " the badges' behaviours are left out: the recorded taps replay what they did.",
+    ...(session?.clock && (session.clock as { mode?: string }).mode !== 'virtual'
+      ? [' The session ran on a running clock: times are rounded to the millisecond.']
+      : []),
+    ...notes.map((note) => ` Note: ${note}.`),
+  ].join('\n');
+  const timeline = doc.get('timeline', true);
+  if (isSeq(timeline)) for (const item of timeline.items) if (isMap(item)) flowSmall(item);
+  const items = doc.getIn(['expect', 'events', 'items'], true);
+  if (isSeq(items)) for (const item of items.items) if (isMap(item)) item.flow = true;
+  for (const [path, texts] of comments) {
+    const keys = path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+    const node = doc.getIn(keys, true) as { commentBefore?: string | null } | undefined;
+    const text = texts.map((t) => ` ${t}`).join('\n');
+    if (node && typeof node === 'object')
+      node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${text}` : text;
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** A step whose values are all scalars or small is written on one line. */
+function flowSmall(step: YAMLMap): void {
+  const json = JSON.stringify(step.toJSON());
+  if (json.length <= 120) step.flow = true;
+}

@@ -1,0 +1,223 @@
+/**
+ * Recording a live session and replaying it (issue 15, point 4): `badge-sim stub --record` in
+ * its own process, a client in another (not the runner) sending alerts and moving the clock
+ * through the control API, a fleet of badges tapping by their behaviours; then `badge-sim
+ * record` makes a scenario of the file, and `badge-sim run` passes it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { startFleet } from '../../simulator/fleet.ts';
+import { runCli, startStubProcess } from '../support/cli.ts';
+
+/** Every secret of the default fixtures: none may reach a recording. */
+const SECRETS = [
+  'demo-api-key-riverside-0001',
+  'demo-api-key-harbour-0002',
+  'demo-refresh-token-riverside-pro-0001',
+  'demo-refresh-token-riverside-qa-0001',
+  'demo-refresh-token-harbour-pro-0002',
+  'badge-key-0001',
+  'badge-key-0002',
+  'badge-key-0003',
+];
+
+/**
+ * The developer's software: a separate node process that talks HTTP to the stub, sends two
+ * alerts, one refused alert, a cancel and an events read, and moves the virtual clock.
+ */
+const CLIENT = `
+const [url] = process.argv.slice(1);
+const api = url + '/subscribers/100001/api/v1';
+const headers = { authorization: 'ServiceApiKey demo-api-key-riverside-0001', 'content-type': 'application/json' };
+const post = (path, body) => fetch(api + path, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.json());
+const advance = (by) => fetch(url + '/_stub/clock/advance', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ by }) }).then((r) => r.json());
+await post('/alerts', { notification: 'Spill in ward 3', groups: ['Nurses'], name: 'spill', quorum: 2, on_ack: 'Thanks' });
+await advance('20s');
+const drill = await post('/alerts', { notification: 'Fire drill', groups: ['Pharmacy'], name: 'drill', timeout: 60 });
+await post('/alerts', { notification: 'No group' });
+await advance('5s');
+await fetch(api + '/alerts/' + drill.task_id, { method: 'DELETE', headers: { authorization: headers.authorization } });
+await fetch(api + '/events', { headers: { authorization: 'ServiceApiKey not-a-key' } });
+await advance('2m');
+await fetch(api + '/events?limit=50', { headers });
+`;
+
+/** Runs the client to its end; asynchronously, so the fleet in this process answers meanwhile. */
+async function runClient(url: string): Promise<void> {
+  const { stderr } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', CLIENT, url],
+    { timeout: 30_000 },
+  );
+  expect(stderr).toBe('');
+}
+
+const scratch = () => mkdtempSync(join(tmpdir(), 'badge-sim-record-'));
+
+describe('recording a live session', () => {
+  test('a client process sends alerts while a fleet taps; the recording becomes a scenario that passes when run', async () => {
+    const dir = scratch();
+    const recording = join(dir, 'session.jsonl');
+    const out = join(dir, 'session.scenario.yaml');
+    {
+      await using stub = await startStubProcess(['--clock', 'virtual', '--record', recording]);
+      await using fleet = await startFleet({
+        stub: stub.url,
+        devices: ['350000000000001', '350000000000002', '350000000000003', '350000000000004'],
+        behaviours: {
+          '350000000000001': { ack: { after: '12s' } },
+          '350000000000002': { ack: { after: '40s' } },
+          '350000000000004': { ack: 'never' },
+        },
+        behaviour: { ack: 'never' },
+      });
+      await fleet.waitUntilConnected();
+      await runClient(stub.url);
+    }
+    const text = readFileSync(recording, 'utf8');
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+    const kinds = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).kind);
+    expect(kinds[0]).toBe('session');
+    expect(kinds).toEqual(expect.arrayContaining(['connect', 'request', 'tap', 'event', 'clock']));
+
+    const made = runCli(['record', recording, '--to', out]);
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+    expect(made.stdout).toContain(`wrote ${out}`);
+    const scenario = parseYaml(readFileSync(out, 'utf8'));
+    // What the session did, as steps: the two badge taps and the client's requests.
+    expect(scenario.timeline).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ at: '0s', as: 'spill-1', expect: { status: 200 } }),
+        { at: '12s', tap: 'Ada Mensah' },
+        expect.objectContaining({ at: '20s', as: 'drill-1' }),
+        expect.objectContaining({ at: '20s', expect: { status: 400 } }),
+        expect.objectContaining({ at: '25s', cancel: 'drill-1', expect: { status: 204 } }),
+        expect.objectContaining({ at: '25s', auth: 'wrong', expect: { status: 401 } }),
+        { at: '40s', tap: 'Ben Okafor' },
+      ]),
+    );
+    expect(scenario.expect.events.only).toBe(true);
+    expect(scenario.expect.events.items).toEqual([
+      { type: 'start', task: 'spill-1', at: '0s' },
+      { type: 'acknowledged', task: 'spill-1', device: 'Ada Mensah', at: '12s' },
+      { type: 'start', task: 'drill-1', at: '20s' },
+      { type: 'end', task: 'drill-1', status: 'cancelled', at: '25s' },
+      { type: 'acknowledged', task: 'spill-1', device: 'Ben Okafor', at: '40s' },
+      { type: 'end', task: 'spill-1', status: 'normal', at: '40s' },
+    ]);
+    for (const secret of SECRETS) expect(readFileSync(out, 'utf8')).not.toContain(secret);
+
+    const run = runCli(['run', out]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('all scenarios passed');
+    expect(run.status).toBe(0);
+  }, 90_000);
+});
+
+describe('a recording that goes wrong', () => {
+  test('--record to a path that cannot be written is one line naming the flag, exit 2, and nothing listens', () => {
+    const result = runCli([
+      'stub',
+      '--port',
+      '0',
+      '--record',
+      join(scratch(), 'no', 'such', 'x.jsonl'),
+    ]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).not.toContain('ready');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /--record \(BADGE_SIM_RECORD\) .*x\.jsonl: cannot write it \(its folder does not exist\)/,
+    );
+  });
+
+  test('past --record-limit, records are dropped and counted: the file says where, the stub and record say how many', async () => {
+    const dir = scratch();
+    const recording = join(dir, 'capped.jsonl');
+    const stub = await startStubProcess([
+      '--clock',
+      'virtual',
+      '--record',
+      recording,
+      '--record-limit',
+      '3',
+    ]);
+    const auth = { authorization: 'ServiceApiKey demo-api-key-riverside-0001' };
+    for (let i = 0; i < 4; i++)
+      await fetch(`${stub.url}/subscribers/100001/api/v1/events`, { headers: auth });
+    const seen = (await (await fetch(`${stub.url}/_stub/recording`)).json()) as any;
+    expect(seen.records).toHaveLength(4);
+    expect(seen.records.map((r: any) => r.kind)).toEqual([
+      'session',
+      'request',
+      'request',
+      'capped',
+    ]);
+    expect(seen).toMatchObject({ dropped: 2, limit: 3 });
+    const exited = new Promise((resolve) => stub.child.once('exit', resolve));
+    stub.child.kill('SIGINT');
+    await exited;
+    expect(stub.output()).toContain('recording: 2 records dropped past --record-limit 3');
+    const lines = readFileSync(recording, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((r) => r.kind)).toEqual(['session', 'request', 'request', 'capped', 'end']);
+    expect(lines.at(-1)).toMatchObject({ kind: 'end', dropped: 2 });
+
+    const made = runCli(['record', recording, '--to', join(dir, 'capped.scenario.yaml')]);
+    expect(made.status).toBe(0);
+    expect(made.stderr).toContain('reached its limit of 3 records');
+    expect(made.stderr).toContain('2 records were dropped');
+    expect(readFileSync(join(dir, 'capped.scenario.yaml'), 'utf8')).toContain(
+      '2 records were dropped',
+    );
+  }, 60_000);
+
+  test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
+    const dir = scratch();
+    const recording = join(dir, 'bad.jsonl');
+    const session = {
+      seq: 1,
+      time: '2026-01-01T00:00:00.000000Z',
+      kind: 'session',
+      fixtures: { accounts: [] },
+    };
+    const cases: [string, RegExp][] = [
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "tap", "device"',
+        /bad\.jsonl:3: not a JSON record/,
+      ],
+      [
+        '{"seq": 2, "time": "yesterday", "kind": "tap", "device": "1"}',
+        /bad\.jsonl:3: time "yesterday" is not an instant/,
+      ],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "__proto__"}',
+        /bad\.jsonl:3: kind "__proto__" is none of session, request/,
+      ],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "request"}',
+        /bad\.jsonl:3: a request record needs request/,
+      ],
+      ['[1, 2]', /bad\.jsonl:3: a record is a JSON object/],
+    ];
+    for (const [line, message] of cases) {
+      writeFileSync(recording, `${JSON.stringify(session)}\n\n${line}\n`);
+      const result = runCli(['record', recording, '--to', join(dir, 'out.yaml')]);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(() => readFileSync(join(dir, 'out.yaml'))).toThrow();
+  });
+});
