@@ -8,11 +8,13 @@
 import { basename } from 'node:path';
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
-import type { JournalEntry } from '../protocol/journal.schema.ts';
+import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
+import { JournalEntry } from '../protocol/journal.schema.ts';
 import { ownValue } from '../protocol/own.ts';
 import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
-import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';
+import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import type { EventMatcher, Scenario, Step } from './scenario.schema.ts';
 
 /** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
@@ -28,6 +30,9 @@ export const RECORDING_FILE_MAX_CHARS = 256 * 1024 * 1024;
  * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
  * skipped.
  */
+const validateEntry = validatorOf(JournalEntry);
+const validateEvent = validatorOf(AnalyticEvent);
+
 export function parseRecording(text: string, file: string): RecordLine[] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{"records"') || trimmed.startsWith('{\n')) {
@@ -72,9 +77,26 @@ function checkRecord(value: unknown, where: string): RecordLine {
         `a ${record.kind} record needs ${field} (${type === 'object' ? 'an object' : 'a string'})`,
       );
   };
-  if (record.kind === 'session') needs('fixtures', 'object');
-  if (record.kind === 'request') needs('request', 'object');
-  if (record.kind === 'event') needs('event', 'object');
+  /** A field that must be as the stub writes it (the journal's entry, an analytic event). */
+  const shaped = (field: string, validate: ValidateFunction) => {
+    needs(field, 'object');
+    if (!validate(record[field])) {
+      const error = validate.errors![0]!;
+      const what = error.keyword === 'required' ? 'is missing' : (error.message ?? 'is wrong');
+      throw bad(`${field}.${fieldPath(error)} ${what}`);
+    }
+  };
+  if (record.kind === 'session') {
+    needs('fixtures', 'object');
+    try {
+      checkFixtures(structuredClone(record.fixtures));
+    } catch (error) {
+      if (!(error instanceof FixtureError)) throw error;
+      throw bad(`fixtures${error.path ? `.${error.path}` : ''}: ${error.message}`);
+    }
+  }
+  if (record.kind === 'request') shaped('request', validateEntry);
+  if (record.kind === 'event') shaped('event', validateEvent);
   if (['connect', 'close', 'tap', 'battery'].includes(record.kind as string))
     needs('device', 'string');
   return record as RecordLine;
@@ -253,7 +275,10 @@ function accountOf(records: RecordLine[], fixtures: Fixtures): FixtureAccount {
     if (typeof id === 'string') counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   const busiest = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return fixtures.accounts.find((a) => a.subscriber_id === busiest) ?? fixtures.accounts[0]!;
+  const account =
+    fixtures.accounts.find((a) => a.subscriber_id === busiest) ?? fixtures.accounts[0];
+  if (!account) throw new RecordingError('badge-sim: the fixtures have no account to replay in');
+  return account;
 }
 
 /** A device as steps name it: its user's name when no other device of the account has it. */

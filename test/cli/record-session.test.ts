@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 
@@ -190,7 +191,7 @@ describe('a recording that goes wrong', () => {
       seq: 1,
       time: '2026-01-01T00:00:00.000000Z',
       kind: 'session',
-      fixtures: { accounts: [] },
+      fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE),
     };
     const cases: [string, RegExp][] = [
       [
@@ -210,6 +211,14 @@ describe('a recording that goes wrong', () => {
         /bad\.jsonl:3: a request record needs request/,
       ],
       ['[1, 2]', /bad\.jsonl:3: a record is a JSON object/],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "session", "fixtures": {"accounts": [{"subscriber_id": "1"}]}}',
+        /bad\.jsonl:3: fixtures\.accounts\[0\]\.\w+/,
+      ],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "request", "request": {"path": 7}}',
+        /bad\.jsonl:3: request\.\w+ /,
+      ],
     ];
     for (const [line, message] of cases) {
       writeFileSync(recording, `${JSON.stringify(session)}\n\n${line}\n`);
