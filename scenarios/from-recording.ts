@@ -15,6 +15,7 @@ import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
 import { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import type { EventMatcher, Scenario, Step } from './scenario.schema.ts';
 
 /** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
@@ -138,6 +139,13 @@ export function scenarioFromRecording(
     notes.push(
       `the recording reached its limit of ${capped.limit} records at ${capped.time}${dropped === undefined ? '' : `: ${dropped} records were dropped`}; the scenario replays what came before`,
     );
+  for (const [name, value] of Object.entries(settingsOf(session))) {
+    const usual = ownValue(DEFAULT_SETTINGS, name);
+    if (usual !== undefined && value !== usual)
+      notes.push(
+        `the stub ran with ${name} ${JSON.stringify(value)}; a scenario runs with ${JSON.stringify(usual)}: replay it against a stub started so (badge-sim run --stub URL)`,
+      );
+  }
   const fixtures = withoutBehaviours(
     options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
   );
@@ -253,6 +261,13 @@ function lastSession(all: RecordLine[], options: FromRecordingOptions) {
   if (!session && records.length === 0)
     throw new RecordingError(`badge-sim: ${options.file}: the recording is empty`);
   return { session, records, earlier: Math.max(0, sessions.length - 1) };
+}
+
+function settingsOf(session: RecordLine | undefined): Record<string, unknown> {
+  const settings = session?.settings;
+  return typeof settings === 'object' && settings !== null && !Array.isArray(settings)
+    ? (settings as Record<string, unknown>)
+    : {};
 }
 
 function noFixtures(file: string): never {

@@ -53,8 +53,9 @@ export class SessionRecorder {
     reason: 'start' | 'reset' | 'fixtures' | 'cleared',
     fixtures: Fixtures,
     clock: object,
+    settings: object,
   ): void {
-    this.add('session', { reason, fixtures: withoutSecrets(fixtures), clock });
+    this.add('session', { reason, fixtures: withoutSecrets(fixtures), clock, settings });
   }
 
   /** Empties the recording and begins again; answers how many records it held. */

@@ -103,7 +103,9 @@ export class StubCore {
   /** A `session` record: the fixtures and the clock the recording (re)starts from. */
   beginRecording(reason: 'start' | 'reset' | 'fixtures' | 'cleared'): void {
     const { mode, scale } = this.clock.state;
-    this.recorder.begin(reason, this.#fixtures, { mode, scale });
+    // The settings that change what the engine does: a replay needs the same ones.
+    const { cancelEvents, unknownFields } = this.#settings;
+    this.recorder.begin(reason, this.#fixtures, { mode, scale }, { cancelEvents, unknownFields });
   }
 
   /** The settings in effect (the fixtures' client ids among them, under any given ones). */

@@ -141,7 +141,7 @@ describe('a recording that goes wrong', () => {
     );
   });
 
-  test('past --record-limit, records are dropped and counted: the file says where, the stub and record say how many', async () => {
+  test('past --record-limit, records are dropped and counted: the file says where, the stub and record say how many (and which settings differ)', async () => {
     const dir = scratch();
     const recording = join(dir, 'capped.jsonl');
     const stub = await startStubProcess([
@@ -151,6 +151,8 @@ describe('a recording that goes wrong', () => {
       recording,
       '--record-limit',
       '3',
+      '--cancel-events',
+      'none',
     ]);
     const auth = { authorization: 'ServiceApiKey demo-api-key-riverside-0001' };
     for (let i = 0; i < 4; i++)
@@ -179,6 +181,8 @@ describe('a recording that goes wrong', () => {
     expect(made.status).toBe(0);
     expect(made.stderr).toContain('reached its limit of 3 records');
     expect(made.stderr).toContain('2 records were dropped');
+    // A setting that changes what the engine does is said, since a scenario cannot set it.
+    expect(made.stderr).toContain('the stub ran with cancelEvents "none"');
     expect(readFileSync(join(dir, 'capped.scenario.yaml'), 'utf8')).toContain(
       '2 records were dropped',
     );
