@@ -28,12 +28,14 @@ export function writeRecordingTo(
   onWriteError: (message: string) => void,
 ): RecordingFile {
   let fd: number | undefined = opened;
+  let unpipe: (() => void) | undefined;
   const stop = () => {
-    unpipe();
-    if (fd !== undefined) closeSync(fd);
+    unpipe?.();
+    const open = fd;
     fd = undefined;
+    if (open !== undefined) closeSync(open);
   };
-  const unpipe = recorder.pipe((line) => {
+  unpipe = recorder.pipe((line) => {
     if (fd === undefined) return;
     try {
       writeSync(fd, `${JSON.stringify(line)}\n`);
@@ -42,12 +44,14 @@ export function writeRecordingTo(
       try {
         stop();
       } catch {
-        // Closing a file that cannot be written may fail too: it is closed either way.
+        // Closing a file that cannot be written may fail too: it is given up either way.
       }
       onWriteError(
         `badge-sim: --record ${file}: cannot write to it (${code}); the recording goes on in memory only (GET /_stub/recording)`,
       );
     }
   });
+  // A failure while writing the records kept so far stopped it before `unpipe` was known.
+  if (fd === undefined) unpipe();
   return { close: stop };
 }

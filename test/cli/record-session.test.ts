@@ -141,6 +141,39 @@ describe('a recording that goes wrong', () => {
     );
   });
 
+  test('a write that fails later is one line on stderr; the stub goes on and the recording stays in memory', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual', '--record', '/dev/full']);
+    await expect
+      .poll(() => stub.errors(), { timeout: 5_000 })
+      .toContain('--record /dev/full: cannot write to it (ENOSPC)');
+    const auth = { authorization: 'ServiceApiKey demo-api-key-riverside-0001' };
+    const events = await fetch(`${stub.url}/subscribers/100001/api/v1/events`, { headers: auth });
+    expect(events.status).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${stub.url}/_stub/recording`)).json()) as any).records.length,
+      )
+      .toBe(2);
+    expect(stub.errors().trim().split('\n')).toHaveLength(1);
+  });
+
+  test('--help of record shows an example; stub --help describes --record and --record-limit', () => {
+    const record = runCli(['record', '--help']);
+    expect(record.status).toBe(0);
+    for (const text of [
+      '--to',
+      '--fixtures',
+      '--name',
+      'badge-sim record session.jsonl --to bug.scenario.yaml',
+    ])
+      expect(record.stdout).toContain(text);
+    const stub = runCli(['stub', '--help']);
+    expect(stub.stdout).toContain('--record <file>');
+    expect(stub.stdout).toContain('--record-limit <n>');
+    expect(runCli(['--help']).stdout).toContain('record');
+  });
+
   test('past --record-limit, records are dropped and counted: the file says where, the stub and record say how many (and which settings differ)', async () => {
     const dir = scratch();
     const recording = join(dir, 'capped.jsonl');
