@@ -8,6 +8,8 @@ import Type, { type Static } from 'typebox';
 /** Records kept (and written) by default since the recording began; `--record-limit` changes it (RS2). */
 export const RECORDING_LIMIT_DEFAULT = 20_000;
 export const RECORDING_LIMIT_MAX = 1_000_000;
+/** The JSON text of the records kept, all together, at most (a request record is up to ~17 KiB). */
+export const RECORDING_MAX_CHARS = 64 * 1024 * 1024;
 
 export const RECORD_KINDS = [
   'session',
@@ -25,7 +27,11 @@ export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export const RecordLine = Type.Object(
   {
-    seq: Type.Integer({ minimum: 1, description: 'Order of writing: increasing.' }),
+    seq: Type.Integer({
+      minimum: 1,
+      description:
+        'The order things happened: a request takes its place when it arrives, and is written when its answer has gone (after what it caused): sort by seq.',
+    }),
     time: Type.String({ description: "The stub clock's time of what happened (µs)." }),
     kind: Type.String({
       enum: [...RECORD_KINDS],

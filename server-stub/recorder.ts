@@ -2,19 +2,32 @@
  * The recording of a live session (`badge-sim stub --record FILE`, `/_stub/recording`):
  * everything that happened on the stub, in order, on its clock. It keeps no second copy of
  * what a request was: a `request` record is the request journal's entry (secrets masked
- * there). At most `limit` records since the recording began (RS2): past it, records are
- * counted as dropped, neither kept nor given to the sinks, and one `capped` record says so.
+ * there). At most `limit` records and RECORDING_MAX_CHARS of their JSON since the recording
+ * began (RS2): past either, records are counted as dropped, neither kept nor given to the
+ * sinks, and one `capped` record says so.
  */
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
-import type { Recording, RecordKind, RecordLine } from '../protocol/recording.schema.ts';
+import {
+  RECORDING_MAX_CHARS,
+  type Recording,
+  type RecordKind,
+  type RecordLine,
+} from '../protocol/recording.schema.ts';
 import type { AckResult } from './engine/alert-engine.ts';
 
-/** Told each record as it is kept (the file writer of `--record`). */
-export type RecordSink = (line: RecordLine) => void;
+/** Told each record as it is kept, with its JSON text (the file writer of `--record`). */
+export type RecordSink = (line: RecordLine, text: string) => void;
+
+/** Where a record goes in the order of things: its instant and its place (a reserved `seq`). */
+export interface RecordPlace {
+  time: string;
+  seq: number;
+}
 
 export class SessionRecorder {
-  #records: RecordLine[] = [];
+  #records: { line: RecordLine; text: string }[] = [];
+  #chars = 0;
   #dropped = 0;
   #seq = 0;
   readonly #sinks = new Set<RecordSink>();
@@ -22,30 +35,53 @@ export class SessionRecorder {
   constructor(
     private readonly now: () => number,
     readonly limit: number,
+    /** The JSON text the records kept may take at most, all together (RS2). */
+    readonly maxChars: number = RECORDING_MAX_CHARS,
   ) {}
 
-  /** What is recorded so far. */
+  /** What is recorded so far, in the order things happened (`seq`). */
   list(): Recording {
-    return { records: [...this.#records], dropped: this.#dropped, limit: this.limit };
+    const records = this.#records.map((r) => r.line).sort((a, b) => a.seq - b.seq);
+    return { records, dropped: this.#dropped, limit: this.limit };
   }
 
   /** Sends every later record to `sink`, after the ones kept so far; returns the unsubscribe. */
   pipe(sink: RecordSink): () => void {
-    for (const line of this.#records) sink(line);
+    for (const { line, text } of this.#records) sink(line, text);
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);
   }
 
   /**
-   * Records what happened now, or (`time`, µs text) at the instant it happened: a request
-   * is recorded when its answer has gone, at the time it arrived.
+   * A place in the order of things for a record made later: a request takes one when it
+   * arrives and is recorded when its answer has gone, so what it caused comes after it.
    */
-  add(kind: RecordKind, fields: Record<string, unknown>, time?: string): void {
-    if (this.#records.length >= this.limit && kind !== 'end') {
-      if (this.#dropped++ === 0) this.#keep('capped', { limit: this.limit }, undefined);
+  reserve(): RecordPlace {
+    return { time: formatTimestamp(this.now()), seq: ++this.#seq };
+  }
+
+  /** Records what happened now, or at the place reserved for it. */
+  add(kind: RecordKind, fields: Record<string, unknown>, place?: RecordPlace): void {
+    const line: RecordLine = { seq: 0, time: '', kind, ...fields };
+    // Set after the fields, so no field can stand in for them; they still print first.
+    line.seq = place?.seq ?? ++this.#seq;
+    line.time = place?.time ?? formatTimestamp(this.now());
+    line.kind = kind;
+    const text = JSON.stringify(line);
+    // Once full, everything newer is dropped: a recording with holes would replay wrong.
+    const full =
+      this.#dropped > 0 ||
+      this.#records.length >= this.limit ||
+      this.#chars + text.length > this.maxChars;
+    // The two records about the recording itself are kept past its limits.
+    if (full && kind !== 'end' && kind !== 'capped') {
+      if (this.#dropped++ === 0)
+        this.add('capped', { limit: this.limit, max_chars: this.maxChars });
       return;
     }
-    this.#keep(kind, fields, time);
+    this.#records.push({ line, text });
+    this.#chars += text.length;
+    for (const sink of this.#sinks) sink(line, text);
   }
 
   /** A `session` record: the recording (re)starts here, with the stub's fixtures (RS3, RS4). */
@@ -62,6 +98,7 @@ export class SessionRecorder {
   clear(): number {
     const removed = this.#records.length;
     this.#records = [];
+    this.#chars = 0;
     this.#dropped = 0;
     return removed;
   }
@@ -70,16 +107,6 @@ export class SessionRecorder {
   end(): void {
     this.add('end', { dropped: this.#dropped });
     this.#sinks.clear();
-  }
-
-  #keep(kind: RecordKind, fields: Record<string, unknown>, time: string | undefined): void {
-    const line: RecordLine = { seq: 0, time: '', kind, ...fields };
-    // Set after the fields, so no field can stand in for them; they still print first.
-    line.seq = ++this.#seq;
-    line.time = time ?? formatTimestamp(this.now());
-    line.kind = kind;
-    this.#records.push(line);
-    for (const sink of this.#sinks) sink(line);
   }
 }
 

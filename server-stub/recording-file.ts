@@ -35,10 +35,10 @@ export function writeRecordingTo(
     fd = undefined;
     if (open !== undefined) closeSync(open);
   };
-  unpipe = recorder.pipe((line) => {
+  unpipe = recorder.pipe((_line, text) => {
     if (fd === undefined) return;
     try {
-      writeSync(fd, `${JSON.stringify(line)}\n`);
+      writeSync(fd, `${text}\n`);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       try {

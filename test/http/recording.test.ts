@@ -68,8 +68,9 @@ describe('GET /_stub/recording', () => {
     expect(seen).toEqual([
       'connect',
       'request 400',
-      'event start',
+      // A request takes its place when it arrives: before the events it caused.
       'request 200',
+      'event start',
       'clock',
       'event acknowledged',
       'tap control acknowledged true',
