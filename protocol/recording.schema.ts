@@ -11,7 +11,20 @@ export const RECORDING_LIMIT_MAX = 1_000_000;
 /** The JSON text of the records kept, all together, at most (a request record is up to ~17 KiB). */
 export const RECORDING_MAX_CHARS = 64 * 1024 * 1024;
 
-export const RECORD_KINDS = [
+/** What a record is about (`kind`). */
+export type RecordKind =
+  | 'session'
+  | 'request'
+  | 'connect'
+  | 'close'
+  | 'tap'
+  | 'battery'
+  | 'clock'
+  | 'event'
+  | 'capped'
+  | 'end';
+
+export const RECORD_KINDS: readonly RecordKind[] = [
   'session',
   'request',
   'connect',
@@ -22,8 +35,7 @@ export const RECORD_KINDS = [
   'event',
   'capped',
   'end',
-] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
+];
 
 export const RecordLine = Type.Object(
   {
