@@ -127,6 +127,36 @@ export function scenarioFromRecording(
   options: FromRecordingOptions,
 ): RecordedScenario {
   const { session, records, earlier } = lastSession(all, options);
+  const notes = notesOn(all, session, earlier);
+  const fixtures = withoutBehaviours(
+    options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
+  );
+  const account = accountOf(records, fixtures);
+  const start = micros(session ?? records[0]);
+  const end = micros(records.at(-1) ?? session);
+  const replay = new Replay(account, start, end);
+  replay.add(records);
+  const events = records
+    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
+    .map((r) => eventMatcher(r.event as AnalyticEvent, replay.at(r), replay.taskNames));
+  const duration = atText(end - start);
+  const count = (kind: string) => records.filter((r) => r.kind === kind).length;
+  const file = basename(options.file);
+  const scenario: Scenario = {
+    name: options.name ?? `Recorded session ${file}`,
+    proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.length} events; replaying it gives the same events and answers.`,
+    fixtures,
+    account: account.subscriber_id,
+    badges: replay.badges.length === 0 ? 'none' : { devices: replay.badges.map(replay.ref) },
+    timeline: replay.timeline,
+    duration,
+    expect: { events: { only: true, items: events } },
+  };
+  return { scenario, yaml: toYaml(scenario, replay.comments, notes, session), notes };
+}
+
+/** What the reader should know of the recording as a whole: sessions left out, drops, settings. */
+function notesOn(all: RecordLine[], session: RecordLine | undefined, earlier: number): string[] {
   const notes: string[] = [];
   if (earlier > 0)
     notes.push(
@@ -146,102 +176,129 @@ export function scenarioFromRecording(
         `the stub ran with ${name} ${JSON.stringify(value)}; a scenario runs with ${JSON.stringify(usual)}: replay it against a stub started so (badge-sim run --stub URL)`,
       );
   }
-  const fixtures = withoutBehaviours(
-    options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
-  );
-  const start = micros(session ?? records[0]);
-  const at = (record: RecordLine) => atText(micros(record) - start);
-  const account = accountOf(records, fixtures);
-  const timeline: Step[] = [];
-  const comments: Comments = new Map();
-  const comment = (path: string, text: string) => {
-    comments.set(path, [...(comments.get(path) ?? []), text]);
-  };
-  const stepComment = (text: string) => comment(`timeline.${timeline.length - 1}`, text);
-  const taskNames = new Map<string, string>();
-  const nameCounts = new Map<string, number>();
-  const devices = new Set(account.devices.map((d) => d.id));
-  const ref = deviceRefs(account);
-  const badges: string[] = [];
-  const lastTime = micros(records.at(-1) ?? session!);
-  const reconnects = new Set<RecordLine>();
-  for (const [i, record] of records.entries()) {
-    if (record.kind === 'request') {
-      const step = requestStep(record.request as JournalEntry, account, taskNames, nameCounts);
-      if ('skip' in step) {
-        comment('timeline', `${record.time}: ${step.skip}`);
-        continue;
-      }
-      timeline.push({ at: at(record), ...step.step } as Step);
-      for (const text of step.comments) stepComment(text);
-    } else if (record.kind === 'tap') {
-      if (!devices.has(record.device as string)) continue;
-      timeline.push({ at: at(record), tap: ref(record.device as string) });
-      const acknowledged = taskNames.get(record.task_id as string) ?? record.task_id;
-      stepComment(
-        `recorded: ${record.via === 'control' ? 'POST /_stub/devices/…/tap' : 'the badge'}, ${record.result ?? record.refused}${acknowledged ? ` (${acknowledged})` : ''}`,
-      );
-    } else if (record.kind === 'connect') {
-      const device = record.device as string;
-      if (!devices.has(device)) continue;
-      if (!badges.includes(device)) {
-        badges.push(device);
-        if (micros(record) > start) {
-          timeline.push({ at: '0s', offline: ref(device) });
-          comment('badges', `${ref(device)} first connected at ${at(record)}: offline until then`);
-          timeline.push({ at: at(record), online: ref(device) });
-        }
-      } else if (record.replaced === true) {
-        comment(
+  return notes;
+}
+
+/** The timeline that replays a session's records, with its comments and the badges it needs. */
+class Replay {
+  readonly timeline: Step[] = [];
+  readonly comments: Comments = new Map();
+  /** Task ids of the recording, by the `as` name of the step that created them. */
+  readonly taskNames = new Map<string, string>();
+  readonly #nameCounts = new Map<string, number>();
+  /** Devices that connected, in order: they run badges. */
+  readonly badges: string[] = [];
+  readonly ref: (deviceId: string) => string;
+  readonly #devices: Set<string>;
+  /** Connects that end a drop: replayed as `online`. */
+  readonly #returns = new Set<RecordLine>();
+
+  constructor(
+    readonly account: FixtureAccount,
+    readonly start: number,
+    readonly end: number,
+  ) {
+    this.ref = deviceRefs(account);
+    this.#devices = new Set(account.devices.map((d) => d.id));
+  }
+
+  /** A record's time from the session's start, as a step writes it. */
+  at(record: RecordLine): string {
+    return atText(micros(record) - this.start);
+  }
+
+  add(records: RecordLine[]): void {
+    const nextConnect = nextConnects(records);
+    for (const record of records) {
+      const device = typeof record.device === 'string' ? record.device : undefined;
+      if (record.kind === 'request') this.#request(record);
+      else if (record.kind === 'clock' && record.mode !== 'virtual')
+        this.#comment(
           'timeline',
-          `${record.time}: ${device} connected again over a connection the stub still held (half-open): replaced`,
+          `${record.time}: the clock switched to ${record.mode} time; the scenario replays on the virtual clock`,
         );
-      } else if (reconnects.has(record)) {
-        timeline.push({ at: at(record), online: ref(device) });
-      }
-    } else if (record.kind === 'close') {
-      const device = record.device as string;
-      if (!devices.has(device)) continue;
-      const back = records.slice(i + 1).find((r) => r.kind === 'connect' && r.device === device);
-      // Badges leaving as the session ends are the session ending, not a drop to replay.
-      if (!back && micros(record) >= lastTime) continue;
-      timeline.push({ at: at(record), offline: ref(device) });
-      if (back) reconnects.add(back);
-    } else if (record.kind === 'battery') {
-      if (!devices.has(record.device as string) || typeof record.level !== 'number') continue;
-      const status = record.status;
-      timeline.push({
-        at: at(record),
-        battery: ref(record.device as string),
-        level: record.level,
-        ...(typeof status === 'string' ? { status } : {}),
-      } as Step);
-    } else if (record.kind === 'clock' && record.mode !== 'virtual') {
-      comment(
-        'timeline',
-        `${record.time}: the clock switched to ${record.mode} time; the scenario replays on the virtual clock`,
-      );
+      else if (device === undefined || !this.#devices.has(device)) continue;
+      else if (record.kind === 'tap') this.#tap(record, device);
+      else if (record.kind === 'connect') this.#connect(record, device);
+      else if (record.kind === 'close') this.#close(record, device, nextConnect.get(record));
+      else if (record.kind === 'battery' && typeof record.level === 'number')
+        this.#push(record, {
+          battery: this.ref(device),
+          level: record.level,
+          ...(typeof record.status === 'string' ? { status: record.status } : {}),
+        });
     }
   }
-  const events = records
-    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
-    .map((r) => eventMatcher(r.event as AnalyticEvent, at(r), taskNames));
-  const duration = atText(lastTime - start);
-  const requests = records.filter((r) => r.kind === 'request').length;
-  const taps = records.filter((r) => r.kind === 'tap').length;
-  const scenario: Scenario = {
-    name: options.name ?? `Recorded session ${basename(options.file)}`,
-    proves: `Recorded with badge-sim stub --record (${basename(options.file)}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${requests} requests, ${taps} taps, ${events.length} events; replaying it gives the same events and answers.`,
-    fixtures,
-    account: account.subscriber_id,
-    badges: badges.length === 0 ? 'none' : { devices: badges.map(ref) },
-    behaviours: {},
-    timeline,
-    duration,
-    expect: { events: { only: true, items: events } },
-  };
-  if (Object.keys(scenario.behaviours!).length === 0) delete scenario.behaviours;
-  return { scenario, yaml: toYaml(scenario, comments, notes, session), notes };
+
+  #push(record: RecordLine, step: Record<string, unknown>, ...comments: string[]): void {
+    this.timeline.push({ at: this.at(record), ...step } as Step);
+    for (const text of comments) this.#comment(`timeline.${this.timeline.length - 1}`, text);
+  }
+
+  #comment(path: string, text: string): void {
+    this.comments.set(path, [...(this.comments.get(path) ?? []), text]);
+  }
+
+  #request(record: RecordLine): void {
+    const made = requestStep(
+      record.request as JournalEntry,
+      this.account,
+      this.taskNames,
+      this.#nameCounts,
+    );
+    if ('skip' in made) this.#comment('timeline', `${record.time}: ${made.skip}`);
+    else this.#push(record, made.step, ...made.comments);
+  }
+
+  #tap(record: RecordLine, device: string): void {
+    const acknowledged = this.taskNames.get(record.task_id as string) ?? record.task_id;
+    const via = record.via === 'control' ? 'POST /_stub/devices/…/tap' : 'the badge';
+    this.#push(
+      record,
+      { tap: this.ref(device) },
+      `recorded: ${via}, ${record.result ?? record.refused}${acknowledged ? ` (${acknowledged})` : ''}`,
+    );
+  }
+
+  #connect(record: RecordLine, device: string): void {
+    if (!this.badges.includes(device)) {
+      this.badges.push(device);
+      if (micros(record) > this.start) {
+        // A badge runs from the start: it stays off the network until it first connected.
+        this.timeline.push({ at: '0s', offline: this.ref(device) });
+        this.#push(record, { online: this.ref(device) }, 'recorded: its first connect');
+      }
+    } else if (record.replaced === true) {
+      this.#comment(
+        'timeline',
+        `${record.time}: ${this.ref(device)} connected again over a connection the stub still held (half-open): replaced`,
+      );
+    } else if (this.#returns.has(record)) {
+      this.#push(record, { online: this.ref(device) });
+    }
+  }
+
+  #close(record: RecordLine, device: string, back: RecordLine | undefined): void {
+    // Badges leaving as the session ends are the session ending, not a drop to replay.
+    if (!back && micros(record) >= this.end) return;
+    this.#push(record, { offline: this.ref(device) });
+    if (back) this.#returns.add(back);
+  }
+}
+
+/** For each `close` record, the next `connect` of that device, if any (one pass, from the end). */
+function nextConnects(records: RecordLine[]): Map<RecordLine, RecordLine> {
+  const next = new Map<RecordLine, RecordLine>();
+  const seen = new Map<unknown, RecordLine>();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.kind === 'connect') seen.set(record.device, record);
+    else if (record.kind === 'close') {
+      const back = seen.get(record.device);
+      if (back) next.set(record, back);
+    }
+  }
+  return next;
 }
 
 /** The records of the last session (after the last reset or fixture load), and its start. */

@@ -224,6 +224,11 @@ export class DeviceGateway {
       core.engine.onDeliver((deviceId, command) => this.#deliver(deviceId, command)),
       core.clock.onSettle(() => this.quiet()),
       core.onClockChange(() => this.#announceClock()),
+      // A new session of the recording begins with the badges connected already (RS4).
+      core.recorder.onSession(() => {
+        for (const device of this.#connections.keys())
+          core.recorder.add('connect', { device, replaced: false, already: true });
+      }),
       core.onReset(() => {
         this.#forgetLiveState();
         this.deviceWaiters.interruptAll('reset');

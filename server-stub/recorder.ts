@@ -31,6 +31,7 @@ export class SessionRecorder {
   #dropped = 0;
   #seq = 0;
   readonly #sinks = new Set<RecordSink>();
+  readonly #sessionListeners = new Set<() => void>();
 
   constructor(
     private readonly now: () => number,
@@ -92,6 +93,16 @@ export class SessionRecorder {
     settings: object,
   ): void {
     this.add('session', { reason, fixtures: withoutSecrets(fixtures), clock, settings });
+    for (const listener of this.#sessionListeners) listener();
+  }
+
+  /**
+   * Listens for the start of each session, to record what is already so then (the gateway:
+   * the badges still connected after a reset); returns the unsubscribe function.
+   */
+  onSession(listener: () => void): () => void {
+    this.#sessionListeners.add(listener);
+    return () => this.#sessionListeners.delete(listener);
   }
 
   /** Empties the recording and begins again; answers how many records it held. */

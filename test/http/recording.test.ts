@@ -91,4 +91,18 @@ describe('GET /_stub/recording', () => {
     await controlClient(stub).reset();
     expect((await control.recording()).records.map((r) => r.reason)).toEqual(['cleared', 'reset']);
   });
+
+  test('a new session begins with the badges connected already, so a replay of it runs them', async () => {
+    await using stub = await startStub({ seed: 1 });
+    await using fleet = await startFleet({ stub, devices: ['350000000000001'] });
+    await fleet.waitUntilConnected();
+    await controlClient(stub).reset();
+    await new StubControlClient(stub.url).clearRecording();
+    const { records } = await new StubControlClient(stub.url).recording();
+    expect(records.map((r) => [r.kind, r.reason ?? r.device])).toEqual([
+      ['session', 'cleared'],
+      ['connect', '350000000000001'],
+    ]);
+    expect(records[1]).toMatchObject({ already: true, replaced: false });
+  });
 });
