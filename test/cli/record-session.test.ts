@@ -135,6 +135,15 @@ describe('recording a live session', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('all scenarios passed');
     expect(run.status).toBe(0);
+
+    // --fixtures: yours, keys and all, instead of the recorded stand-ins; behaviours left out.
+    const mine = join(dir, 'mine.scenario.yaml');
+    expect(
+      runCli(['record', recording, '--to', mine, '--fixtures', DEFAULT_FIXTURES_FILE]).status,
+    ).toBe(0);
+    const withMine = parseYaml(readFileSync(mine, 'utf8'));
+    expect(withMine.fixtures.accounts[0].api_keys).toEqual(['demo-api-key-riverside-0001']);
+    expect(withMine.timeline).toEqual(scenario.timeline);
   }, 90_000);
 });
 
