@@ -346,6 +346,7 @@ async function runStub(options: StubOptions): Promise<void> {
       clockScale: options.scale,
       controlToken: options.controlToken,
       tls,
+      record: options.record !== undefined,
       recordingLimit: options.recordLimit,
       settings: {
         authScheme: options.authScheme,

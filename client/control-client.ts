@@ -283,8 +283,16 @@ export class StubControlClient {
     return this.#call('GET', '/recording');
   }
 
-  /** Empties the recording and begins it again now; answers how many records it held. */
-  clearRecording(): Promise<RecordingCleared> {
+  /**
+   * Starts recording afresh (`POST /_stub/recording`): from the fixtures and badges as they are
+   * now; answers how many records the recording held before.
+   */
+  startRecording(): Promise<RecordingCleared> {
+    return this.#call('POST', '/recording');
+  }
+
+  /** Stops recording and empties it; answers how many records it held. */
+  stopRecording(): Promise<RecordingCleared> {
     return this.#call('DELETE', '/recording');
   }
 

@@ -64,6 +64,10 @@ export interface RecordLine {
 }
 
 export const Recording = Type.Object({
+  recording: Type.Boolean({
+    description:
+      'Whether the stub records now: from `--record FILE`, `startStub({ record: true })` or `POST /_stub/recording` until `DELETE`.',
+  }),
   records: Type.Array(RecordLine, { description: 'Oldest first.' }),
   dropped: Type.Integer({
     description: 'Records past the limit since the recording began: neither kept nor written.',
@@ -71,12 +75,13 @@ export const Recording = Type.Object({
   limit: Type.Integer({ description: 'Records kept at most.' }),
 });
 export interface Recording {
+  recording: boolean;
   records: RecordLine[];
   dropped: number;
   limit: number;
 }
 
 export const RecordingCleared = Type.Object({
-  removed: Type.Integer({ description: 'Records removed; the recording begins again now.' }),
+  removed: Type.Integer({ description: 'Records of the recording before, removed.' }),
 });
 export type RecordingCleared = Static<typeof RecordingCleared>;

@@ -4,9 +4,12 @@ import type { RecordLine } from '../protocol/recording.schema.ts';
 import { SessionRecorder, withoutSecrets } from './recorder.ts';
 
 describe('SessionRecorder', () => {
-  test('a reserved place orders a record before what came between; the sinks get records as they are made', () => {
+  test('off until started; a reserved place orders a record before what came between; the sinks get records as they are made', () => {
     let now = Date.UTC(2026, 0, 1);
     const recorder = new SessionRecorder(() => now, 100);
+    recorder.add('tap', { device: 'before it started' });
+    expect(recorder.list().records).toEqual([]);
+    recorder.start();
     const written: string[] = [];
     recorder.pipe((line, text) => {
       expect(JSON.parse(text)).toEqual(line);
@@ -26,6 +29,7 @@ describe('SessionRecorder', () => {
 
   test('past the record limit or the character budget, records are dropped and counted; capped and end are kept', () => {
     const byCount = new SessionRecorder(() => 0, 2);
+    byCount.start();
     for (let i = 0; i < 5; i++) byCount.add('tap', { device: String(i) });
     byCount.end();
     expect(byCount.list().records.map((r) => r.kind)).toEqual(['tap', 'tap', 'capped', 'end']);
@@ -33,6 +37,7 @@ describe('SessionRecorder', () => {
     expect(byCount.list().records.at(-1)).toMatchObject({ dropped: 3 });
 
     const bySize = new SessionRecorder(() => 0, 1_000, 200);
+    bySize.start();
     bySize.add('tap', { device: 'small' });
     bySize.add('tap', { device: 'x'.repeat(300) });
     bySize.add('tap', { device: 'small again' });

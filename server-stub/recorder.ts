@@ -32,6 +32,8 @@ export class SessionRecorder {
   #seq = 0;
   readonly #sinks = new Set<RecordSink>();
   readonly #sessionListeners = new Set<() => void>();
+  /** Off until started (RS1): a stub that nobody records keeps nothing and spends nothing. */
+  #on = false;
 
   constructor(
     private readonly now: () => number,
@@ -40,10 +42,28 @@ export class SessionRecorder {
     readonly maxChars: number = RECORDING_MAX_CHARS,
   ) {}
 
+  /** Whether it records now. */
+  get recording(): boolean {
+    return this.#on;
+  }
+
   /** What is recorded so far, in the order things happened (`seq`). */
   list(): Recording {
     const records = this.#records.map((r) => r.line).sort((a, b) => a.seq - b.seq);
-    return { records, dropped: this.#dropped, limit: this.limit };
+    return { recording: this.#on, records, dropped: this.#dropped, limit: this.limit };
+  }
+
+  /** Empties it and records from now on; the caller begins the session (`begin`). */
+  start(): number {
+    const removed = this.clear();
+    this.#on = true;
+    return removed;
+  }
+
+  /** Stops recording and empties it; answers how many records it held. */
+  stop(): number {
+    this.#on = false;
+    return this.clear();
   }
 
   /** Sends every later record to `sink`, after the ones kept so far; returns the unsubscribe. */
@@ -63,17 +83,19 @@ export class SessionRecorder {
 
   /** Records what happened now, or at the place reserved for it. */
   add(kind: RecordKind, fields: Record<string, unknown>, place?: RecordPlace): void {
+    if (!this.#on) return;
+    // Once full, everything newer is dropped: a recording with holes would replay wrong.
+    if (this.#dropped > 0 && kind !== 'end' && kind !== 'capped') {
+      this.#dropped++;
+      return;
+    }
     const line: RecordLine = { seq: 0, time: '', kind, ...fields };
     // Set after the fields, so no field can stand in for them; they still print first.
     line.seq = place?.seq ?? ++this.#seq;
     line.time = place?.time ?? formatTimestamp(this.now());
     line.kind = kind;
     const text = JSON.stringify(line);
-    // Once full, everything newer is dropped: a recording with holes would replay wrong.
-    const full =
-      this.#dropped > 0 ||
-      this.#records.length >= this.limit ||
-      this.#chars + text.length > this.maxChars;
+    const full = this.#records.length >= this.limit || this.#chars + text.length > this.maxChars;
     // The two records about the recording itself are kept past its limits.
     if (full && kind !== 'end' && kind !== 'capped') {
       if (this.#dropped++ === 0)
@@ -87,7 +109,7 @@ export class SessionRecorder {
 
   /** A `session` record: the recording (re)starts here, with the stub's fixtures (RS3, RS4). */
   begin(
-    reason: 'start' | 'reset' | 'fixtures' | 'cleared',
+    reason: 'start' | 'reset' | 'fixtures',
     fixtures: Fixtures,
     clock: object,
     settings: object,
@@ -105,7 +127,7 @@ export class SessionRecorder {
     return () => this.#sessionListeners.delete(listener);
   }
 
-  /** Empties the recording and begins again; answers how many records it held. */
+  /** Empties the recording; answers how many records it held. */
   clear(): number {
     const removed = this.#records.length;
     this.#records = [];

@@ -40,6 +40,8 @@ export interface StartStubOptions {
   clockScale?: number;
   /** Start of virtual time (ms since epoch). */
   startTime?: number;
+  /** Record the session from the start (`GET /_stub/recording`; `--record FILE` sets it). */
+  record?: boolean;
   /** Records the session recording (`/_stub/recording`, `--record`) keeps at most (RS2). */
   recordingLimit?: number;
   settings?: StubSettingsInput;
@@ -155,6 +157,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       clockMode: options.clock,
       clockScale: options.clockScale,
       startTime: options.startTime,
+      record: options.record,
       recordingLimit: options.recordingLimit,
     });
   } catch (error) {

@@ -36,6 +36,8 @@ export interface StubCoreOptions {
   clockScale?: number;
   /** Start of virtual time, ms since epoch (default 2026-01-01T00:00:00Z). */
   startTime?: number;
+  /** Record the session from the start (`/_stub/recording`, `--record`; RS1). */
+  record?: boolean;
   /** Records the session recording keeps at most (default RECORDING_LIMIT_DEFAULT, RS2). */
   recordingLimit?: number;
 }
@@ -90,7 +92,7 @@ export class StubCore {
       () => this.clock.now(),
       options.recordingLimit ?? RECORDING_LIMIT_DEFAULT,
     );
-    this.beginRecording('start');
+    if (options.record) this.startRecording();
     this.engine.onEvent((subscriberId, event) =>
       this.recorder.add('event', { account: subscriberId, event }),
     );
@@ -100,8 +102,15 @@ export class StubCore {
     });
   }
 
+  /** Starts the session recording afresh (what it held is removed and counted). */
+  startRecording(): number {
+    const removed = this.recorder.start();
+    this.beginRecording('start');
+    return removed;
+  }
+
   /** A `session` record: the fixtures and the clock the recording (re)starts from. */
-  beginRecording(reason: 'start' | 'reset' | 'fixtures' | 'cleared'): void {
+  beginRecording(reason: 'start' | 'reset' | 'fixtures'): void {
     const { mode, scale } = this.clock.state;
     // The settings that change what the engine does: a replay needs the same ones.
     const { cancelEvents, unknownFields } = this.#settings;

@@ -18,11 +18,24 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = as
       schema: {
         tags,
         summary:
-          'Everything recorded since the stub started, was reset or the recording was cleared: requests to the emulated APIs (as the journal keeps them), badges connecting, dropping, tapping, battery readings, clock changes and analytic events, oldest first; secrets never included. `badge-sim record` turns it into a scenario.',
+          'Everything recorded since the recording started (`--record`, `POST`) or the stub was last reset: requests to the emulated APIs (as the journal keeps them), badges connecting, dropping, tapping, battery readings, clock changes and analytic events, oldest first; secrets never included. `badge-sim record` turns it into a scenario.',
         response: { 200: Recording },
       },
     },
     async () => core.recorder.list(),
+  );
+
+  app.post(
+    '/recording',
+    {
+      schema: {
+        tags,
+        summary:
+          'Start recording afresh: what the recording held is removed, and it begins with the fixtures loaded and the badges connected now; answers how many records it removed.',
+        response: { 200: RecordingCleared },
+      },
+    },
+    async () => ({ removed: core.startRecording() }),
   );
 
   app.delete(
@@ -31,14 +44,10 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = as
       schema: {
         tags,
         summary:
-          'Empty the recording (and its dropped count) and begin it again now, with the fixtures loaded; answers how many records it held.',
+          'Stop recording and empty it (a file of --record gets no more lines until a POST); answers how many records it held.',
         response: { 200: RecordingCleared },
       },
     },
-    async () => {
-      const removed = core.recorder.clear();
-      core.beginRecording('cleared');
-      return { removed };
-    },
+    async () => ({ removed: core.recorder.stop() }),
   );
 };

@@ -19,7 +19,7 @@ async function recordedOnce(stub: StubHandle, has: (records: RecordLine[]) => bo
 
 describe('GET /_stub/recording', () => {
   test('a session record with the fixtures first, then requests, badges, taps, the clock and events in order; no secret anywhere', async () => {
-    await using stub = await startStub({ seed: 1 });
+    await using stub = await startStub({ seed: 1, record: true });
     await using fleet = await startFleet({ stub, devices: ['350000000000001'] });
     await fleet.waitUntilConnected();
     const created = await serviceClient(stub).alert({
@@ -37,6 +37,7 @@ describe('GET /_stub/recording', () => {
       (records) => records.filter((r) => r.kind === 'request').length === 2,
     );
     expect({ dropped, limit }).toEqual({ dropped: 0, limit: 20_000 });
+    expect((await new StubControlClient(stub.url).recording()).recording).toBe(true);
     const text = JSON.stringify(records);
     for (const secret of [
       RIVERSIDE.key,
@@ -79,30 +80,42 @@ describe('GET /_stub/recording', () => {
     expect(records.at(-1)!.time).toBe('2026-01-01T00:00:05.000000Z');
   });
 
-  test('DELETE empties it and begins again with a session record; a reset begins a new session too', async () => {
+  test('off until started: POST starts afresh with a session record, a reset begins a new session, DELETE stops and empties it', async () => {
     await using stub = await startStub({ seed: 1 });
     const control = new StubControlClient(stub.url);
     await serviceClient(stub).events();
+    expect(await control.recording()).toEqual({
+      recording: false,
+      records: [],
+      dropped: 0,
+      limit: 20_000,
+    });
+    expect(await control.startRecording()).toEqual({ removed: 0 });
+    await serviceClient(stub).events();
     await recordedOnce(stub, (records) => records.length === 2);
-    expect(await control.clearRecording()).toEqual({ removed: 2 });
-    expect((await control.recording()).records).toMatchObject([
-      { kind: 'session', reason: 'cleared', seq: 3 },
-    ]);
     await controlClient(stub).reset();
-    expect((await control.recording()).records.map((r) => r.reason)).toEqual(['cleared', 'reset']);
+    const { records } = await control.recording();
+    expect(records.map((r) => r.reason ?? r.kind)).toEqual(['start', 'request', 'reset']);
+    expect(await control.startRecording()).toEqual({ removed: 3 });
+    expect(await control.stopRecording()).toEqual({ removed: 1 });
+    await serviceClient(stub).events();
+    expect(await control.recording()).toMatchObject({ recording: false, records: [] });
   });
 
   test('a new session begins with the badges connected already, so a replay of it runs them', async () => {
     await using stub = await startStub({ seed: 1 });
     await using fleet = await startFleet({ stub, devices: ['350000000000001'] });
     await fleet.waitUntilConnected();
+    const control = new StubControlClient(stub.url);
+    await control.startRecording();
     await controlClient(stub).reset();
-    await new StubControlClient(stub.url).clearRecording();
-    const { records } = await new StubControlClient(stub.url).recording();
+    const { records } = await control.recording();
     expect(records.map((r) => [r.kind, r.reason ?? r.device])).toEqual([
-      ['session', 'cleared'],
+      ['session', 'start'],
+      ['connect', '350000000000001'],
+      ['session', 'reset'],
       ['connect', '350000000000001'],
     ]);
-    expect(records[1]).toMatchObject({ already: true, replaced: false });
+    expect(records[3]).toMatchObject({ already: true, replaced: false });
   });
 });
