@@ -43,7 +43,9 @@ Examples:
   badge-sim stub --clock virtual --record session.jsonl     record while your software and badges run
   badge-sim record session.jsonl --to bug.scenario.yaml     then make a scenario of it
   badge-sim run bug.scenario.yaml                           and replay it: a regression test
-  curl -s http://127.0.0.1:8080/_stub/recording > s.json && badge-sim record s.json --to bug.scenario.yaml
+  curl -X POST http://127.0.0.1:8080/_stub/recording                 without --record: start one,
+  curl -s http://127.0.0.1:8080/_stub/recording > s.json             later save it,
+  badge-sim record s.json --to bug.scenario.yaml                    and make a scenario of it
 `,
     )
     .action((file: string, options: RecordOptions) => {

@@ -35,15 +35,17 @@ const validateEntry = validatorOf(JournalEntry);
 const validateEvent = validatorOf(AnalyticEvent);
 
 export function parseRecording(text: string, file: string): RecordLine[] {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{"records"') || trimmed.startsWith('{\n')) {
+  // The JSON of GET /_stub/recording is one document; JSON lines fail to parse as one at line 2.
+  if (text.trimStart().startsWith('{')) {
+    let whole: unknown;
     try {
-      const whole = JSON.parse(text) as { records?: unknown };
-      if (Array.isArray(whole.records))
-        return whole.records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
+      whole = JSON.parse(text);
     } catch {
       // Not one JSON document: read as JSON lines below, which names the bad line.
     }
+    const records = ownValue(whole, 'records');
+    if (Array.isArray(records))
+      return records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
   }
   const records: RecordLine[] = [];
   text.split('\n').forEach((line, i) => {

@@ -213,7 +213,8 @@ describe('a recording that goes wrong', () => {
     const auth = { authorization: 'ServiceApiKey demo-api-key-riverside-0001' };
     for (let i = 0; i < 4; i++)
       await fetch(`${stub.url}/subscribers/100001/api/v1/events`, { headers: auth });
-    const seen = (await (await fetch(`${stub.url}/_stub/recording`)).json()) as any;
+    const answer = await (await fetch(`${stub.url}/_stub/recording`)).text();
+    const seen = JSON.parse(answer);
     expect(seen.records).toHaveLength(4);
     expect(seen.records.map((r: any) => r.kind)).toEqual([
       'session',
@@ -242,6 +243,12 @@ describe('a recording that goes wrong', () => {
     expect(readFileSync(join(dir, 'capped.scenario.yaml'), 'utf8')).toContain(
       '2 records were dropped',
     );
+
+    // GET /_stub/recording saved to a file is a recording too.
+    writeFileSync(join(dir, 'saved.json'), answer);
+    const fromGet = runCli(['record', join(dir, 'saved.json')]);
+    expect(fromGet.status).toBe(0);
+    expect(parseYaml(fromGet.stdout).timeline).toHaveLength(2);
   }, 60_000);
 
   test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
