@@ -3,7 +3,7 @@
  * scenario (`badge-sim record`): its fixtures, the badges that connected, a timeline that
  * replays what the session's clients and badges did at the times they did it, and
  * expectations equal to what was observed. Where something had to be inferred, the step
- * carries a comment (RS6–RS9).
+ * carries a comment (decisions RS6–RS10).
  */
 import { basename } from 'node:path';
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
@@ -26,14 +26,14 @@ export class RecordingError extends Error {
 /** The largest recording read, in characters: a file past it is refused, not read half. */
 export const RECORDING_FILE_MAX_CHARS = 256 * 1024 * 1024;
 
-/**
- * The records of a recording's text: JSON lines as `--record` writes them, or the JSON of
- * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
- * skipped.
- */
 const validateEntry = validatorOf(JournalEntry);
 const validateEvent = validatorOf(AnalyticEvent);
 
+/**
+ * The records of a recording's text: JSON lines as `--record` writes them, or the JSON of
+ * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
+ * skipped (RS10).
+ */
 export function parseRecording(text: string, file: string): RecordLine[] {
   // The JSON of GET /_stub/recording is one document; JSON lines fail to parse as one at line 2.
   if (text.trimStart().startsWith('{')) {
@@ -379,82 +379,98 @@ function atText(ms: number): string {
 
 type StepBody = Record<string, unknown>;
 
-/** The step that sends a recorded request again, or why it is left out. */
+/** Names the alerts a replay creates: `<name>-<n>`, and the task ids of the recording they stand for. */
+interface TaskNaming {
+  taskNames: Map<string, string>;
+  nameCounts: Map<string, number>;
+}
+
+/** The step that sends a recorded request again, or why it is left out (RS6). */
 function requestStep(
   entry: JournalEntry,
   account: FixtureAccount,
   taskNames: Map<string, string>,
   nameCounts: Map<string, number>,
 ): { step: StepBody; comments: string[] } | { skip: string } {
-  const comments: string[] = [];
-  const prefix = `/subscribers/${account.subscriber_id}/api/v1/`;
   const what = `${entry.method} ${entry.path}`;
-  let step: StepBody;
-  if (entry.path.startsWith(prefix)) {
-    const rest = entry.path.slice(prefix.length);
-    const body = entry.body;
-    if (entry.method === 'POST' && rest === 'alerts' && isObject(body)) {
-      step = { alert: body };
-      const taskId = taskIdOf(entry.answer);
-      if (taskId !== undefined) {
-        const base = slug(typeof body.name === 'string' ? body.name : '') || 'alert';
-        const n = (nameCounts.get(base) ?? 0) + 1;
-        nameCounts.set(base, n);
-        const as = `${base}-${n}`;
-        taskNames.set(taskId, as);
-        step.as = as;
-      }
-    } else if (entry.method === 'POST' && rest === 'broadcasts' && isObject(body)) {
-      step = { broadcast: body };
-    } else if (entry.method === 'DELETE' && /^alerts\/[^/]+$/.test(rest)) {
-      const taskId = decodeURIComponent(rest.slice('alerts/'.length));
-      step = { cancel: taskNames.get(taskId) ?? taskId };
-    } else if (entry.method === 'GET' && rest === 'events') {
-      const query: StepBody = {};
-      const { limit, oldest } = entry.query;
-      if (typeof limit === 'string' || typeof limit === 'number') query.limit = limit;
-      if (typeof oldest === 'string') query.oldest = oldest;
-      step = { events: query };
-    } else if (['GET', 'POST', 'DELETE', 'PUT'].includes(entry.method) && !rest.includes('..')) {
-      step = {
-        request: {
-          method: entry.method,
-          path: rest,
-          ...(entry.body === null
-            ? {}
-            : typeof entry.body === 'string'
-              ? {
-                  raw_body: entry.body,
-                  content_type: entry.headers['content-type'] ?? 'text/plain',
-                }
-              : { body: entry.body }),
-        },
-      };
-    } else return { skip: `${what} left out: a scenario cannot send it` };
-    const authorization = entry.headers.authorization;
-    if (authorization === undefined) step.auth = 'none';
-    else if (entry.status === 401) {
-      step.auth = 'wrong';
-      comments.push('inferred: a 401 with a key: an unknown key (the recording masks keys)');
-    } else if (entry.status === 403) {
-      step.auth = 'other-account';
-      comments.push("inferred: a 403 with a key: another account's key");
-    }
-  } else if (/^\/(qa\/)?oauth2\//.test(entry.path)) {
+  const prefix = `/subscribers/${account.subscriber_id}/api/v1/`;
+  if (/^\/(qa\/)?oauth2\//.test(entry.path))
     return { skip: `${what} left out: the steps' clients get their own tokens` };
-  } else {
-    return { skip: `${what} left out: only the notification interface is replayed` };
+  if (!entry.path.startsWith(prefix))
+    return { skip: `${what} left out: only the notification interface of the account is replayed` };
+  const step = serviceStep(entry, entry.path.slice(prefix.length), { taskNames, nameCounts });
+  if (!step) return { skip: `${what} left out: a scenario cannot send it` };
+  const comments: string[] = [];
+  if (entry.headers.authorization === undefined) step.auth = 'none';
+  else if (entry.status === 401) {
+    step.auth = 'wrong';
+    comments.push('inferred: a 401 with a key: an unknown key (the recording masks keys)');
+  } else if (entry.status === 403) {
+    step.auth = 'other-account';
+    comments.push("inferred: a 403 with a key: another account's key");
   }
   if (entry.truncated?.includes('body'))
     comments.push('the recording cut this body at its limit: complete it by hand');
-  if (entry.fault !== null) {
+  if (entry.fault !== null)
     comments.push(
       `a fault (${entry.fault.kind}) shaped this answer: add a fault step to replay it`,
     );
-  } else if (entry.status !== null) {
-    step.expect = { status: entry.status };
-  } else comments.push('the connection closed before the answer: no status to expect');
+  else if (entry.status !== null) step.expect = { status: entry.status };
+  else comments.push('the connection closed before the answer: no status to expect');
   return { step, comments };
+}
+
+/** The step of a request to the account's notification interface (`rest`: after `api/v1/`). */
+function serviceStep(entry: JournalEntry, rest: string, naming: TaskNaming): StepBody | undefined {
+  const { method, body } = entry;
+  if (method === 'POST' && rest === 'alerts' && isObject(body)) {
+    const taskId = taskIdOf(entry.answer);
+    return taskId === undefined
+      ? { alert: body }
+      : { alert: body, as: nameTask(taskId, body.name, naming) };
+  }
+  if (method === 'POST' && rest === 'broadcasts' && isObject(body)) return { broadcast: body };
+  const cancelled = method === 'DELETE' ? /^alerts\/([^/]+)$/.exec(rest)?.[1] : undefined;
+  if (cancelled !== undefined) {
+    const taskId = decodedSegment(cancelled);
+    return { cancel: naming.taskNames.get(taskId) ?? taskId };
+  }
+  if (method === 'GET' && rest === 'events') {
+    const { limit, oldest } = entry.query;
+    return {
+      events: {
+        ...(typeof limit === 'string' || typeof limit === 'number' ? { limit } : {}),
+        ...(typeof oldest === 'string' ? { oldest } : {}),
+      },
+    };
+  }
+  if (!['GET', 'POST', 'DELETE', 'PUT'].includes(method) || rest.includes('..')) return undefined;
+  const sent =
+    body === null
+      ? {}
+      : typeof body === 'string'
+        ? { raw_body: body, content_type: entry.headers['content-type'] ?? 'text/plain' }
+        : { body };
+  return { request: { method, path: rest, ...sent } };
+}
+
+/** The `as` of an alert step: its name as a slug (`alert` without one) and a count. */
+function nameTask(taskId: string, name: unknown, { taskNames, nameCounts }: TaskNaming): string {
+  const base = slug(typeof name === 'string' ? name : '') || 'alert';
+  const n = (nameCounts.get(base) ?? 0) + 1;
+  nameCounts.set(base, n);
+  const as = `${base}-${n}`;
+  taskNames.set(taskId, as);
+  return as;
+}
+
+/** A path segment as the service read it; one that does not decode stays as it was sent. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function eventMatcher(
