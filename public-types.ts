@@ -61,6 +61,12 @@ export type {
   RequestMatcher,
 } from './protocol/journal.schema.ts';
 export type {
+  Recording,
+  RecordingCleared,
+  RecordKind,
+  RecordLine,
+} from './protocol/recording.schema.ts';
+export type {
   AlertRequest,
   AnalyticEvent,
   BroadcastRequest,

@@ -8,6 +8,7 @@ import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
 import { envCommand } from './env.command.ts';
 import { reproCommand } from './repro.command.ts';
+import { recordCommand } from './record.command.ts';
 import { runCommand } from './run.command.ts';
 import { stubCommand } from './stub.command.ts';
 
@@ -32,6 +33,7 @@ const program = new Command('badge-sim')
   .addCommand(runCommand())
   .addCommand(envCommand())
   .addCommand(analyticsCommand())
-  .addCommand(reproCommand());
+  .addCommand(reproCommand())
+  .addCommand(recordCommand());
 
 await program.parseAsync(process.argv);

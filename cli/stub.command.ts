@@ -12,11 +12,13 @@ import {
 } from '../protocol/control-api.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
 import { JOURNAL_LIMIT_MAX } from '../protocol/journal.schema.ts';
+import { RECORDING_LIMIT_DEFAULT, RECORDING_LIMIT_MAX } from '../protocol/recording.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
   BADGE_ANSWER_TIMEOUT_MAX_MS,
   BADGE_ANSWER_TIMEOUT_MIN_MS,
 } from '../server-stub/device-gateway.ts';
+import { openRecordingFile, writeRecordingTo } from '../server-stub/recording-file.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import { type StubTlsInfo, type StubTlsOptions, TlsSetupError } from '../server-stub/tls.ts';
@@ -50,6 +52,8 @@ interface StubOptions {
   cancelEvents: 'end-cancelled' | 'end-normal' | 'none';
   badgeAnswerTimeout: number;
   journalLimit: number;
+  record?: string;
+  recordLimit: number;
   quiet?: boolean;
   tls?: boolean;
   tlsCert?: string;
@@ -204,6 +208,24 @@ export function stubCommand(): Command {
           'CONTROL_TOKEN',
         ),
       )
+      .addOption(
+        fromEnv(
+          '--record <file>',
+          'write everything that happens to this file as JSON lines, as it happens: requests to the emulated APIs (secrets masked), badges connecting, dropping, tapping, clock changes, analytic events; `badge-sim record <file> --to x.yaml` makes a scenario of it (GET /_stub/recording has it too)',
+          'RECORD',
+        ),
+      )
+      .addOption(
+        fromEnv(
+          '--record-limit <n>',
+          'records the recording keeps at most; past it they are dropped and counted (a `capped` record says when)',
+          'RECORD_LIMIT',
+        )
+          .argParser(
+            integerOption('--record-limit (BADGE_SIM_RECORD_LIMIT)', 1, RECORDING_LIMIT_MAX),
+          )
+          .default(RECORDING_LIMIT_DEFAULT),
+      )
       // Not .env(): commander would turn BADGE_SIM_QUIET=false into true. Read in runStub.
       .option('-q, --quiet', 'do not print a line per request (env: BADGE_SIM_QUIET=true|false)')
       .option(
@@ -241,7 +263,7 @@ export function stubCommand(): Command {
       )
       .addHelpText(
         'after',
-        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n  badge-sim stub --tls --tls-dir ~/.badge-sim/tls\n                                      https:// and wss:// with a CA kept across restarts;\n                                      clients trust its file: NODE_EXTRA_CA_CERTS=<file>,\n                                      REQUESTS_CA_BUNDLE=<file>, curl --cacert <file>\n  badge-sim stub --tls-cert cert.pem --tls-key key.pem --tls-ca ca.pem\n',
+        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n  badge-sim stub --clock virtual --record session.jsonl\n                                      then: badge-sim record session.jsonl --to bug.scenario.yaml\n  badge-sim stub --tls --tls-dir ~/.badge-sim/tls\n                                      https:// and wss:// with a CA kept across restarts;\n                                      clients trust its file: NODE_EXTRA_CA_CERTS=<file>,\n                                      REQUESTS_CA_BUNDLE=<file>, curl --cacert <file>\n  badge-sim stub --tls-cert cert.pem --tls-key key.pem --tls-ca ca.pem\n',
       )
       .action(runStub)
   );
@@ -305,6 +327,7 @@ async function runStub(options: StubOptions): Promise<void> {
   }
   options.quiet ??= booleanFromEnv('BADGE_SIM_QUIET');
   const tls = tlsOptionsFrom(options);
+  const recordFd = options.record === undefined ? undefined : openRecording(options.record);
   const fixtures =
     options.generate !== undefined
       ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
@@ -323,6 +346,8 @@ async function runStub(options: StubOptions): Promise<void> {
       clockScale: options.scale,
       controlToken: options.controlToken,
       tls,
+      record: options.record !== undefined,
+      recordingLimit: options.recordLimit,
       settings: {
         authScheme: options.authScheme,
         brandWord: options.brandWord,
@@ -350,6 +375,12 @@ async function runStub(options: StubOptions): Promise<void> {
     throw error;
   }
   const { core } = stub;
+  const recording =
+    recordFd === undefined
+      ? undefined
+      : writeRecordingTo(core.recorder, recordFd, options.record!, (message) =>
+          console.error(message),
+        );
   const source =
     options.generate !== undefined
       ? `generated from seed ${options.seed ?? 0}`
@@ -364,7 +395,7 @@ async function runStub(options: StubOptions): Promise<void> {
                ${stub.controlLocked ? `control API locked (send header ${CONTROL_TOKEN_HEADER}: <the --control-token>)` : 'control API open (no --control-token)'}
   OpenAPI      ${stub.openapiUrl}
 ${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
-  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
+${recording ? `  recording    ${options.record} (JSON lines, at most ${options.recordLimit} records)\n` : ''}  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   for (const account of core.fixtures.accounts) {
     const key = account.api_keys[0]!;
@@ -379,10 +410,39 @@ ${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : '
   const stop = async (signal: string) => {
     console.log(`\n${signal}: stopping the stub`);
     await stub.close();
+    recording?.close();
+    const { dropped, limit } = core.recorder.list();
+    if (dropped > 0)
+      console.log(
+        `recording: ${dropped} records dropped past --record-limit ${limit} (the file ends with what came before)`,
+      );
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * Opens the file of `--record` before the stub starts: one that cannot be written is one
+ * line, exit 2, and nothing listens (RS5).
+ */
+function openRecording(file: string): number {
+  try {
+    return openRecordingFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'not allowed to write it'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (code ?? String(error));
+    fail(
+      `--record (BADGE_SIM_RECORD) ${file}: cannot write it (${why}): give a file path in a folder you can write.`,
+    );
+  }
 }
 
 /**

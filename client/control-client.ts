@@ -39,6 +39,7 @@ import {
   type JournalPage,
   type JournalQuery,
 } from '../protocol/journal.schema.ts';
+import type { Recording, RecordingCleared } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
@@ -272,6 +273,27 @@ export class StubControlClient {
   /** Empties the request journal; answers how many entries it held. */
   clearJournal(): Promise<JournalCleared> {
     return this.#call('DELETE', '/journal');
+  }
+
+  /**
+   * The session recording so far (`GET /_stub/recording`): what `badge-sim record` turns into a
+   * scenario, as JSON.
+   */
+  recording(): Promise<Recording> {
+    return this.#call('GET', '/recording');
+  }
+
+  /**
+   * Starts recording afresh (`POST /_stub/recording`): from the fixtures and badges as they are
+   * now; answers how many records the recording held before.
+   */
+  startRecording(): Promise<RecordingCleared> {
+    return this.#call('POST', '/recording');
+  }
+
+  /** Stops recording and empties it; answers how many records it held. */
+  stopRecording(): Promise<RecordingCleared> {
+    return this.#call('DELETE', '/recording');
   }
 
   invocations(): Promise<WorkflowInvocation[]> {

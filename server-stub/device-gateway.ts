@@ -38,6 +38,7 @@ import { DeviceWaiters } from './device-waiters.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { refuseOnSocket } from './http-errors.ts';
+import { tapRecord } from './recorder.ts';
 import type { StubCore } from './stub-core.ts';
 
 /** What the stub knows of a badge beyond the fixtures. */
@@ -223,6 +224,11 @@ export class DeviceGateway {
       core.engine.onDeliver((deviceId, command) => this.#deliver(deviceId, command)),
       core.clock.onSettle(() => this.quiet()),
       core.onClockChange(() => this.#announceClock()),
+      // A new session of the recording begins with the badges connected already (RS4).
+      core.recorder.onSession(() => {
+        for (const device of this.#connections.keys())
+          core.recorder.add('connect', { device, replaced: false, already: true });
+      }),
       core.onReset(() => {
         this.#forgetLiveState();
         this.deviceWaiters.interruptAll('reset');
@@ -482,6 +488,7 @@ export class DeviceGateway {
     // it owed no longer holds the clock, and a socket that reads nothing is dropped after the
     // grace instead of ws's 30 s close handshake.
     const previous = this.#connections.get(device.id);
+    this.#core.recorder.add('connect', { device: device.id, replaced: previous !== undefined });
     if (previous) {
       this.#connections.delete(device.id);
       previous.deviceId = undefined;
@@ -520,10 +527,13 @@ export class DeviceGateway {
     // Only a single tap acknowledges, as on the real badge; other taps are ignored here.
     if (button.taps !== 'single') return;
     try {
-      if (button.task_id) this.#core.engine.acknowledge(deviceId, button.task_id);
-      else this.#core.engine.tap(deviceId);
+      const outcome = button.task_id
+        ? this.#core.engine.acknowledge(deviceId, button.task_id)
+        : this.#core.engine.tap(deviceId);
+      this.#core.recorder.add('tap', { device: deviceId, via: 'badge', ...tapRecord(outcome) });
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
+      this.#core.recorder.add('tap', { device: deviceId, via: 'badge', refused: error.code });
       this.#sendError(connection, error.code, error.message, error.field, button.seq);
     }
   }
@@ -531,8 +541,16 @@ export class DeviceGateway {
   #state(deviceId: string, state: Static<typeof StateFrame>): void {
     const live = this.#liveOf(deviceId);
     live.state = state.state;
+    const battery = [live.batteryLevel, live.batteryStatus];
     if (state.battery_level !== undefined) live.batteryLevel = state.battery_level;
     if (state.battery_status !== undefined) live.batteryStatus = state.battery_status;
+    // Only a new reading is worth a record: badges report their state on every play.
+    if (battery[0] !== live.batteryLevel || battery[1] !== live.batteryStatus)
+      this.#core.recorder.add('battery', {
+        device: deviceId,
+        level: live.batteryLevel,
+        status: live.batteryStatus,
+      });
     if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
     this.deviceWaiters.changed(deviceId);
   }
@@ -650,6 +668,7 @@ export class DeviceGateway {
     const id = connection.deviceId;
     if (id === undefined || this.#connections.get(id) !== connection) return;
     this.#connections.delete(id);
+    this.#core.recorder.add('close', { device: id });
     const live = this.#liveOf(id);
     live.online = false;
     live.responsive = true;

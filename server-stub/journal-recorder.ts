@@ -33,12 +33,18 @@ export function recordRequests(app: FastifyInstance, core: StubCore): void {
     const path = emulatedPath(request);
     if (path === undefined) return done();
     const arrivedAt = core.clock.now();
+    // Its place in the session recording: before what it causes, though recorded after.
+    const place = core.recorder.reserve();
     const started = performance.now();
     (request as FastifyRequest & Journalled)[RECORDED] = true;
     reply.raw.once('close', () => {
       // An event listener, outside fastify's error handling: a throw here would end the process.
       try {
-        core.journal.record(received(core, request, reply.raw, path, arrivedAt, started));
+        const entry = core.journal.record(
+          received(core, request, reply.raw, path, arrivedAt, started),
+        );
+        // The session recording keeps the journal's entry, at the place it took on arrival.
+        core.recorder.add('request', { request: entry }, place);
       } catch (error) {
         request.log.error({ err: error }, 'badge-sim: the request journal could not record');
       }

@@ -40,6 +40,10 @@ export interface StartStubOptions {
   clockScale?: number;
   /** Start of virtual time (ms since epoch). */
   startTime?: number;
+  /** Record the session from the start (`GET /_stub/recording`; `--record FILE` sets it). */
+  record?: boolean;
+  /** Records the session recording (`/_stub/recording`, `--record`) keeps at most (RS2). */
+  recordingLimit?: number;
   settings?: StubSettingsInput;
   /**
    * Locks the control API: every `/_stub` route but `GET /_stub/health` then wants this token
@@ -153,6 +157,8 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       clockMode: options.clock,
       clockScale: options.clockScale,
       startTime: options.startTime,
+      record: options.record,
+      recordingLimit: options.recordingLimit,
     });
   } catch (error) {
     tls?.dispose();
@@ -231,6 +237,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     closed ??= (async () => {
       core.clock.dispose();
       await app.close();
+      core.recorder.end();
       tls?.dispose();
     })();
     return closed;

@@ -3,6 +3,7 @@ import { checkFixtures } from '../fixtures/load-fixtures.ts';
 import { type ClockMode, formatTimestamp, VirtualClock } from '../protocol/clock.ts';
 import type { EnvironmentName, WorkflowInvocation } from '../protocol/control-api.schema.ts';
 import { IdSource } from '../protocol/ids.ts';
+import { RECORDING_LIMIT_DEFAULT } from '../protocol/recording.schema.ts';
 import type { WorkflowInvoked } from '../protocol/trigger-api.schema.ts';
 import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
 import { type Device, Directory } from './engine/directory.ts';
@@ -13,6 +14,7 @@ import { TokenStore } from './engine/tokens.ts';
 import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';
 import { FaultTable } from './faults.ts';
 import { RequestJournal } from './journal.ts';
+import { SessionRecorder } from './recorder.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
 
 export type { WorkflowInvocation };
@@ -34,6 +36,10 @@ export interface StubCoreOptions {
   clockScale?: number;
   /** Start of virtual time, ms since epoch (default 2026-01-01T00:00:00Z). */
   startTime?: number;
+  /** Record the session from the start (`/_stub/recording`, `--record`; RS1). */
+  record?: boolean;
+  /** Records the session recording keeps at most (default RECORDING_LIMIT_DEFAULT, RS2). */
+  recordingLimit?: number;
 }
 
 /**
@@ -54,6 +60,8 @@ export class StubCore {
   readonly faults: FaultTable;
   /** What the emulated APIs received and answered (`/_stub/journal`); emptied by a reset. */
   readonly journal = new RequestJournal(() => this.#settings.journalLimit);
+  /** Everything that happens, in order (`/_stub/recording`, `--record`); begins again on a reset. */
+  readonly recorder: SessionRecorder;
   #invocations: WorkflowInvocation[] = [];
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
@@ -80,6 +88,33 @@ export class StubCore {
     this.tokens = new TokenStore(this.clock, this.ids);
     this.faults = new FaultTable(() => this.clock.now(), options.seed);
     this.#addFixtureTokens();
+    this.recorder = new SessionRecorder(
+      () => this.clock.now(),
+      options.recordingLimit ?? RECORDING_LIMIT_DEFAULT,
+    );
+    if (options.record) this.startRecording();
+    this.engine.onEvent((subscriberId, event) =>
+      this.recorder.add('event', { account: subscriberId, event }),
+    );
+    this.onClockChange(() => {
+      const { mode, scale } = this.clock.state;
+      this.recorder.add('clock', { mode, scale });
+    });
+  }
+
+  /** Starts the session recording afresh (what it held is removed and counted). */
+  startRecording(): number {
+    const removed = this.recorder.start();
+    this.beginRecording('start');
+    return removed;
+  }
+
+  /** A `session` record: the fixtures and the clock the recording (re)starts from. */
+  beginRecording(reason: 'start' | 'reset' | 'fixtures'): void {
+    const { mode, scale } = this.clock.state;
+    // The settings that change what the engine does: a replay needs the same ones.
+    const { cancelEvents, unknownFields } = this.#settings;
+    this.recorder.begin(reason, this.#fixtures, { mode, scale }, { cancelEvents, unknownFields });
   }
 
   /** The settings in effect (the fixtures' client ids among them, under any given ones). */
@@ -214,6 +249,7 @@ export class StubCore {
     this.#invocations = [];
     this.faults.reset();
     this.journal.clear();
+    this.beginRecording('reset');
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -230,6 +266,7 @@ export class StubCore {
     this.#invocations = [];
     this.faults.reset();
     this.journal.clear();
+    this.beginRecording('fixtures');
     for (const listener of this.#resetListeners) listener();
     return checked;
   }

@@ -53,9 +53,11 @@ import { describeWant, MAX_DEVICE_WAITERS } from '../device-waiters.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
 import { answer, documentRoutes } from '../openapi.ts';
+import { tapRecord } from '../recorder.ts';
 import type { StubCore } from '../stub-core.ts';
 import { faultRoutes } from './faults.routes.ts';
 import { journalRoutes } from './journal.routes.ts';
+import { recordingRoutes } from './recording.routes.ts';
 import { parseOldest } from './service-api.routes.ts';
 
 const tags = ['control'];
@@ -528,6 +530,11 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const outcome = core.engine.tap(request.params.device_id);
+      core.recorder.add('tap', {
+        device: request.params.device_id,
+        via: 'control',
+        ...tapRecord(outcome),
+      });
       return 'taskId' in outcome ? { result: outcome.result, task_id: outcome.taskId } : outcome;
     },
   );
@@ -627,6 +634,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
 
   await app.register(faultRoutes, { core });
   await app.register(journalRoutes, { core });
+  await app.register(recordingRoutes, { core });
 
   app.get(
     '/tasks',

@@ -1,0 +1,132 @@
+/**
+ * `badge-sim record <recording> --to <scenario.yaml>`: a session recording (`badge-sim stub
+ * --record`, `GET /_stub/recording`) turned into a scenario that replays it and expects what
+ * was observed (scenarios/from-recording.ts).
+ */
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import {
+  parseRecording,
+  RECORDING_FILE_MAX_CHARS,
+  RecordingError,
+  scenarioFromRecording,
+} from '../scenarios/from-recording.ts';
+import { loadScenarioFile, ScenarioError } from '../scenarios/load-scenario.ts';
+import { fail } from './cli-errors.ts';
+
+interface RecordOptions {
+  to?: string;
+  fixtures?: string;
+  name?: string;
+}
+
+export function recordCommand(): Command {
+  return new Command('record')
+    .description(
+      'Turn a recording of a live session (badge-sim stub --record FILE, or GET /_stub/recording saved to a file) into a scenario: the fixtures, the badges that connected, a timeline replaying each request, tap, drop and battery reading at its time, and the analytic events and answers observed as its expectations.',
+    )
+    .argument(
+      '<recording>',
+      'the recording: JSON lines as --record writes them, or the JSON of GET /_stub/recording',
+    )
+    .option('--to <file>', 'write the scenario here (default: standard output)')
+    .option(
+      '-f, --fixtures <file>',
+      "fixtures to use instead of the recorded ones (the recording replaces keys and tokens by stand-ins; give your fixtures to keep your software's keys)",
+    )
+    .option('--name <name>', 'the scenario\'s name (default: "Recorded session <recording>")')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  badge-sim stub --clock virtual --record session.jsonl     record while your software and badges run
+  badge-sim record session.jsonl --to bug.scenario.yaml     then make a scenario of it
+  badge-sim run bug.scenario.yaml                           and replay it: a regression test
+  curl -X POST http://127.0.0.1:8080/_stub/recording                 without --record: start one,
+  curl -s http://127.0.0.1:8080/_stub/recording > s.json             later save it,
+  badge-sim record s.json --to bug.scenario.yaml                    and make a scenario of it
+`,
+    )
+    .action((file: string, options: RecordOptions) => {
+      const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
+      let made: ReturnType<typeof scenarioFromRecording>;
+      try {
+        made = scenarioFromRecording(parseRecording(readRecording(file), file), {
+          file,
+          name: options.name,
+          fixtures,
+        });
+      } catch (error) {
+        if (error instanceof RecordingError) fail(error.message.replace(/^badge-sim: /, ''));
+        throw error;
+      }
+      for (const note of made.notes) console.error(`badge-sim record: note: ${note}`);
+      if (options.to === undefined) {
+        process.stdout.write(made.yaml);
+        return;
+      }
+      try {
+        writeFileSync(options.to, made.yaml);
+      } catch (error) {
+        fail(
+          `--to ${options.to}: cannot write it (${(error as NodeJS.ErrnoException).code ?? error}).`,
+        );
+      }
+      // What is written must load: a scenario the runner refuses is this command's bug.
+      try {
+        loadScenarioFile(options.to);
+      } catch (error) {
+        if (!(error instanceof ScenarioError)) throw error;
+        console.error(`badge-sim record: the scenario written does not load: ${error.message}`);
+        process.exit(1);
+      }
+      const { timeline, expect } = made.scenario;
+      const events = expect.events && 'items' in expect.events ? expect.events.items.length : 0;
+      console.log(
+        `badge-sim record: wrote ${options.to}: ${timeline.length} steps, ${events} events expected. Run it: badge-sim run ${options.to}`,
+      );
+    });
+}
+
+function readFixtures(file: string) {
+  try {
+    return loadFixturesFile(file);
+  } catch (error) {
+    if (error instanceof FixtureError) fail(error.message.replace(/^badge-sim: /, ''));
+    throw error;
+  }
+}
+
+/** The recording's text, up to RECORDING_FILE_MAX_CHARS (a device such as /dev/zero never ends). */
+function readRecording(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    fail(`${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : code}).`);
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const buffer = Buffer.alloc(1024 * 1024);
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, read)));
+      length += read;
+      if (length > RECORDING_FILE_MAX_CHARS)
+        fail(
+          `${file}: over ${RECORDING_FILE_MAX_CHARS / 1024 / 1024} MiB: not a recording this command reads.`,
+        );
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') fail(`${file}: it is a folder, not a recording.`);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}

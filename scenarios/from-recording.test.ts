@@ -1,0 +1,109 @@
+import { describe, expect, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import type { JournalEntry } from '../protocol/journal.schema.ts';
+import { parseRecording, scenarioFromRecording } from './from-recording.ts';
+import { checkScenario } from './load-scenario.ts';
+
+const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
+const API = '/subscribers/100001/api/v1';
+const at = (s: number) =>
+  new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString().replace('Z', '000Z');
+
+let seq = 0;
+function record(kind: string, time: number, fields: Record<string, unknown> = {}) {
+  return { seq: ++seq, time: at(time), kind, ...fields };
+}
+function request(time: number, fields: Partial<JournalEntry>) {
+  const entry: JournalEntry = {
+    id: seq + 1,
+    time: at(time),
+    method: 'GET',
+    path: `${API}/events`,
+    query: {},
+    headers: { authorization: 'ServiceApiKey ***' },
+    body: null,
+    account: '100001',
+    status: 200,
+    answer: null,
+    duration_ms: 1,
+    fault: null,
+    ...fields,
+  };
+  return record('request', time, { request: entry });
+}
+
+/** The recording as `--record` writes it, read back and made a scenario. */
+function convert(records: object[]) {
+  const text = records.map((r) => JSON.stringify(r)).join('\n');
+  const made = scenarioFromRecording(parseRecording(text, 'r.jsonl'), { file: 'r.jsonl' });
+  checkScenario(structuredClone(made.scenario));
+  return { ...made, parsed: parseYaml(made.yaml) };
+}
+
+describe('a recording made into a scenario', () => {
+  test('credentials are inferred from the answers, faults and token requests are commented, not replayed', () => {
+    const { scenario, yaml, parsed } = convert([
+      record('session', 0, { fixtures, settings: {} }),
+      request(1, { headers: {}, status: 401 }),
+      request(2, { status: 401 }),
+      request(3, { status: 403, path: '/subscribers/100002/api/v1/events', account: '100002' }),
+      request(4, { method: 'POST', path: '/oauth2/token', status: 200 }),
+      request(5, { status: 503, fault: { id: 'f1', kind: 'status', let_through: false } }),
+      request(6, { method: 'DELETE', path: `${API}/alerts/%E0%A4%A`, status: 404 }),
+      request(7, { method: 'PATCH', path: `${API}/alerts`, status: 404 }),
+      request(8, {
+        method: 'POST',
+        path: `${API}/alerts`,
+        body: JSON.parse('{"__proto__": 1, "notification": "x"}'),
+        status: 400,
+      }),
+    ]);
+    expect(scenario.timeline).toEqual([
+      { at: '1s', events: {}, auth: 'none', expect: { status: 401 } },
+      { at: '2s', events: {}, auth: 'wrong', expect: { status: 401 } },
+      { at: '5s', events: {} },
+      { at: '6s', cancel: '%E0%A4%A', expect: { status: 404 } },
+      {
+        at: '8s',
+        alert: JSON.parse('{"__proto__": 1, "notification": "x"}'),
+        expect: { status: 400 },
+      },
+    ]);
+    // A body's own `__proto__` is written and read back as a field, as it was sent.
+    expect(Object.hasOwn(parsed.timeline.at(-1).alert, '__proto__')).toBe(true);
+    expect(yaml).toContain('# inferred: a 401 with a key: an unknown key');
+    expect(yaml).toContain('GET /subscribers/100002/api/v1/events left out');
+    expect(yaml).toContain("POST /oauth2/token left out: the steps' clients get their own tokens");
+    expect(yaml).toContain('a fault (status) shaped this answer');
+    expect(yaml).toContain('PATCH /subscribers/100001/api/v1/alerts left out');
+  });
+
+  test('the last session is replayed, from its own start, and the others are noted', () => {
+    const { scenario, notes } = convert([
+      record('session', 0, { fixtures }),
+      request(50, {}),
+      record('session', 0, { fixtures, reason: 'reset' }),
+      record('connect', 0, { device: '350000000000002', already: true }),
+      record('connect', 3, { device: '350000000000001' }),
+      record('tap', 4, { device: '350000000000001', via: 'badge', result: 'nothing_pending' }),
+      record('battery', 5, { device: '350000000000001', level: 15, status: 'discharging' }),
+      record('close', 6, { device: '350000000000002' }),
+      record('connect', 9, { device: '350000000000002' }),
+      record('close', 9, { device: '350000000000001' }),
+    ]);
+    expect(notes).toEqual([expect.stringContaining('2 sessions')]);
+    expect(scenario.badges).toEqual({ devices: ['Ben Okafor', 'Ada Mensah'] });
+    expect(scenario.timeline).toEqual([
+      { at: '0s', offline: 'Ada Mensah' },
+      { at: '3s', online: 'Ada Mensah' },
+      { at: '4s', tap: 'Ada Mensah' },
+      { at: '5s', battery: 'Ada Mensah', level: 15, status: 'discharging' },
+      { at: '6s', offline: 'Ben Okafor' },
+      { at: '9s', online: 'Ben Okafor' },
+    ]);
+    expect(scenario.duration).toBe('9s');
+    // The fixtures' behaviours are gone: the recorded taps replay them.
+    expect(JSON.stringify(scenario.fixtures)).not.toContain('behaviour');
+  });
+});

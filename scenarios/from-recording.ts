@@ -1,0 +1,545 @@
+/**
+ * A session recording (`badge-sim stub --record`, `GET /_stub/recording`) turned into a
+ * scenario (`badge-sim record`): its fixtures, the badges that connected, a timeline that
+ * replays what the session's clients and badges did at the times they did it, and
+ * expectations equal to what was observed. Where something had to be inferred, the step
+ * carries a comment (decisions RS6–RS10).
+ */
+import { basename } from 'node:path';
+import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
+import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
+import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
+import { JournalEntry } from '../protocol/journal.schema.ts';
+import { ownValue } from '../protocol/own.ts';
+import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
+import { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../protocol/timestamp.ts';
+import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
+import type { EventMatcher, Scenario, Step } from './scenario.schema.ts';
+
+/** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
+export class RecordingError extends Error {
+  override name = 'RecordingError';
+}
+
+/** The largest recording read, in characters: a file past it is refused, not read half. */
+export const RECORDING_FILE_MAX_CHARS = 256 * 1024 * 1024;
+
+const validateEntry = validatorOf(JournalEntry);
+const validateEvent = validatorOf(AnalyticEvent);
+
+/**
+ * The records of a recording's text: JSON lines as `--record` writes them, or the JSON of
+ * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
+ * skipped (RS10).
+ */
+export function parseRecording(text: string, file: string): RecordLine[] {
+  // The JSON of GET /_stub/recording is one document; JSON lines fail to parse as one at line 2.
+  if (text.trimStart().startsWith('{')) {
+    let whole: unknown;
+    try {
+      whole = JSON.parse(text);
+    } catch {
+      // Not one JSON document: read as JSON lines below, which names the bad line.
+    }
+    const records = ownValue(whole, 'records');
+    if (Array.isArray(records))
+      return records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
+  }
+  const records: RecordLine[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = `${file}:${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new RecordingError(
+        `badge-sim: ${where}: not a JSON record (${(error as Error).message}); each line of a recording is one JSON object`,
+      );
+    }
+    records.push(checkRecord(value, where));
+  });
+  return records;
+}
+
+function checkRecord(value: unknown, where: string): RecordLine {
+  const bad = (what: string) => new RecordingError(`badge-sim: ${where}: ${what}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw bad('a record is a JSON object with seq, time and kind');
+  const record = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(record.seq)) throw bad('seq is missing or not a whole number');
+  if (typeof record.time !== 'string' || parseTimestamp(record.time) === undefined)
+    throw bad(`time ${JSON.stringify(record.time)} is not an instant (ISO 8601, UTC)`);
+  if (!(RECORD_KINDS as readonly unknown[]).includes(record.kind))
+    throw bad(`kind ${JSON.stringify(record.kind)} is none of ${RECORD_KINDS.join(', ')}`);
+  const needs = (field: string, type: 'string' | 'object') => {
+    if (typeof record[field] !== type || record[field] === null)
+      throw bad(
+        `a ${record.kind} record needs ${field} (${type === 'object' ? 'an object' : 'a string'})`,
+      );
+  };
+  /** A field that must be as the stub writes it (the journal's entry, an analytic event). */
+  const shaped = (field: string, validate: ValidateFunction) => {
+    needs(field, 'object');
+    if (!validate(record[field])) {
+      const error = validate.errors![0]!;
+      const what = error.keyword === 'required' ? 'is missing' : (error.message ?? 'is wrong');
+      throw bad(`${field}.${fieldPath(error)} ${what}`);
+    }
+  };
+  if (record.kind === 'session') {
+    needs('fixtures', 'object');
+    try {
+      checkFixtures(structuredClone(record.fixtures));
+    } catch (error) {
+      if (!(error instanceof FixtureError)) throw error;
+      throw bad(`fixtures${error.path ? `.${error.path}` : ''}: ${error.message}`);
+    }
+  }
+  if (record.kind === 'request') shaped('request', validateEntry);
+  if (record.kind === 'event') shaped('event', validateEvent);
+  if (['connect', 'close', 'tap', 'battery'].includes(record.kind as string))
+    needs('device', 'string');
+  return record as RecordLine;
+}
+
+export interface FromRecordingOptions {
+  /** The recording's file, for `proves:` and messages. */
+  file: string;
+  name?: string;
+  /** Fixtures to use instead of the recorded ones (with the real keys, say). */
+  fixtures?: Fixtures;
+}
+
+/** A scenario made from a recording, and its YAML with comments where something was inferred. */
+export interface RecordedScenario {
+  scenario: Scenario;
+  yaml: string;
+  /** Things the reader should know (sessions left out, records dropped past the cap). */
+  notes: string[];
+}
+
+/** Comments to attach: at a path of the document (`timeline.3`), the text. */
+type Comments = Map<string, string[]>;
+
+export function scenarioFromRecording(
+  all: RecordLine[],
+  options: FromRecordingOptions,
+): RecordedScenario {
+  const { session, records, earlier } = lastSession(all, options);
+  const notes = notesOn(all, session, earlier);
+  const fixtures = withoutBehaviours(
+    options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
+  );
+  const account = accountOf(records, fixtures);
+  const start = micros(session ?? records[0]);
+  const end = micros(records.at(-1) ?? session);
+  const replay = new Replay(account, start, end);
+  replay.add(records);
+  const events = records
+    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
+    .map((r) => eventMatcher(r.event as AnalyticEvent, replay.at(r), replay.taskNames));
+  const duration = atText(end - start);
+  const count = (kind: string) => records.filter((r) => r.kind === kind).length;
+  const file = basename(options.file);
+  const scenario: Scenario = {
+    name: options.name ?? `Recorded session ${file}`,
+    proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.length} events; replaying it gives the same events and answers.`,
+    fixtures,
+    account: account.subscriber_id,
+    badges: replay.badges.length === 0 ? 'none' : { devices: replay.badges.map(replay.ref) },
+    timeline: replay.timeline,
+    duration,
+    expect: { events: { only: true, items: events } },
+  };
+  return { scenario, yaml: toYaml(scenario, replay.comments, notes, session), notes };
+}
+
+/** What the reader should know of the recording as a whole: sessions left out, drops, settings. */
+function notesOn(all: RecordLine[], session: RecordLine | undefined, earlier: number): string[] {
+  const notes: string[] = [];
+  if (earlier > 0)
+    notes.push(
+      `the recording has ${earlier + 1} sessions (the stub was reset or given fixtures); the scenario replays the last`,
+    );
+  const capped = all.find((r) => r.kind === 'capped');
+  const end = all.findLast((r) => r.kind === 'end');
+  const dropped = typeof end?.dropped === 'number' ? end.dropped : undefined;
+  if (capped)
+    notes.push(
+      `the recording reached its limit of ${capped.limit} records at ${capped.time}${dropped === undefined ? '' : `: ${dropped} records were dropped`}; the scenario replays what came before`,
+    );
+  for (const [name, value] of Object.entries(settingsOf(session))) {
+    const usual = ownValue(DEFAULT_SETTINGS, name);
+    if (usual !== undefined && value !== usual)
+      notes.push(
+        `the stub ran with ${name} ${JSON.stringify(value)}; a scenario runs with ${JSON.stringify(usual)}: replay it against a stub started so (badge-sim run --stub URL)`,
+      );
+  }
+  return notes;
+}
+
+/** The timeline that replays a session's records, with its comments and the badges it needs. */
+class Replay {
+  readonly timeline: Step[] = [];
+  readonly comments: Comments = new Map();
+  /** Task ids of the recording, by the `as` name of the step that created them. */
+  readonly taskNames = new Map<string, string>();
+  readonly #nameCounts = new Map<string, number>();
+  /** Devices that connected, in order: they run badges. */
+  readonly badges: string[] = [];
+  readonly ref: (deviceId: string) => string;
+  readonly #devices: Set<string>;
+  /** Connects that end a drop: replayed as `online`. */
+  readonly #returns = new Set<RecordLine>();
+
+  constructor(
+    readonly account: FixtureAccount,
+    readonly start: number,
+    readonly end: number,
+  ) {
+    this.ref = deviceRefs(account);
+    this.#devices = new Set(account.devices.map((d) => d.id));
+  }
+
+  /** A record's time from the session's start, as a step writes it. */
+  at(record: RecordLine): string {
+    return atText(micros(record) - this.start);
+  }
+
+  add(records: RecordLine[]): void {
+    const nextConnect = nextConnects(records);
+    for (const record of records) {
+      const device = typeof record.device === 'string' ? record.device : undefined;
+      if (record.kind === 'request') this.#request(record);
+      else if (record.kind === 'clock' && record.mode !== 'virtual')
+        this.#comment(
+          'timeline',
+          `${record.time}: the clock switched to ${record.mode} time; the scenario replays on the virtual clock`,
+        );
+      else if (device === undefined || !this.#devices.has(device)) continue;
+      else if (record.kind === 'tap') this.#tap(record, device);
+      else if (record.kind === 'connect') this.#connect(record, device);
+      else if (record.kind === 'close') this.#close(record, device, nextConnect.get(record));
+      else if (record.kind === 'battery' && typeof record.level === 'number')
+        this.#push(record, {
+          battery: this.ref(device),
+          level: record.level,
+          ...(typeof record.status === 'string' ? { status: record.status } : {}),
+        });
+    }
+  }
+
+  #push(record: RecordLine, step: Record<string, unknown>, ...comments: string[]): void {
+    this.timeline.push({ at: this.at(record), ...step } as Step);
+    for (const text of comments) this.#comment(`timeline.${this.timeline.length - 1}`, text);
+  }
+
+  #comment(path: string, text: string): void {
+    this.comments.set(path, [...(this.comments.get(path) ?? []), text]);
+  }
+
+  #request(record: RecordLine): void {
+    const made = requestStep(
+      record.request as JournalEntry,
+      this.account,
+      this.taskNames,
+      this.#nameCounts,
+    );
+    if ('skip' in made) this.#comment('timeline', `${record.time}: ${made.skip}`);
+    else this.#push(record, made.step, ...made.comments);
+  }
+
+  #tap(record: RecordLine, device: string): void {
+    const acknowledged = this.taskNames.get(record.task_id as string) ?? record.task_id;
+    const via = record.via === 'control' ? 'POST /_stub/devices/…/tap' : 'the badge';
+    this.#push(
+      record,
+      { tap: this.ref(device) },
+      `recorded: ${via}, ${record.result ?? record.refused}${acknowledged ? ` (${acknowledged})` : ''}`,
+    );
+  }
+
+  #connect(record: RecordLine, device: string): void {
+    if (!this.badges.includes(device)) {
+      this.badges.push(device);
+      if (micros(record) > this.start) {
+        // A badge runs from the start: it stays off the network until it first connected.
+        this.timeline.push({ at: '0s', offline: this.ref(device) });
+        this.#push(record, { online: this.ref(device) }, 'recorded: its first connect');
+      }
+    } else if (record.replaced === true) {
+      this.#comment(
+        'timeline',
+        `${record.time}: ${this.ref(device)} connected again over a connection the stub still held (half-open): replaced`,
+      );
+    } else if (this.#returns.has(record)) {
+      this.#push(record, { online: this.ref(device) });
+    }
+  }
+
+  #close(record: RecordLine, device: string, back: RecordLine | undefined): void {
+    // Badges leaving as the session ends are the session ending, not a drop to replay.
+    if (!back && micros(record) >= this.end) return;
+    this.#push(record, { offline: this.ref(device) });
+    if (back) this.#returns.add(back);
+  }
+}
+
+/** For each `close` record, the next `connect` of that device, if any (one pass, from the end). */
+function nextConnects(records: RecordLine[]): Map<RecordLine, RecordLine> {
+  const next = new Map<RecordLine, RecordLine>();
+  const seen = new Map<unknown, RecordLine>();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.kind === 'connect') seen.set(record.device, record);
+    else if (record.kind === 'close') {
+      const back = seen.get(record.device);
+      if (back) next.set(record, back);
+    }
+  }
+  return next;
+}
+
+/** The records of the last session (after the last reset or fixture load), and its start. */
+function lastSession(all: RecordLine[], options: FromRecordingOptions) {
+  const sessions = all.filter((r) => r.kind === 'session');
+  const session = sessions.at(-1);
+  if (!session && !options.fixtures)
+    throw new RecordingError(
+      `badge-sim: ${options.file}: no session record (the recording's first line, with the fixtures): give --fixtures`,
+    );
+  const from = session ? all.indexOf(session) + 1 : 0;
+  const records = all
+    .slice(from)
+    .filter((r) => r.kind !== 'capped' && r.kind !== 'end' && r.kind !== 'session')
+    // A request is recorded when its answer went, at the time it arrived: by time, then as written.
+    .sort((a, b) => micros(a) - micros(b) || a.seq - b.seq);
+  if (!session && records.length === 0)
+    throw new RecordingError(`badge-sim: ${options.file}: the recording is empty`);
+  return { session, records, earlier: Math.max(0, sessions.length - 1) };
+}
+
+function settingsOf(session: RecordLine | undefined): Record<string, unknown> {
+  const settings = session?.settings;
+  return typeof settings === 'object' && settings !== null && !Array.isArray(settings)
+    ? (settings as Record<string, unknown>)
+    : {};
+}
+
+function noFixtures(file: string): never {
+  throw new RecordingError(`badge-sim: ${file}: no fixtures in the recording: give --fixtures`);
+}
+
+/** The recorded taps replay what behaviours did: a device's own behaviour would tap twice (RS7). */
+function withoutBehaviours(fixtures: Fixtures): Fixtures {
+  const copy = structuredClone(fixtures);
+  for (const account of copy.accounts)
+    for (const device of account.devices) delete device.behaviour;
+  return copy;
+}
+
+/** The account most requests named, else the fixtures' first. */
+function accountOf(records: RecordLine[], fixtures: Fixtures): FixtureAccount {
+  const counts = new Map<string, number>();
+  for (const record of records) {
+    const id = (record.request as JournalEntry | undefined)?.account;
+    if (typeof id === 'string') counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  const busiest = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const account =
+    fixtures.accounts.find((a) => a.subscriber_id === busiest) ?? fixtures.accounts[0];
+  if (!account) throw new RecordingError('badge-sim: the fixtures have no account to replay in');
+  return account;
+}
+
+/** A device as steps name it: its user's name when no other device of the account has it. */
+function deviceRefs(account: FixtureAccount): (deviceId: string) => string {
+  const users = new Map<string, number>();
+  for (const d of account.devices) users.set(d.user, (users.get(d.user) ?? 0) + 1);
+  const ids = new Set(account.devices.map((d) => d.id));
+  // A name that is also a device id would be read as that id: the id is written instead.
+  const named = (d: FixtureAccount['devices'][number]) =>
+    users.get(d.user) === 1 && !ids.has(d.user);
+  const names = new Map(account.devices.map((d) => [d.id, named(d) ? d.user : d.id]));
+  return (deviceId) => names.get(deviceId) ?? deviceId;
+}
+
+function micros(record: RecordLine | undefined): number {
+  return parseTimestamp(record!.time)! / 1000;
+}
+
+/** A whole-ms duration as a scenario writes it: `12s`, `1500ms`. */
+function atText(ms: number): string {
+  const whole = Math.max(0, Math.round(ms));
+  return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
+}
+
+type StepBody = Record<string, unknown>;
+
+/** Names the alerts a replay creates: `<name>-<n>`, and the task ids of the recording they stand for. */
+interface TaskNaming {
+  taskNames: Map<string, string>;
+  nameCounts: Map<string, number>;
+}
+
+/** The step that sends a recorded request again, or why it is left out (RS6). */
+function requestStep(
+  entry: JournalEntry,
+  account: FixtureAccount,
+  taskNames: Map<string, string>,
+  nameCounts: Map<string, number>,
+): { step: StepBody; comments: string[] } | { skip: string } {
+  const what = `${entry.method} ${entry.path}`;
+  const prefix = `/subscribers/${account.subscriber_id}/api/v1/`;
+  if (/^\/(qa\/)?oauth2\//.test(entry.path))
+    return { skip: `${what} left out: the steps' clients get their own tokens` };
+  if (!entry.path.startsWith(prefix))
+    return { skip: `${what} left out: only the notification interface of the account is replayed` };
+  const step = serviceStep(entry, entry.path.slice(prefix.length), { taskNames, nameCounts });
+  if (!step) return { skip: `${what} left out: a scenario cannot send it` };
+  const comments: string[] = [];
+  if (entry.headers.authorization === undefined) step.auth = 'none';
+  else if (entry.status === 401) {
+    step.auth = 'wrong';
+    comments.push('inferred: a 401 with a key: an unknown key (the recording masks keys)');
+  } else if (entry.status === 403) {
+    step.auth = 'other-account';
+    comments.push("inferred: a 403 with a key: another account's key");
+  }
+  if (entry.truncated?.includes('body'))
+    comments.push('the recording cut this body at its limit: complete it by hand');
+  if (entry.fault !== null)
+    comments.push(
+      `a fault (${entry.fault.kind}) shaped this answer: add a fault step to replay it`,
+    );
+  else if (entry.status !== null) step.expect = { status: entry.status };
+  else comments.push('the connection closed before the answer: no status to expect');
+  return { step, comments };
+}
+
+/** The step of a request to the account's notification interface (`rest`: after `api/v1/`). */
+function serviceStep(entry: JournalEntry, rest: string, naming: TaskNaming): StepBody | undefined {
+  const { method, body } = entry;
+  if (method === 'POST' && rest === 'alerts' && isObject(body)) {
+    const taskId = taskIdOf(entry.answer);
+    return taskId === undefined
+      ? { alert: body }
+      : { alert: body, as: nameTask(taskId, body.name, naming) };
+  }
+  if (method === 'POST' && rest === 'broadcasts' && isObject(body)) return { broadcast: body };
+  const cancelled = method === 'DELETE' ? /^alerts\/([^/]+)$/.exec(rest)?.[1] : undefined;
+  if (cancelled !== undefined) {
+    const taskId = decodedSegment(cancelled);
+    return { cancel: naming.taskNames.get(taskId) ?? taskId };
+  }
+  if (method === 'GET' && rest === 'events') {
+    const { limit, oldest } = entry.query;
+    return {
+      events: {
+        ...(typeof limit === 'string' || typeof limit === 'number' ? { limit } : {}),
+        ...(typeof oldest === 'string' ? { oldest } : {}),
+      },
+    };
+  }
+  if (!['GET', 'POST', 'DELETE', 'PUT'].includes(method) || rest.includes('..')) return undefined;
+  const sent =
+    body === null
+      ? {}
+      : typeof body === 'string'
+        ? { raw_body: body, content_type: entry.headers['content-type'] ?? 'text/plain' }
+        : { body };
+  return { request: { method, path: rest, ...sent } };
+}
+
+/** The `as` of an alert step: its name as a slug (`alert` without one) and a count. */
+function nameTask(taskId: string, name: unknown, { taskNames, nameCounts }: TaskNaming): string {
+  const base = slug(typeof name === 'string' ? name : '') || 'alert';
+  const n = (nameCounts.get(base) ?? 0) + 1;
+  nameCounts.set(base, n);
+  const as = `${base}-${n}`;
+  taskNames.set(taskId, as);
+  return as;
+}
+
+/** A path segment as the service read it; one that does not decode stays as it was sent. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function eventMatcher(
+  event: AnalyticEvent,
+  at: string,
+  taskNames: Map<string, string>,
+): EventMatcher {
+  const task = taskNames.get(event.task.id);
+  return {
+    type: event.content.type,
+    ...(task ? { task } : event.task.name ? { name: event.task.name } : {}),
+    ...(event.content.device === undefined ? {} : { device: event.content.device }),
+    ...(event.content.status === undefined ? {} : { status: event.content.status }),
+    at,
+  };
+}
+
+function taskIdOf(answer: unknown): string | undefined {
+  if (!isObject(answer)) return undefined;
+  const id = ownValue(answer, 'task_id');
+  return typeof id === 'string' ? id : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A task's name as part of an `as` name: letters, digits and dashes. */
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+}
+
+/** The scenario as YAML: one line a step and event where they fit, comments where inferred. */
+function toYaml(
+  scenario: Scenario,
+  comments: Comments,
+  notes: string[],
+  session: RecordLine | undefined,
+): string {
+  const doc = new Document(scenario);
+  doc.commentBefore = [
+    ' Made by badge-sim record from a session recording: edit it as any scenario.',
+    ' The fixtures are the ones loaded when the recording began, their secrets replaced by stand-ins;',
+    " the badges' behaviours are left out: the recorded taps replay what they did.",
+    ...(session?.clock && (session.clock as { mode?: string }).mode !== 'virtual'
+      ? [' The session ran on a running clock: times are rounded to the millisecond.']
+      : []),
+    ...notes.map((note) => ` Note: ${note}.`),
+  ].join('\n');
+  const timeline = doc.get('timeline', true);
+  if (isSeq(timeline)) for (const item of timeline.items) if (isMap(item)) flowSmall(item);
+  const items = doc.getIn(['expect', 'events', 'items'], true);
+  if (isSeq(items)) for (const item of items.items) if (isMap(item)) item.flow = true;
+  for (const [path, texts] of comments) {
+    const keys = path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+    const node = doc.getIn(keys, true) as { commentBefore?: string | null } | undefined;
+    const text = texts.map((t) => ` ${t}`).join('\n');
+    if (node && typeof node === 'object')
+      node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${text}` : text;
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** A step whose values are all scalars or small is written on one line. */
+function flowSmall(step: YAMLMap): void {
+  const json = JSON.stringify(step.toJSON());
+  if (json.length <= 120) step.flow = true;
+}

@@ -1,0 +1,316 @@
+/**
+ * Recording a live session and replaying it (issue 15, point 4): `badge-sim stub --record` in
+ * its own process, a client in another (not the runner) sending alerts and moving the clock
+ * through the control API, a fleet of badges tapping by their behaviours; then `badge-sim
+ * record` makes a scenario of the file, and `badge-sim run` passes it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
+import { startFleet } from '../../simulator/fleet.ts';
+import { runCli, startStubProcess } from '../support/cli.ts';
+
+/** Every secret of the default fixtures: none may reach a recording. */
+const SECRETS = [
+  'demo-api-key-riverside-0001',
+  'demo-api-key-harbour-0002',
+  'demo-refresh-token-riverside-pro-0001',
+  'demo-refresh-token-riverside-qa-0001',
+  'demo-refresh-token-harbour-pro-0002',
+  'badge-key-0001',
+  'badge-key-0002',
+  'badge-key-0003',
+];
+
+/**
+ * The developer's software: a separate node process that talks HTTP to the stub, one run per
+ * step of the session (`phase`): two alerts, one refused alert, a cancel (of the task id it
+ * kept in `state`), a read with an unknown key and an events read.
+ */
+const CLIENT = `
+const [url, phase, state] = process.argv.slice(1);
+const fs = await import('node:fs');
+const api = url + '/subscribers/100001/api/v1';
+const headers = { authorization: 'ServiceApiKey demo-api-key-riverside-0001', 'content-type': 'application/json' };
+const post = (path, body) => fetch(api + path, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.json());
+if (phase === 'spill') {
+  await post('/alerts', { notification: 'Spill in ward 3', groups: ['Nurses'], name: 'spill', quorum: 2, on_ack: 'Thanks' });
+} else if (phase === 'drill') {
+  const drill = await post('/alerts', { notification: 'Fire drill', groups: ['Pharmacy'], name: 'drill', timeout: 60 });
+  fs.writeFileSync(state, drill.task_id);
+  await post('/alerts', { notification: 'No group' });
+} else if (phase === 'cancel') {
+  await fetch(api + '/alerts/' + fs.readFileSync(state, 'utf8'), { method: 'DELETE', headers: { authorization: headers.authorization } });
+  await fetch(api + '/events', { headers: { authorization: 'ServiceApiKey not-a-key' } });
+} else {
+  await fetch(api + '/events?limit=50', { headers });
+}
+`;
+
+/** Runs the client to its end; asynchronously, so the fleet in this process answers meanwhile. */
+async function runClient(url: string, phase: string, state = ''): Promise<void> {
+  const { stderr } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', CLIENT, url, phase, state],
+    { timeout: 30_000 },
+  );
+  expect(stderr).toBe('');
+}
+
+const scratch = () => mkdtempSync(join(tmpdir(), 'badge-sim-record-'));
+
+describe('recording a live session', () => {
+  test('a client process sends alerts while a fleet taps; the recording becomes a scenario that passes when run', async () => {
+    const dir = scratch();
+    const recording = join(dir, 'session.jsonl');
+    const out = join(dir, 'session.scenario.yaml');
+    {
+      await using stub = await startStubProcess(['--clock', 'virtual', '--record', recording]);
+      await using fleet = await startFleet({
+        stub: stub.url,
+        devices: ['350000000000001', '350000000000002', '350000000000003', '350000000000004'],
+        behaviours: {
+          '350000000000001': { ack: { after: '12s' } },
+          '350000000000002': { ack: { after: '40s' } },
+          // At the very instant an alert plays: its tap must replay after the alert step.
+          '350000000000003': { ack: { after: '0s' } },
+          '350000000000004': { ack: 'never', offline: [{ at: '30s', for: '10s' }] },
+        },
+        behaviour: { ack: 'never' },
+      });
+      await fleet.waitUntilConnected();
+      // The clock moves through the control API (POST /_stub/clock/advance), by the fleet,
+      // which stops at each of its badges' own timers on the way (principle 2).
+      const state = join(dir, 'client-state');
+      await runClient(stub.url, 'spill');
+      await fleet.advanceBy(20_000);
+      await runClient(stub.url, 'drill', state);
+      await fleet.advanceBy(5_000);
+      await runClient(stub.url, 'cancel', state);
+      await fleet.advanceBy(120_000);
+      await runClient(stub.url, 'read');
+    }
+    const text = readFileSync(recording, 'utf8');
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+    const kinds = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).kind);
+    expect(kinds[0]).toBe('session');
+    expect(kinds).toEqual(expect.arrayContaining(['connect', 'request', 'tap', 'event', 'clock']));
+
+    const made = runCli(['record', recording, '--to', out]);
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+    expect(made.stdout).toContain(`wrote ${out}`);
+    const scenario = parseYaml(readFileSync(out, 'utf8'));
+    // What the session did, as steps: the two badge taps and the client's requests.
+    const drops = scenario.timeline.filter((step: any) => step.offline || step.online);
+    expect(drops).toEqual([
+      { at: '30s', offline: 'Omar Haddad' },
+      { at: '40s', online: 'Omar Haddad' },
+    ]);
+    const steps = scenario.timeline.filter((step: any) => !drops.includes(step));
+    const spill = expect.objectContaining({ at: '0s', as: 'spill-1', expect: { status: 200 } });
+    const drill = expect.objectContaining({ at: '20s', as: 'drill-1', expect: { status: 200 } });
+    // Lena's tap and the client's next request at 20s race across processes: either order.
+    const lenaAt20 = { at: '20s', tap: 'Lena Ortiz' };
+    const refused = expect.objectContaining({
+      at: '20s',
+      alert: { notification: 'No group' },
+      expect: { status: 400 },
+    });
+    expect(steps).toEqual([
+      spill,
+      // At the very instant the alert played: after the alert step, or it would tap nothing.
+      { at: '0s', tap: 'Lena Ortiz' },
+      { at: '12s', tap: 'Ada Mensah' },
+      drill,
+      ...(steps[4]?.tap ? [lenaAt20, refused] : [refused, lenaAt20]),
+      { at: '25s', cancel: 'drill-1', expect: { status: 204 } },
+      { at: '25s', events: {}, auth: 'wrong', expect: { status: 401 } },
+      { at: '145s', events: { limit: 50 }, expect: { status: 200 } },
+    ]);
+    expect(scenario.expect.events.only).toBe(true);
+    expect(scenario.expect.events.items).toEqual([
+      { type: 'start', task: 'spill-1', at: '0s' },
+      { type: 'acknowledged', task: 'spill-1', device: 'Lena Ortiz', at: '0s' },
+      { type: 'acknowledged', task: 'spill-1', device: 'Ada Mensah', at: '12s' },
+      { type: 'end', task: 'spill-1', status: 'normal', at: '12s' },
+      { type: 'start', task: 'drill-1', at: '20s' },
+      { type: 'acknowledged', task: 'drill-1', device: 'Lena Ortiz', at: '20s' },
+      { type: 'end', task: 'drill-1', status: 'cancelled', at: '25s' },
+    ]);
+    for (const secret of SECRETS) expect(readFileSync(out, 'utf8')).not.toContain(secret);
+
+    const run = runCli(['run', out]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('all scenarios passed');
+    expect(run.status).toBe(0);
+
+    // --fixtures: yours, keys and all, instead of the recorded stand-ins; behaviours left out.
+    const mine = join(dir, 'mine.scenario.yaml');
+    expect(
+      runCli(['record', recording, '--to', mine, '--fixtures', DEFAULT_FIXTURES_FILE]).status,
+    ).toBe(0);
+    const withMine = parseYaml(readFileSync(mine, 'utf8'));
+    expect(withMine.fixtures.accounts[0].api_keys).toEqual(['demo-api-key-riverside-0001']);
+    expect(withMine.timeline).toEqual(scenario.timeline);
+  }, 90_000);
+});
+
+describe('a recording that goes wrong', () => {
+  test('--record to a path that cannot be written is one line naming the flag, exit 2, and nothing listens', () => {
+    const result = runCli([
+      'stub',
+      '--port',
+      '0',
+      '--record',
+      join(scratch(), 'no', 'such', 'x.jsonl'),
+    ]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).not.toContain('ready');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /--record \(BADGE_SIM_RECORD\) .*x\.jsonl: cannot write it \(its folder does not exist\)/,
+    );
+  });
+
+  test('a write that fails later is one line on stderr; the stub goes on and the recording stays in memory', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual', '--record', '/dev/full']);
+    await expect
+      .poll(() => stub.errors(), { timeout: 5_000 })
+      .toContain('--record /dev/full: cannot write to it (ENOSPC)');
+    const auth = { authorization: 'ServiceApiKey demo-api-key-riverside-0001' };
+    const events = await fetch(`${stub.url}/subscribers/100001/api/v1/events`, { headers: auth });
+    expect(events.status).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${stub.url}/_stub/recording`)).json()) as any).records.length,
+      )
+      .toBe(2);
+    expect(stub.errors().trim().split('\n')).toHaveLength(1);
+  });
+
+  test('--help of record shows an example; stub --help describes --record and --record-limit', () => {
+    const record = runCli(['record', '--help']);
+    expect(record.status).toBe(0);
+    for (const text of [
+      '--to',
+      '--fixtures',
+      '--name',
+      'badge-sim record session.jsonl --to bug.scenario.yaml',
+    ])
+      expect(record.stdout).toContain(text);
+    const stub = runCli(['stub', '--help']);
+    expect(stub.stdout).toContain('--record <file>');
+    expect(stub.stdout).toContain('--record-limit <n>');
+    expect(runCli(['--help']).stdout).toContain('record');
+  });
+
+  test('past --record-limit, records are dropped and counted: the file says where, the stub and record say how many (and which settings differ)', async () => {
+    const dir = scratch();
+    const recording = join(dir, 'capped.jsonl');
+    const stub = await startStubProcess([
+      '--clock',
+      'virtual',
+      '--record',
+      recording,
+      '--record-limit',
+      '3',
+      '--cancel-events',
+      'none',
+    ]);
+    const auth = { authorization: 'ServiceApiKey demo-api-key-riverside-0001' };
+    for (let i = 0; i < 4; i++)
+      await fetch(`${stub.url}/subscribers/100001/api/v1/events`, { headers: auth });
+    const answer = await (await fetch(`${stub.url}/_stub/recording`)).text();
+    const seen = JSON.parse(answer);
+    expect(seen.records).toHaveLength(4);
+    expect(seen.records.map((r: any) => r.kind)).toEqual([
+      'session',
+      'request',
+      'request',
+      'capped',
+    ]);
+    expect(seen).toMatchObject({ dropped: 2, limit: 3 });
+    const exited = new Promise((resolve) => stub.child.once('exit', resolve));
+    stub.child.kill('SIGINT');
+    await exited;
+    expect(stub.output()).toContain('recording: 2 records dropped past --record-limit 3');
+    const lines = readFileSync(recording, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((r) => r.kind)).toEqual(['session', 'request', 'request', 'capped', 'end']);
+    expect(lines.at(-1)).toMatchObject({ kind: 'end', dropped: 2 });
+
+    const made = runCli(['record', recording, '--to', join(dir, 'capped.scenario.yaml')]);
+    expect(made.status).toBe(0);
+    expect(made.stderr).toContain('reached its limit of 3 records');
+    expect(made.stderr).toContain('2 records were dropped');
+    // A setting that changes what the engine does is said, since a scenario cannot set it.
+    expect(made.stderr).toContain('the stub ran with cancelEvents "none"');
+    expect(readFileSync(join(dir, 'capped.scenario.yaml'), 'utf8')).toContain(
+      '2 records were dropped',
+    );
+
+    // GET /_stub/recording saved to a file is a recording too.
+    writeFileSync(join(dir, 'saved.json'), answer);
+    const fromGet = runCli(['record', join(dir, 'saved.json')]);
+    expect(fromGet.status).toBe(0);
+    expect(parseYaml(fromGet.stdout).timeline).toHaveLength(2);
+  }, 60_000);
+
+  test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
+    const dir = scratch();
+    const recording = join(dir, 'bad.jsonl');
+    const session = {
+      seq: 1,
+      time: '2026-01-01T00:00:00.000000Z',
+      kind: 'session',
+      fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE),
+    };
+    const cases: [string, RegExp][] = [
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "tap", "device"',
+        /bad\.jsonl:3: not a JSON record/,
+      ],
+      [
+        '{"seq": 2, "time": "yesterday", "kind": "tap", "device": "1"}',
+        /bad\.jsonl:3: time "yesterday" is not an instant/,
+      ],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "__proto__"}',
+        /bad\.jsonl:3: kind "__proto__" is none of session, request/,
+      ],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "request"}',
+        /bad\.jsonl:3: a request record needs request/,
+      ],
+      ['[1, 2]', /bad\.jsonl:3: a record is a JSON object/],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "session", "fixtures": {"accounts": [{"subscriber_id": "1"}]}}',
+        /bad\.jsonl:3: fixtures\.accounts\[0\]\.\w+/,
+      ],
+      [
+        '{"seq": 2, "time": "2026-01-01T00:00:01.000000Z", "kind": "request", "request": {"path": 7}}',
+        /bad\.jsonl:3: request\.\w+ /,
+      ],
+    ];
+    for (const [line, message] of cases) {
+      writeFileSync(recording, `${JSON.stringify(session)}\n\n${line}\n`);
+      const result = runCli(['record', recording, '--to', join(dir, 'out.yaml')]);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(() => readFileSync(join(dir, 'out.yaml'))).toThrow();
+  });
+});
