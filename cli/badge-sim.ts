@@ -7,8 +7,8 @@ import { Command } from 'commander';
 import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
 import { envCommand } from './env.command.ts';
-import { reproCommand } from './repro.command.ts';
 import { recordCommand } from './record.command.ts';
+import { reproCommand } from './repro.command.ts';
 import { runCommand } from './run.command.ts';
 import { stubCommand } from './stub.command.ts';
 
