@@ -3,10 +3,18 @@
  * each runs here as a user runs it, and the README must hold its current text.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { BIN } from './support/cli.ts';
 
 const readme = readFileSync('README.md', 'utf8');
@@ -63,6 +71,7 @@ describe('examples/field-bug: the worked example of "Reproducing a field bug"', 
   test("repro prints the README's output, and the README's edit of its scenario is the shipped regression test", () => {
     // A fresh clone's layout, in a folder of its own: the scenario it writes lands there.
     const clone = mkdtempSync(join(tmpdir(), 'badge-sim-field-bug-'));
+    onTestFinished(() => rmSync(clone, { recursive: true, force: true }));
     mkdirSync(join(clone, dir), { recursive: true });
     copyFileSync(`${dir}/events.json`, join(clone, dir, 'events.json'));
     const run = runAsTyped(reproCommand!, clone);
@@ -103,7 +112,8 @@ function fencedBlocks(text: string, languages: string[]): string[] {
 function runAsTyped(command: string, cwd: string): { output: string; status: number | null } {
   const args = command.trim().split(/ +/);
   expect(args.slice(0, 2)).toEqual(['npx', 'badge-sim']);
-  const file = join(mkdtempSync(join(tmpdir(), 'badge-sim-output-')), 'terminal');
+  const dir = mkdtempSync(join(tmpdir(), 'badge-sim-output-'));
+  const file = join(dir, 'terminal');
   const terminal = openSync(file, 'w');
   try {
     const run = spawnSync(process.execPath, [BIN, ...args.slice(2)], {
@@ -114,6 +124,7 @@ function runAsTyped(command: string, cwd: string): { output: string; status: num
     return { output: readFileSync(file, 'utf8'), status: run.status };
   } finally {
     closeSync(terminal);
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
