@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { PagingError, ServiceClient, ServiceError } from '../client/service-client.ts';
 import { untrustedCertificateHint } from '../client/trust.ts';
+import { ANALYTICS_TABLE_COLUMNS } from '../protocol/analytics-table.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { table } from './env.command.ts';
@@ -78,15 +79,6 @@ Example:
 
 /** The listing's table: what `badge-sim analytics` prints, and `badge-sim repro` reads back. */
 export function analyticsTable(events: AnalyticEvent[]): string {
-  const header = [
-    'WORKFLOW ID',
-    'TYPE',
-    'CATEGORY',
-    'INSTANCE ID',
-    'TIMESTAMP',
-    'USER ID',
-    'CONTENT',
-  ];
   const rows = events.map((e) => [
     e.task.name,
     e.content.type,
@@ -100,5 +92,5 @@ export function analyticsTable(events: AnalyticEvent[]): string {
       type: e.content.type,
     }),
   ]);
-  return table(header, rows);
+  return table([...ANALYTICS_TABLE_COLUMNS], rows);
 }

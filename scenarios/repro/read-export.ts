@@ -5,6 +5,8 @@
  * (JSON lines `{at, body}`, or the stub's request journal). Pure: text in, events out; every
  * refusal names the file, the line or event, what is wrong and what to do.
  */
+
+import { ANALYTICS_TABLE_COLUMNS } from '../../protocol/analytics-table.ts';
 import { hasOwn, ownValue } from '../../protocol/own.ts';
 import { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
@@ -39,17 +41,6 @@ export interface ExportFile {
 }
 
 const validateEvent = validatorOf(AnalyticEvent);
-
-/** The header `badge-sim analytics` prints above its table (cli/analytics.command.ts). */
-const TABLE_COLUMNS = [
-  'WORKFLOW ID',
-  'TYPE',
-  'CATEGORY',
-  'INSTANCE ID',
-  'TIMESTAMP',
-  'USER ID',
-  'CONTENT',
-] as const;
 
 /**
  * The events of every file, merged: one event per `event_id` (the first seen kept; a table row,
@@ -86,7 +77,7 @@ export function readExports(files: ExportFile[]): FieldEvent[] {
 function readExport(file: string, text: string): { event: AnalyticEvent; key: string }[] {
   const start = text.trimStart();
   if (start.startsWith('[')) return readJsonArray(file, text);
-  if (start.startsWith(TABLE_COLUMNS[0])) return readTable(file, text);
+  if (start.startsWith(ANALYTICS_TABLE_COLUMNS[0])) return readTable(file, text);
   throw new ExportError(
     `${file}: not an events export: expected the JSON array of GET events (or of badge-sim analytics --json), or the table badge-sim analytics prints (its first line begins WORKFLOW ID)`,
   );
@@ -138,10 +129,10 @@ function checkEvent(item: unknown, where: string): AnalyticEvent {
 function readTable(file: string, text: string): { event: AnalyticEvent; key: string }[] {
   const lines = text.split('\n');
   const header = lines[0]!.trimEnd();
-  const offsets = TABLE_COLUMNS.map((column) => header.indexOf(column));
+  const offsets = ANALYTICS_TABLE_COLUMNS.map((column) => header.indexOf(column));
   if (offsets.some((o, i) => o < 0 || (i > 0 && o <= offsets[i - 1]!)))
     throw new ExportError(
-      `${file}:1: the table's header must be ${TABLE_COLUMNS.join(', ')} as badge-sim analytics prints it`,
+      `${file}:1: the table's header must be ${ANALYTICS_TABLE_COLUMNS.join(', ')} as badge-sim analytics prints it`,
     );
   const rows: { event: AnalyticEvent; key: string }[] = [];
   lines.slice(1).forEach((raw, i) => {
@@ -151,7 +142,9 @@ function readTable(file: string, text: string): { event: AnalyticEvent; key: str
     const cells = offsets.map((offset, c) =>
       line.slice(offset, offsets[c + 1] ?? line.length).trim(),
     );
-    const missing = TABLE_COLUMNS.find((column, c) => cells[c] === '' && column !== 'USER ID');
+    const missing = ANALYTICS_TABLE_COLUMNS.find(
+      (column, c) => cells[c] === '' && column !== 'USER ID',
+    );
     if (missing || line.length <= offsets[6]!)
       throw new ExportError(
         `${where}: the row has no ${missing ?? 'CONTENT'}; was the listing cut or edited? Copy it again as badge-sim analytics prints it`,
