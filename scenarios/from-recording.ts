@@ -10,6 +10,7 @@ import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { JournalEntry } from '../protocol/journal.schema.ts';
+import { readJsonLines } from '../protocol/json-lines.ts';
 import { ownValue } from '../protocol/own.ts';
 import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
 import { AnalyticEvent } from '../protocol/service-api.schema.ts';
@@ -47,21 +48,15 @@ export function parseRecording(text: string, file: string): RecordLine[] {
     if (Array.isArray(records))
       return records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
   }
-  const records: RecordLine[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${file}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new RecordingError(
-        `badge-sim: ${where}: not a JSON record (${(error as Error).message}); each line of a recording is one JSON object`,
-      );
-    }
-    records.push(checkRecord(value, where));
-  });
-  return records;
+  const lines = readJsonLines(
+    file,
+    text,
+    (where, reason) =>
+      new RecordingError(
+        `badge-sim: ${where}: not a JSON record (${reason}); each line of a recording is one JSON object`,
+      ),
+  );
+  return lines.map(({ value, where }) => checkRecord(value, where));
 }
 
 function checkRecord(value: unknown, where: string): RecordLine {

@@ -7,6 +7,7 @@
  */
 
 import { ANALYTICS_TABLE_COLUMNS } from '../../protocol/analytics-table.ts';
+import { readJsonLines } from '../../protocol/json-lines.ts';
 import { hasOwn, ownValue } from '../../protocol/own.ts';
 import { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
@@ -180,18 +181,15 @@ export interface SentAlert {
 
 /** `--alerts FILE`: JSON lines `{at, body}`, `at` an ISO instant. */
 export function readAlertLines(file: string, text: string): SentAlert[] {
-  const alerts: SentAlert[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${file}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ExportError(
+  const lines = readJsonLines(
+    file,
+    text,
+    (where) =>
+      new ExportError(
         `${where}: not a JSON line; each line is {"at": "<ISO instant>", "body": {…}}`,
-      );
-    }
+      ),
+  );
+  return lines.map(({ value, where }) => {
     const at = ownValue(value, 'at');
     const body = ownValue(value, 'body');
     const micros = typeof at === 'string' ? parseTimestamp(at) : undefined;
@@ -203,9 +201,8 @@ export function readAlertLines(file: string, text: string): SentAlert[] {
       throw new ExportError(
         `${where}: body nests deeper than ${MAX_BODY_DEPTH} levels; an alert body is flat`,
       );
-    alerts.push({ micros, body });
+    return { micros, body };
   });
-  return alerts;
 }
 
 /** `--journal FILE`: the JSON of `GET /_stub/journal`; its answered POST alerts. */
