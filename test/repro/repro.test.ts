@@ -134,6 +134,17 @@ describe('reading a field export', () => {
     expect(readAlertLines('sent.jsonl', `${line('x')}\n${deepest}`)).toHaveLength(2);
   });
 
+  it('--alerts: a line that is not JSON, or has no instant, is named by its line; blank lines are skipped', () => {
+    const good = JSON.stringify({ at: '2026-01-01T00:00:00Z', body: { notification: 'x' } });
+    expect(() => readAlertLines('sent.jsonl', `${good}\n\n{"at": "2026-01-01`)).toThrow(
+      /^sent\.jsonl:3: not a JSON line; each line is \{"at"/,
+    );
+    expect(() => readAlertLines('sent.jsonl', `${good}\n{"body": {}}`)).toThrow(
+      /^sent\.jsonl:2: at must be an ISO instant/,
+    );
+    expect(readAlertLines('sent.jsonl', `\n${good}\n\n`)).toHaveLength(1);
+  });
+
   it('refuses a file that is not an export, saying what one is', () => {
     expect(() => readExports([{ file: 'x.yaml', text: 'accounts: []' }])).toThrow(
       new ExportError(
