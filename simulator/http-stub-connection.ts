@@ -98,10 +98,6 @@ export class HttpStubConnection implements StubConnection {
     return this.#reach(() => this.#control.devices());
   }
 
-  async isOnline(deviceId: string): Promise<boolean> {
-    return (await this.devices()).some((d) => d.device_id === deviceId && d.online);
-  }
-
   async waitForDevice(
     deviceId: string,
     { timeoutMs, ...want }: DeviceWant & { timeoutMs: number },

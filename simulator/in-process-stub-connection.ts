@@ -78,10 +78,6 @@ export class InProcessStubConnection implements StubConnection {
     return this.#control().devices();
   }
 
-  async isOnline(deviceId: string): Promise<boolean> {
-    return (await this.devices()).some((d) => d.device_id === deviceId && d.online);
-  }
-
   async waitForDevice(
     deviceId: string,
     { timeoutMs, ...want }: DeviceWant & { timeoutMs: number },

@@ -58,8 +58,6 @@ export interface StubConnection {
   tap(deviceId: string): Promise<Static<typeof TapResult>>;
   /** The devices as the stub sees them: online, responsive, … */
   devices(): Promise<Static<typeof DeviceView>[]>;
-  /** Whether the stub sees the device connected (a close is seen only when it arrives). */
-  isOnline(deviceId: string): Promise<boolean>;
   /**
    * Resolves true once the stub sees the device as `want`ed (online or not, a battery level,
    * status or low, as `devices()` shows them; at once if it already does), false when
