@@ -17,7 +17,7 @@ import { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
-import type { EventMatcher, Scenario, Step } from './scenario.schema.ts';
+import type { EventMatcher, Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
 /** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
 export class RecordingError extends Error {
@@ -139,9 +139,11 @@ export function scenarioFromRecording(
   const duration = atText(end - start);
   const count = (kind: string) => records.filter((r) => r.kind === kind).length;
   const file = basename(options.file);
+  const settings = scenarioSettingsOf(session);
   const scenario: Scenario = {
     name: options.name ?? `Recorded session ${file}`,
     proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.length} events; replaying it gives the same events and answers.`,
+    ...(settings ? { settings } : {}),
     fixtures,
     account: account.subscriber_id,
     badges: replay.badges.length === 0 ? 'none' : { devices: replay.badges.map(replay.ref) },
@@ -150,6 +152,22 @@ export function scenarioFromRecording(
     expect: { events: { only: true, items: events } },
   };
   return { scenario, yaml: toYaml(scenario, replay.comments, notes, session), notes };
+}
+
+/** The stub settings a recording keeps that a scenario can set (decisions RS9, Y4). */
+const SCENARIO_SETTINGS = [
+  ['cancelEvents', 'cancel_events'],
+  ['unknownFields', 'unknown_fields'],
+] as const;
+
+/** The settings of the session that are not the defaults, as a scenario's `settings:`. */
+function scenarioSettingsOf(session: RecordLine | undefined): ScenarioSettings | undefined {
+  const settings: Record<string, unknown> = {};
+  for (const [name, key] of SCENARIO_SETTINGS) {
+    const value = ownValue(settingsOf(session), name);
+    if (value !== undefined && value !== ownValue(DEFAULT_SETTINGS, name)) settings[key] = value;
+  }
+  return Object.keys(settings).length > 0 ? (settings as ScenarioSettings) : undefined;
 }
 
 /** What the reader should know of the recording as a whole: sessions left out, drops, settings. */
@@ -166,11 +184,11 @@ function notesOn(all: RecordLine[], session: RecordLine | undefined, earlier: nu
     notes.push(
       `the recording reached its limit of ${capped.limit} records at ${capped.time}${dropped === undefined ? '' : `: ${dropped} records were dropped`}; the scenario replays what came before`,
     );
-  for (const [name, value] of Object.entries(settingsOf(session))) {
-    const usual = ownValue(DEFAULT_SETTINGS, name);
-    if (usual !== undefined && value !== usual)
+  for (const [name, key] of SCENARIO_SETTINGS) {
+    const value = ownValue(settingsOf(session), name);
+    if (value !== undefined && value !== ownValue(DEFAULT_SETTINGS, name))
       notes.push(
-        `the stub ran with ${name} ${JSON.stringify(value)}; a scenario runs with ${JSON.stringify(usual)}: replay it against a stub started so (badge-sim run --stub URL)`,
+        `the stub ran with ${name} ${JSON.stringify(value)}: the scenario sets settings.${key} so (run it embedded, or against a stub started so)`,
       );
   }
   return notes;

@@ -17,6 +17,7 @@ import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtur
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
+import type { StubSettings } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
@@ -36,7 +37,7 @@ import {
   type ScenarioActual,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
-import type { Scenario } from './scenario.schema.ts';
+import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
 
@@ -93,7 +94,7 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, source);
 
   // Prepare: the stub, the badges, the clients.
-  const connection = await connectStub(mode, fixtures, seed, options);
+  const connection = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, options);
   const notes = new Set<string>();
   const stopHolds = connection.onHold((message) => notes.add(message));
   let fleet: FleetHandle | undefined;
@@ -190,6 +191,7 @@ async function connectStub(
   mode: RunMode,
   fixtures: Fixtures,
   seed: number,
+  settings: ScenarioSettings,
   options: RunOptions,
 ): Promise<StubConnection> {
   if (mode === 'external') {
@@ -204,14 +206,44 @@ async function connectStub(
           new ScenarioError(`badge-sim: the stub at ${stubUrl} is unreachable (${code})`),
       },
     );
-    await connection.prepare(fixtures);
+    try {
+      checkExternalSettings(settings, await connection.settings(), stubUrl);
+      await connection.prepare(fixtures);
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
     return connection;
   }
-  const stub = await startStub({ fixtures, seed, clock: mode === 'realtime' ? 'real' : 'virtual' });
+  const stub = await startStub({
+    fixtures,
+    seed,
+    clock: mode === 'realtime' ? 'real' : 'virtual',
+    settings: { cancelEvents: settings.cancel_events, unknownFields: settings.unknown_fields },
+  });
   return new InProcessStubConnection(stub, {
     control: () => new ScenarioStubControl(stub.url),
     ownsStub: true,
   });
+}
+
+/**
+ * The settings a scenario needs, held against those an external stub runs with: the runner
+ * cannot change them there (decision Y4), so a difference is an error saying how to start it.
+ */
+function checkExternalSettings(
+  needed: ScenarioSettings,
+  running: StubSettings,
+  stubUrl: string,
+): void {
+  const wrong = [
+    ['cancel_events', '--cancel-events', needed.cancel_events, running.cancelEvents],
+    ['unknown_fields', '--unknown-fields', needed.unknown_fields, running.unknownFields],
+  ].filter(([, , want, has]) => want !== undefined && want !== has);
+  if (wrong.length > 0)
+    throw new ScenarioError(
+      `badge-sim: the scenario needs ${wrong.map(([key, , want, has]) => `settings.${key} ${want} (the stub at ${stubUrl} runs ${has})`).join(' and ')}: start that stub with ${wrong.map(([, flag, want]) => `${flag} ${want}`).join(' ')}`,
+    );
 }
 
 /** The badges: a group, a list, or every device of the account; connected. */

@@ -10,7 +10,7 @@ import {
   Fixtures,
   MAX_TAP_COPIES,
 } from '../fixtures/fixtures.schema.ts';
-import { EnvironmentName } from '../protocol/control-api.schema.ts';
+import { CancelEvents, EnvironmentName } from '../protocol/control-api.schema.ts';
 import { BadgeStatus, BatteryStatus } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 import { FaultRequest } from '../protocol/faults.schema.ts';
@@ -486,6 +486,32 @@ export const Expectations = Type.Object(
 );
 export type Expectations = Static<typeof Expectations>;
 
+/**
+ * The stub settings that change what the engine answers, which a scenario may need (decision
+ * Y4): the embedded stub starts with them; an external stub must already run with them.
+ */
+export const ScenarioSettings = Type.Object(
+  {
+    cancel_events: Type.Optional(
+      Type.Union([...CancelEvents.anyOf], {
+        description:
+          'The events of a cancel (DELETE): end-cancelled (default), end-normal, or none (the stub’s --cancel-events).',
+      }),
+    ),
+    unknown_fields: Type.Optional(
+      Type.Union([Type.Literal('reject'), Type.Literal('ignore')], {
+        description:
+          'Fields the spec does not list in a body: reject (default, 400) or ignore (the stub’s --unknown-fields).',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Stub settings this scenario needs (default: the stub’s defaults).',
+  },
+);
+export type ScenarioSettings = Static<typeof ScenarioSettings>;
+
 export const Scenario = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -493,6 +519,7 @@ export const Scenario = Type.Object(
     proves: Type.String({ minLength: 1, description: 'One line: what this scenario proves.' }),
     tags: Type.Optional(Type.Array(Type.String())),
     seed: Type.Optional(Type.Integer({ description: 'Default: the runner’s --seed (0).' })),
+    settings: Type.Optional(ScenarioSettings),
     fixtures: Type.Optional(
       Type.Union([
         Type.Literal('default'),

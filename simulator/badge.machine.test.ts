@@ -521,6 +521,67 @@ describe('TAP', () => {
     expect(badge.value()).toEqual(online('awaiting-ack'));
   });
 
+  describe('the tap rule (D11)', () => {
+    /** A, then B, heard; then A's repeat sounding while B awaits: which does a tap take? */
+    async function repeatOfOlderSounding(rule?: 'sounding' | 'oldest' | 'newest') {
+      const badge = onlineBadge();
+      if (rule) badge.send({ type: 'TAP_RULE', rule });
+      badge.play('A', 2_000);
+      badge.play('B', 2_000);
+      badge.play('C', 2_000);
+      await badge.advanceBy(6_000);
+      badge.play('B', 2_000, 1);
+      await badge.advanceBy(1_000);
+      return badge;
+    }
+
+    it('sounding (the default) acknowledges the repeat that sounds now', async () => {
+      const badge = await repeatOfOlderSounding();
+      badge.send({ type: 'TAP' });
+      expect(badge.buttons()).toEqual(['B']);
+      expect(badge.context().tapRule).toBe('sounding');
+    });
+
+    it('oldest acknowledges the alert first heard earliest, then the next', async () => {
+      const badge = await repeatOfOlderSounding('oldest');
+      badge.send({ type: 'TAP' });
+      badge.send({ type: 'STOP', taskId: 'A', cause: 'acknowledged' });
+      badge.send({ type: 'TAP' });
+      expect(badge.buttons()).toEqual(['A', 'B']);
+    });
+
+    it('newest acknowledges the alert first heard latest, whatever sounds now', async () => {
+      const badge = await repeatOfOlderSounding('newest');
+      badge.send({ type: 'TAP' });
+      expect(badge.buttons()).toEqual(['C']);
+    });
+
+    it('newest never takes an alert that has arrived but not played yet', () => {
+      const badge = onlineBadge();
+      badge.send({ type: 'TAP_RULE', rule: 'newest' });
+      badge.play('A', 2_000);
+      badge.play('B', 2_000);
+      badge.send({ type: 'TAP' });
+      expect(badge.buttons()).toEqual(['A']);
+    });
+
+    it('after a return, what is heard again counts as first heard anew', async () => {
+      const badge = onlineBadge();
+      badge.send({ type: 'TAP_RULE', rule: 'oldest' });
+      badge.play('A', 1_000);
+      badge.play('B', 1_000);
+      await badge.advanceBy(2_000);
+      badge.send({ type: 'DISCONNECTED' });
+      badge.send({ type: 'CONNECT' });
+      badge.send({ type: 'CONNECTED', user: 'Ada Lovelace' });
+      badge.play('B', 1_000, 1);
+      badge.play('A', 1_000, 1);
+      await badge.advanceBy(2_000);
+      badge.send({ type: 'TAP' });
+      expect(badge.buttons()).toEqual(['B']);
+    });
+  });
+
   it('with a taskId acknowledges that open alert; an unknown one sends nothing', async () => {
     const badge = onlineBadge();
     badge.play('A', 2_000);

@@ -15,6 +15,7 @@
  *           · broadcasting; `route` picks the next one from the audio queue and open alerts.
  */
 import { assign, emit, setup } from 'xstate';
+import type { TapRule } from '../fixtures/fixtures.schema.ts';
 import type {
   BadgeStateName,
   BadgeStatus,
@@ -70,6 +71,10 @@ export interface BadgeContext {
   open: OpenAlert[];
   /** Alerts in the order the wearer last heard them: what a tap can acknowledge. */
   heard: string[];
+  /** The same alerts in the order the wearer first heard them (since its last return). */
+  firstHeard: string[];
+  /** Which open alert a tap acknowledges (the behaviour `acknowledges`; decision D11). */
+  tapRule: TapRule;
   queue: Clip[];
   current: Clip | null;
   batteryLevel: number;
@@ -87,6 +92,7 @@ export type BadgeEvent =
   | { type: 'SPEAK'; taskId: string; text: string; cause: string; durationMs: number }
   | { type: 'STOP'; taskId: string; cause: string }
   | { type: 'TAP'; taskId?: string }
+  | { type: 'TAP_RULE'; rule: TapRule }
   | { type: 'BATTERY'; level: number; status?: BatteryStatus }
   | { type: 'LOCATION'; location: Location }
   /** The clip playing has run its duration (from the io's clip timer). */
@@ -107,14 +113,22 @@ export interface BadgeInput {
 }
 
 /**
- * The alert a tap acknowledges: the one sounding now, else the open one heard last. An alert
- * that has arrived but not yet played (queued behind speech) has not been heard: not it.
+ * The alert a tap acknowledges, by the badge's tap rule. An alert that has arrived but not yet
+ * played (queued behind speech) has not been heard: never it.
  */
 function tapTarget(context: BadgeContext, wanted?: string): string | undefined {
   if (wanted) return context.open.some((a) => a.taskId === wanted) ? wanted : undefined;
-  if (context.current?.kind === 'alert') return context.current.taskId;
   const open = new Set(context.open.map((a) => a.taskId));
-  return context.heard.findLast((taskId) => open.has(taskId));
+  const isOpen = (taskId: string) => open.has(taskId);
+  switch (context.tapRule) {
+    case 'oldest':
+      return context.firstHeard.find(isOpen);
+    case 'newest':
+      return context.firstHeard.findLast(isOpen);
+    default:
+      if (context.current?.kind === 'alert') return context.current.taskId;
+      return context.heard.findLast(isOpen);
+  }
 }
 
 /** Entry actions that tell the stub and the listeners which state the badge is in now. */
@@ -178,10 +192,21 @@ function openWith(open: OpenAlert[], play: Extract<BadgeEvent, { type: 'PLAY' }>
   return [...others, { taskId: play.taskId, name: play.name, text: play.text }];
 }
 
-/** The alerts heard, once `clip` starts: an alert moves to the end (heard last). */
-function heardWith(heard: string[], clip: Clip): string[] {
-  if (clip.kind !== 'alert') return heard;
-  return [...heard.filter((id) => id !== clip.taskId), clip.taskId];
+/**
+ * The alerts heard, once `clip` starts: an alert moves to the end of `heard` (heard last) and
+ * joins the end of `firstHeard` if it is not there yet.
+ */
+function heardWith(
+  context: Pick<BadgeContext, 'heard' | 'firstHeard'>,
+  clip: Clip,
+): Pick<BadgeContext, 'heard' | 'firstHeard'> {
+  if (clip.kind !== 'alert') return { heard: context.heard, firstHeard: context.firstHeard };
+  return {
+    heard: [...context.heard.filter((id) => id !== clip.taskId), clip.taskId],
+    firstHeard: context.firstHeard.includes(clip.taskId)
+      ? context.firstHeard
+      : [...context.firstHeard, clip.taskId],
+  };
 }
 
 function isClipEvent(event: BadgeEvent): event is ClipEvent {
@@ -230,9 +255,9 @@ export const badgeMachine = setup({
     takeArrival: assign(({ context, event }) => {
       if (!isClipEvent(event)) return {};
       const current = clipOf(event);
-      const heard = heardWith(context.heard, current);
-      if (event.type !== 'PLAY') return { current, heard };
-      return { current, heard, open: openWith(context.open, event) };
+      const heard = heardWith(context, current);
+      if (event.type !== 'PLAY') return { current, ...heard };
+      return { current, ...heard, open: openWith(context.open, event) };
     }),
     /** The stub stopped an alert: forget it and its queued plays (speech stays). */
     forget: assign({
@@ -242,6 +267,10 @@ export const badgeMachine = setup({
           : context.open,
       heard: ({ context, event }) =>
         event.type === 'STOP' ? context.heard.filter((id) => id !== event.taskId) : context.heard,
+      firstHeard: ({ context, event }) =>
+        event.type === 'STOP'
+          ? context.firstHeard.filter((id) => id !== event.taskId)
+          : context.firstHeard,
       queue: ({ context, event }) =>
         event.type === 'STOP'
           ? context.queue.filter((c) => !(c.kind === 'alert' && c.taskId === event.taskId))
@@ -253,7 +282,7 @@ export const badgeMachine = setup({
       return {
         current: next,
         queue: context.queue.slice(1),
-        heard: heardWith(context.heard, next),
+        ...heardWith(context, next),
       };
     }),
     emitClipStarted: emit(({ context }) => ({
@@ -262,7 +291,10 @@ export const badgeMachine = setup({
     })),
     emitClipCut: emit(({ context }) => ({ type: 'clipCut' as const, clip: context.current! })),
     finishClip: assign({ current: null }),
-    clearAudio: assign({ current: null, queue: [], open: [], heard: [] }),
+    clearAudio: assign({ current: null, queue: [], open: [], heard: [], firstHeard: [] }),
+    setTapRule: assign({
+      tapRule: ({ context, event }) => (event.type === 'TAP_RULE' ? event.rule : context.tapRule),
+    }),
     emitState: emit((_, params: { state: BadgeStatus }) => ({
       type: 'stateChanged' as const,
       state: params.state,
@@ -301,6 +333,8 @@ export const badgeMachine = setup({
     io: input.io,
     open: [],
     heard: [],
+    firstHeard: [],
+    tapRule: 'sounding',
     queue: [],
     current: null,
     batteryLevel: input.batteryLevel ?? 100,
@@ -310,6 +344,7 @@ export const badgeMachine = setup({
   initial: 'offline',
   on: {
     BATTERY: { actions: 'setBattery' },
+    TAP_RULE: { actions: 'setTapRule' },
     LOCATION: { actions: 'setLocation' },
   },
   states: {

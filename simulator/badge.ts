@@ -23,6 +23,7 @@ import {
 /** In real or scaled time, state reports go at most this often (real ms). */
 const TELEMETRY_COALESCE_MS = 250;
 
+import type { TapRule } from '../fixtures/fixtures.schema.ts';
 import { checkMs, checkTapFate, type TapFate } from './device-faults.ts';
 import {
   Backoff,
@@ -290,6 +291,11 @@ export class Badge {
     return () => {
       if (this.#tapFates === fateOf) this.#tapFates = undefined;
     };
+  }
+
+  /** Which open alert a tap acknowledges from now on (decision D11; default `sounding`). */
+  setTapRule(rule: TapRule): void {
+    this.actor.send({ type: 'TAP_RULE', rule });
   }
 
   /** The battery level the badge has now (and reports). */

@@ -23,6 +23,7 @@ function fakeBadge(clock: VirtualClock) {
       return () => listeners.delete(listener);
     },
     setTapFates: () => () => {},
+    setTapRule: (rule) => calls.push(`rule ${rule}@${at()}`),
     get batteryLevel() {
       return battery;
     },

@@ -6,7 +6,7 @@
  * battery. Every time is on the badge's clock; every draw comes from the badge's seeded streams.
  */
 
-import type { FixtureBehaviour } from '../fixtures/fixtures.schema.ts';
+import type { FixtureBehaviour, TapRule } from '../fixtures/fixtures.schema.ts';
 import type { Clock, TimerId } from '../protocol/clock.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
@@ -37,6 +37,8 @@ export interface BehaviourTarget extends BatteryTarget {
   onAlertPlay(listener: (taskId: string, repeat: number) => void): () => void;
   /** Decides the fate of each tap by its number; returns the function that stops it. */
   setTapFates(fateOf: (tap: number) => TapFate | undefined): () => void;
+  /** Which open alert a tap acknowledges from now on. */
+  setTapRule(rule: TapRule): void;
 }
 
 /**
@@ -111,6 +113,7 @@ export function runBehaviour(
     cycle();
   }
 
+  if (behaviour.acknowledges) badge.setTapRule(behaviour.acknowledges);
   if (behaviour.tap) stops.push(badge.setTapFates(tapFates(behaviour.tap, faultRandom)));
   if (behaviour.drop) stops.push(startDrops(badge, behaviour.drop, later, faultRandom));
   if (behaviour.battery) startBatteryDrain(badge, behaviour.battery, later);

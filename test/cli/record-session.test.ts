@@ -255,8 +255,13 @@ describe('a recording that goes wrong', () => {
     expect(made.status).toBe(0);
     expect(made.stderr).toContain('reached its limit of 3 records');
     expect(made.stderr).toContain('2 records were dropped');
-    // A setting that changes what the engine does is said, since a scenario cannot set it.
-    expect(made.stderr).toContain('the stub ran with cancelEvents "none"');
+    // A setting that changes what the engine does is said, and the scenario sets it.
+    expect(made.stderr).toContain(
+      'the stub ran with cancelEvents "none": the scenario sets settings.cancel_events so',
+    );
+    expect(readFileSync(join(dir, 'capped.scenario.yaml'), 'utf8')).toMatch(
+      /settings:\n {2}cancel_events: none\n/,
+    );
     expect(readFileSync(join(dir, 'capped.scenario.yaml'), 'utf8')).toContain(
       '2 records were dropped',
     );
