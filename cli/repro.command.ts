@@ -14,7 +14,13 @@ import {
   type SentAlert,
 } from '../scenarios/repro/read-export.ts';
 import { reproduce } from '../scenarios/repro/reproduce.ts';
-import { durationOption, fail } from './cli-errors.ts';
+import {
+  label,
+  SEARCH_MAX_RUNS,
+  type SearchResult,
+  searchAlternatives,
+} from '../scenarios/repro/search.ts';
+import { durationOption, fail, integerOption } from './cli-errors.ts';
 
 interface ReproOptions {
   alerts?: string;
@@ -23,6 +29,9 @@ interface ReproOptions {
   scenarioOut?: string;
   within?: number;
   json?: boolean;
+  search?: boolean;
+  write?: string;
+  pick?: number;
 }
 
 /**
@@ -58,6 +67,19 @@ export function reproCommand(): Command {
         'how far apart two events may be and still match (default 0: exact to the ms)',
         durationOption('--within'),
       )
+      .option(
+        '--search',
+        'when the histories part, try the alternatives the spec leaves open (tap rules, cancel events, late taps, offline windows) and say which explain the log',
+      )
+      .option(
+        '--write <file>',
+        'with --search: save a scenario that explains the log (the simplest, or the one --pick names)',
+      )
+      .option(
+        '--pick <n>',
+        'with --write: which explanation of the list to save (default 1)',
+        integerOption('--pick', 1, 1000),
+      )
       .option('--json', 'print the comparison as JSON')
       // Exit 1 means the histories differ: a wrong option or argument is bad input, 2.
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
@@ -71,14 +93,24 @@ alert that did not end by it) comes from --alerts/--journal/--fixtures, or is a 
 marked "# guessed" in the scenario: edit those and run it with badge-sim run.
 At most ${MAX_EXPORT_EVENTS} events, ${MAX_EXPORT_BYTES / 1024 / 1024} MiB a file, ${MAX_EXPORT_SPAN_DAYS} days from first to last.
 
-Exit status: 0 the histories match, 1 they differ (the first difference is marked >> and
-said in a sentence), 2 an input cannot be used (the message says which and why).
+--search runs variants of the scenario, each an ordinary scenario: every badge's tap rule
+(behaviour acknowledges: sounding, oldest, newest), cancels that end normal (settings:
+cancel_events: end-normal) when an alert ended normal with no acknowledgement then, and,
+where the histories part at a tap, that tap pressed earlier while its wearer heard the alert
+it acknowledged (and late on the way), or its wearer off the network just before it. It
+lists those whose history matches the field's, simplest first; --write saves the first.
+At most ${SEARCH_MAX_RUNS} runs.
+
+Exit status: 0 the histories match (with --search: some variant explains the log), 1 they
+differ (the first difference is marked >> and said in a sentence), 2 an input cannot be used
+(the message says which and why).
 
 Examples:
   badge-sim analytics -s 100001 --limit 500 --json > events.json
   badge-sim repro events.json --scenario-out field-bug.scenario.yaml
   badge-sim repro page1.json page2.json --alerts sent.jsonl --fixtures fixtures.yaml
   badge-sim analytics -s 100001 --limit 500 > events.txt && badge-sim repro events.txt
+  badge-sim repro events.json --fixtures fixtures.yaml --search --write field-bug.scenario.yaml
 `,
       )
       .action(async (files: string[], options: ReproOptions) => {
@@ -86,6 +118,12 @@ Examples:
           if (!options.json) process.stderr.write(`badge-sim repro: ${line}\n`);
         };
         try {
+          if (options.pick !== undefined && !options.write)
+            throw new ExportError('--pick chooses what --write saves: add --search --write FILE');
+          if (options.write && !options.search)
+            throw new ExportError(
+              '--write saves what --search found: add --search (the inferred scenario is --scenario-out)',
+            );
           const exports = files.map(readInput);
           const sent: SentAlert[] = [
             ...(options.alerts
@@ -108,6 +146,30 @@ Examples:
             progress(`wrote the inferred scenario to ${options.scenarioOut}`);
           }
           const { comparison } = result;
+          const search = options.search
+            ? await searchAlternatives({
+                exports,
+                sent,
+                fixtures,
+                toleranceMs: options.within ?? 0,
+                progress,
+              })
+            : undefined;
+          const pick = options.pick ?? 1;
+          if (
+            search &&
+            options.write &&
+            search.explanations.length > 0 &&
+            pick > search.explanations.length
+          )
+            throw new ExportError(
+              `--pick ${pick}: the search found ${search.explanations.length} explanation(s); pick one of 1 to ${search.explanations.length}`,
+            );
+          const explanation = search?.explanations[pick - 1];
+          if (options.write && explanation) {
+            writeFileSync(options.write, explanation.yaml);
+            progress(`wrote the scenario of explanation ${pick} to ${options.write}`);
+          }
           if (options.json) {
             process.stdout.write(
               `${JSON.stringify(
@@ -119,6 +181,7 @@ Examples:
                   field: comparison.field,
                   stub: comparison.stub,
                   ...(options.scenarioOut ? { scenario: options.scenarioOut } : {}),
+                  ...(search ? { search: searchJson(search, options.write) } : {}),
                 },
                 null,
                 2,
@@ -131,8 +194,12 @@ Examples:
                 ? `\nThe histories match: the stub reproduces the field's ${result.eventCount} events.\n`
                 : `\n${capitalise(comparison.difference!.sentence)}\n`,
             );
+            if (search)
+              process.stdout.write(
+                searchText(search, { written: options.write, pick, placeholders: !fixtures }),
+              );
           }
-          process.exitCode = comparison.match ? 0 : 1;
+          process.exitCode = (search ? search.explanations.length > 0 : comparison.match) ? 0 : 1;
         } catch (error) {
           if (
             error instanceof ExportError ||
@@ -165,6 +232,65 @@ function readInput(file: string): ExportFile {
       `${file}: larger than ${MAX_EXPORT_BYTES / 1024 / 1024} MiB; export a shorter span and repro that`,
     );
   return { file, text: readFileSync(file, 'utf8') };
+}
+
+/** The search's findings in words: what explains the log, simplest first, or how far it got. */
+function searchText(
+  search: SearchResult,
+  options: { written: string | undefined; pick: number; placeholders: boolean },
+): string {
+  const { written, pick } = options;
+  const lines = [
+    '',
+    `Searched ${plural(search.trials.length, 'variant')} of the scenario${search.stopped ? ` (stopped at the bound of ${SEARCH_MAX_RUNS} runs)` : ''}.`,
+  ];
+  if (options.placeholders)
+    lines.push(
+      'Without --fixtures each user hears only the alerts they acknowledged (placeholders), so what a tap could have taken is narrower than in the field: pass --fixtures to tell the alternatives apart.',
+    );
+  if (search.explanations.length === 0) {
+    lines.push('None explains the log. The variants that got furthest:');
+    const furthest = [...search.trials].sort(
+      (a, b) => b.comparison.difference!.index - a.comparison.difference!.index,
+    );
+    for (const trial of furthest.slice(0, 5))
+      lines.push(`  - ${label(trial.alternatives)}: ${trial.comparison.difference!.sentence}`);
+    lines.push(
+      'What is left is outside what badge-sim varies: edit the scenario (--scenario-out) where it guessed.',
+    );
+  } else {
+    lines.push(
+      `${search.explanations.length === 1 ? '1 explains' : `${search.explanations.length} explain`} the log, simplest first:`,
+      ...search.explanations.map((e, i) => `  ${i + 1}. ${label(e.alternatives)}`),
+    );
+    lines.push(
+      written
+        ? `Saved ${pick} as ${written}: badge-sim run ${written}`
+        : 'Save one as a regression test with --write FILE (--pick N for another than the first).',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function searchJson(search: SearchResult, written: string | undefined) {
+  return {
+    runs: search.trials.length,
+    stopped: search.stopped,
+    explanations: search.explanations.map((e) => ({
+      alternatives: e.alternatives,
+      said: label(e.alternatives),
+    })),
+    trials: search.trials.map((t) => ({
+      alternatives: t.alternatives,
+      match: t.comparison.match,
+      difference: t.comparison.difference?.sentence ?? null,
+    })),
+    ...(written && search.explanations.length > 0 ? { written } : {}),
+  };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function capitalise(sentence: string): string {

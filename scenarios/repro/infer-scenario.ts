@@ -7,6 +7,7 @@
  */
 import { Document, isMap, type Node } from 'yaml';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../../fixtures/fixtures.schema.ts';
+import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
 import { formatMicros } from '../../protocol/timestamp.ts';
 import { checkScenario } from '../load-scenario.ts';
@@ -25,6 +26,8 @@ export interface FieldAlert {
   /** How it ended: by quorum, its timeout, a cancel, or not in the export. */
   outcome: 'quorum' | 'timed_out' | 'cancelled' | 'open';
   endMs?: number;
+  /** The `end` event's status (none from a table). */
+  endStatus?: string;
   acks: { user: string; atMs: number }[];
   sent?: SentAlert;
 }
@@ -44,6 +47,13 @@ export interface InferOptions {
   sources: string[];
   sent?: SentAlert[];
   fixtures?: Fixtures;
+  /**
+   * How the field's service reported a cancel (the stub's `cancelEvents`): with `end-normal`
+   * the scenario sets it, and says so. Default: the stub's default, `end-cancelled`.
+   */
+  cancelEvents?: CancelEvents;
+  /** How far apart a quorum's last acknowledgement and its `end` may be (default 0). */
+  toleranceMs?: number;
 }
 
 /** The account of generated fixtures (placeholders; decision FB4). */
@@ -54,7 +64,7 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
   if (events.length === 0) throw new ExportError('no events to infer a scenario from');
   const origin = events[0]!.micros;
   const msOf = (e: FieldEvent) => Math.round((e.micros - origin) / 1000);
-  const alerts = fieldAlerts(events, msOf);
+  const alerts = fieldAlerts(events, msOf, options.toleranceMs ?? 0);
   matchSentAlerts(alerts, options.sent ?? [], origin);
   const guesses: Inferred['guesses'] = [];
   const { fixtures, account, groupsOf, badgeUsers } = options.fixtures
@@ -74,7 +84,15 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
       { at: at(alert.startMs), alert: body, as: alert.alias },
       comments.join('\n') || undefined,
     );
-    if (alert.outcome === 'cancelled') stepOf({ at: at(alert.endMs!), cancel: alert.alias });
+    if (alert.outcome === 'cancelled')
+      stepOf(
+        { at: at(alert.endMs!), cancel: alert.alias },
+        alert.endStatus === 'normal'
+          ? options.cancelEvents === 'end-normal'
+            ? 'inferred: cancelled; it ended normal with no acknowledgement then, as a cancel does under cancel_events end-normal'
+            : 'guessed: cancelled; it ended normal with no acknowledgement then, which no default explains (try repro --search: cancel_events end-normal)'
+          : undefined,
+      );
   }
   for (const alert of alerts)
     for (const ack of alert.acks)
@@ -89,6 +107,9 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
   const scenario: Scenario = {
     name: `Reproduce ${options.sources.join(', ')}`,
     proves: `The field's history of ${options.sources.join(', ')} (${events.length} events from ${first}, over ${span}) happens again on the stub.`,
+    ...(options.cancelEvents && options.cancelEvents !== 'end-cancelled'
+      ? { settings: { cancel_events: options.cancelEvents } }
+      : {}),
     fixtures,
     account: account.subscriber_id,
     badges: badgeUsers.length > 0 ? { devices: badgeUsers } : 'none',
@@ -101,7 +122,11 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
 }
 
 /** The field's alerts, by `task.id`, in order of their first event. */
-function fieldAlerts(events: FieldEvent[], msOf: (e: FieldEvent) => number): FieldAlert[] {
+function fieldAlerts(
+  events: FieldEvent[],
+  msOf: (e: FieldEvent) => number,
+  toleranceMs: number,
+): FieldAlert[] {
   const byId = new Map<string, FieldAlert>();
   const perName = new Map<string, number>();
   for (const e of events) {
@@ -130,20 +155,27 @@ function fieldAlerts(events: FieldEvent[], msOf: (e: FieldEvent) => number): Fie
     if (content.type === 'timed_out') alert.outcome = 'timed_out';
     if (content.type === 'end') {
       alert.endMs = msOf(e);
-      if (alert.outcome !== 'timed_out') alert.outcome = endOutcome(alert, content.status);
+      alert.endStatus = content.status;
+      if (alert.outcome !== 'timed_out')
+        alert.outcome = endOutcome(alert, content.status, toleranceMs);
     }
   }
   return [...byId.values()];
 }
 
 /**
- * An `end` without `timed_out` before it: `cancelled` says so; `normal` is a quorum; a table
- * row has no status: at its last acknowledgement's instant a quorum, else a cancel (FB2).
+ * An `end` without `timed_out` before it (FB2, FB10): `cancelled` says so; otherwise (`normal`,
+ * or a table row without status) a quorum when its last acknowledgement is at that instant
+ * (within the tolerance), else a cancel: no quorum ends an alert between two acknowledgements.
  */
-function endOutcome(alert: FieldAlert, status: string | undefined): FieldAlert['outcome'] {
+function endOutcome(
+  alert: FieldAlert,
+  status: string | undefined,
+  toleranceMs: number,
+): FieldAlert['outcome'] {
   if (status === 'cancelled') return 'cancelled';
-  if (status !== undefined) return 'quorum';
-  return alert.acks.length > 0 && alert.acks.at(-1)!.atMs === alert.endMs ? 'quorum' : 'cancelled';
+  const last = alert.acks.at(-1);
+  return last && alert.endMs! - last.atMs <= toleranceMs ? 'quorum' : 'cancelled';
 }
 
 /**
@@ -372,7 +404,7 @@ function matcherOf(e: FieldEvent, ms: number, aliasOf: Map<string, string>): Eve
 }
 
 /** Steps in time order, ties as made; the guesses' paths follow their steps. */
-function sortSteps(timeline: Step[], guesses: Inferred['guesses']): void {
+export function sortSteps(timeline: Step[], guesses: Inferred['guesses']): void {
   const order = timeline.map((step, i) => ({ step, i, ms: parseAt(step.at) }));
   order.sort((a, b) => a.ms - b.ms || a.i - b.i);
   const moved = new Map(order.map(({ i }, to) => [i, to]));

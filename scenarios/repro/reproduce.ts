@@ -4,6 +4,7 @@
  * embedded stub) and compare the histories.
  */
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
 import { parseYaml } from '../../protocol/yaml-source.ts';
@@ -17,7 +18,13 @@ import {
   stubHistory,
 } from './compare-histories.ts';
 import { type Inferred, inferScenario, scenarioYaml } from './infer-scenario.ts';
-import { ExportError, type ExportFile, readExports, type SentAlert } from './read-export.ts';
+import {
+  ExportError,
+  type ExportFile,
+  type FieldEvent,
+  readExports,
+  type SentAlert,
+} from './read-export.ts';
 
 export interface ReproInput {
   exports: ExportFile[];
@@ -38,36 +45,74 @@ export interface ReproResult {
 
 export async function reproduce(input: ReproInput): Promise<ReproResult> {
   const say = input.progress ?? (() => {});
+  const events = readEvents(input);
+  say(`read ${events.length} events from ${input.exports.length} file(s)`);
+  const inferred = inferFrom(events, input);
+  const yaml = scenarioYaml(inferred);
+  say(
+    `running the inferred scenario: ${inferred.alerts.length} alert(s), ${inferred.scenario.timeline.length} steps, on the virtual clock`,
+  );
+  const { comparison } = await runInferred(inferred, input.toleranceMs ?? 0, yaml);
+  return { inferred, yaml, comparison, eventCount: events.length };
+}
+
+/** The export's events, merged and ordered; none is an error that says what to export. */
+export function readEvents(input: ReproInput): FieldEvent[] {
   const events = readExports(input.exports);
   if (events.length === 0)
     throw new ExportError(
       `${input.exports.map((e) => e.file).join(', ')}: no events; export a span in which the bug happened`,
     );
-  say(`read ${events.length} events from ${input.exports.length} file(s)`);
-  const inferred = inferScenario(events, {
+  return events;
+}
+
+/** The scenario the events (and the optional inputs) tell, under a cancel-events reading. */
+export function inferFrom(
+  events: FieldEvent[],
+  input: ReproInput,
+  cancelEvents?: CancelEvents,
+): Inferred {
+  return inferScenario(events, {
     sources: input.exports.map((e) => e.file),
     sent: input.sent,
     fixtures: input.fixtures,
+    toleranceMs: input.toleranceMs ?? 0,
+    ...(cancelEvents ? { cancelEvents } : {}),
   });
-  const yaml = scenarioYaml(inferred);
-  // What is printed is what runs: the YAML read back through the loader's checks.
+}
+
+/** What one run of an inferred scenario (or a variant of it) gave, against the field's. */
+export interface InferredRun {
+  comparison: Comparison;
+  /** What each badge heard in the run, by user name. */
+  heard: HeardByUser;
+}
+
+/**
+ * Runs an inferred scenario on the virtual clock (an embedded stub) and compares its history
+ * with the field's. What runs is its YAML read back through the loader's checks: what is
+ * printed or written is what ran.
+ */
+export async function runInferred(
+  inferred: Inferred,
+  toleranceMs: number,
+  yaml = scenarioYaml(inferred),
+): Promise<InferredRun> {
   const loaded: LoadedScenario = {
     scenario: checkScenario(parseYaml(yaml, '<inferred>').value),
     source: '<inferred>',
   };
-  say(
-    `running the inferred scenario: ${inferred.alerts.length} alert(s), ${loaded.scenario.timeline.length} steps, on the virtual clock`,
-  );
   const report = await runScenario(loaded, { mode: 'embedded' });
   // The start of an alert that began before the export is the scenario's, not the field's.
   const startedBefore = new Set(inferred.alerts.filter((a) => !a.startSeen).map((a) => a.alias));
   const stub = stubHistory(report.actual.events, report.actual.tasks, runStart(inferred, report));
+  const heard = heardByUser(inferred, report.actual.heard);
   const comparison = compareHistories(
     fieldHistory(inferred),
     stub.filter((e) => !(e.type === 'start' && startedBefore.has(e.task))),
-    { toleranceMs: input.toleranceMs ?? 0, heard: heardByUser(inferred, report.actual.heard) },
+    { toleranceMs, heard },
   );
-  return { inferred, yaml, comparison, eventCount: events.length };
+  return { comparison, heard };
 }
 
 /** The field's events as a history: the scenario's expectations, times in ms. */
