@@ -1,9 +1,11 @@
 /**
  * `npm run bench:repro`: how long `badge-sim repro` takes on an export of 10,000 events (2,000
  * alerts, each acknowledged by three badges), from reading to the comparison, embedded on the
- * virtual clock. Markdown on stdout.
+ * virtual clock; and `repro --search` on the same export (the three tap rules, since the
+ * defaults already match). Markdown on stdout.
  */
 import { reproduce } from '../scenarios/repro/reproduce.ts';
+import { searchAlternatives } from '../scenarios/repro/search.ts';
 
 const ALERTS = 2_000;
 const TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' };
@@ -42,6 +44,10 @@ const total = (performance.now() - started) / 1000;
 if (!result.comparison.match)
   throw new Error(`the histories differ: ${result.comparison.difference?.sentence}`);
 
+const searchStarted = performance.now();
+const search = await searchAlternatives({ exports: [{ file: 'bench.json', text }] });
+const searchTotal = (performance.now() - searchStarted) / 1000;
+
 console.log(`## bench:repro
 
 - node ${process.version}; ${result.eventCount} events (${ALERTS} alerts, 3 badges), embedded on the virtual clock
@@ -50,5 +56,7 @@ console.log(`## bench:repro
 |---|---:|
 ${stages.join('\n')}
 | compared: the histories match | ${total.toFixed(2)} s |
+
+\`repro --search\` on the same export: ${search.trials.length} variants run, ${search.explanations.length} explain the log, in ${searchTotal.toFixed(2)} s (${(searchTotal / search.trials.length).toFixed(2)} s a variant, against ${total.toFixed(2)} s for the one run above).
 
 Goal: under 30 s for 10,000 events ${total < 30 ? '**PASS**' : '**FAIL**'}.`);

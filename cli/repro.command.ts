@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { ScenarioError } from '../scenarios/load-scenario.ts';
-import { timeline } from '../scenarios/repro/compare-histories.ts';
+import { TIMELINE_FULL_ROWS, timeline } from '../scenarios/repro/compare-histories.ts';
 import {
   ExportError,
   type ExportFile,
@@ -32,6 +32,7 @@ interface ReproOptions {
   search?: boolean;
   write?: string;
   pick?: number;
+  allRows?: boolean;
 }
 
 /**
@@ -79,6 +80,10 @@ export function reproCommand(): Command {
         '--pick <n>',
         'with --write: which explanation of the list to save (default 1)',
         integerOption('--pick', 1, 1000),
+      )
+      .option(
+        '--all-rows',
+        `print every row of the timeline (past ${TIMELINE_FULL_ROWS}, only the start, the rows around the difference and the end)`,
       )
       .option('--json', 'print the comparison as JSON')
       // Exit 1 means the histories differ: a wrong option or argument is bad input, 2.
@@ -188,7 +193,7 @@ Examples:
               )}\n`,
             );
           } else {
-            process.stdout.write(timeline(comparison));
+            process.stdout.write(timeline(comparison, { all: options.allRows }));
             process.stdout.write(
               comparison.match
                 ? `\nThe histories match: the stub reproduces the field's ${result.eventCount} events.\n`

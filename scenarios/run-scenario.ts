@@ -219,7 +219,11 @@ async function connectStub(
     fixtures,
     seed,
     clock: mode === 'realtime' ? 'real' : 'virtual',
-    settings: { cancelEvents: settings.cancel_events, unknownFields: settings.unknown_fields },
+    settings: {
+      cancelEvents: settings.cancel_events,
+      unknownFields: settings.unknown_fields,
+      urnWord: settings.urn_word,
+    },
   });
   return new InProcessStubConnection(stub, {
     control: () => new ScenarioStubControl(stub.url),
@@ -239,6 +243,7 @@ function checkExternalSettings(
   const wrong = [
     ['cancel_events', '--cancel-events', needed.cancel_events, running.cancelEvents],
     ['unknown_fields', '--unknown-fields', needed.unknown_fields, running.unknownFields],
+    ['urn_word', '--urn-word', needed.urn_word, running.urnWord],
   ].filter(([, , want, has]) => want !== undefined && want !== has);
   if (wrong.length > 0)
     throw new ScenarioError(

@@ -487,7 +487,7 @@ export const Expectations = Type.Object(
 export type Expectations = Static<typeof Expectations>;
 
 /**
- * The stub settings that change what the engine answers, which a scenario may need (decision
+ * The stub settings that change what the engine answers or accepts, which a scenario may need (decision
  * Y4): the embedded stub starts with them; an external stub must already run with them.
  */
 export const ScenarioSettings = Type.Object(
@@ -502,6 +502,14 @@ export const ScenarioSettings = Type.Object(
       Type.Union([Type.Literal('reject'), Type.Literal('ignore')], {
         description:
           'Fields the spec does not list in a body: reject (default, 400) or ignore (the stub’s --unknown-fields).',
+      }),
+    ),
+    urn_word: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]+$',
+        maxLength: 64,
+        description:
+          'The word of group URNs, urn:<word>-resource:… (default service; the stub’s --urn-word).',
       }),
     ),
   },

@@ -155,21 +155,33 @@ export function clock(ms: number): string {
   return `${sign}${h > 0 ? `${h}:${String(m).padStart(2, '0')}` : m}:${s}${fraction}`;
 }
 
-/** Both histories side by side, one event a row, the first difference marked `>>`. */
-export function timeline(comparison: Comparison): string {
+/** Rows a timeline prints in full; past it, the start, the rows around the difference, the end. */
+export const TIMELINE_FULL_ROWS = 60;
+/** Rows kept at each edge and on each side of the difference when a timeline is cut. */
+const TIMELINE_CONTEXT_ROWS = 10;
+
+/**
+ * Both histories side by side, one event a row, the first difference marked `>>`. Longer than
+ * `TIMELINE_FULL_ROWS` (unless `all`), the rows that tell nothing new are left out and counted.
+ */
+export function timeline(comparison: Comparison, options: { all?: boolean } = {}): string {
   const { field, stub, difference } = comparison;
-  const rows: string[][] = [];
-  for (let i = 0; i < Math.max(field.length, stub.length); i++) {
+  const count = Math.max(field.length, stub.length);
+  const shown = shownRows(count, difference?.index, options.all ?? false);
+  const rows = shown.flatMap((i) => {
+    if (typeof i === 'string') return [];
     const f = field[i];
     const s = stub[i];
-    rows.push([
-      difference?.index === i ? '>>' : '',
-      f ? clock(f.at) : '',
-      f ? describe(f) : '—',
-      s ? clock(s.at) : '',
-      s ? describe(s) : '—',
-    ]);
-  }
+    return [
+      [
+        difference?.index === i ? '>>' : '',
+        f ? clock(f.at) : '',
+        f ? describe(f) : '—',
+        s ? clock(s.at) : '',
+        s ? describe(s) : '—',
+      ],
+    ];
+  });
   const header = ['', 'TIME', 'FIELD', 'TIME', 'STUB'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (cells: string[]) =>
@@ -177,5 +189,33 @@ export function timeline(comparison: Comparison): string {
       .map((cell, c) => (c === cells.length - 1 ? cell : cell.padEnd(widths[c]!)))
       .join('  ')
       .trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+  let next = 0;
+  const lines = shown.map((i) => (typeof i === 'string' ? `    ${i}` : line(rows[next++]!)));
+  return `${[line(header), ...lines].join('\n')}\n`;
+}
+
+/** The row indexes to print, with a line in words where rows are left out. */
+function shownRows(count: number, differs: number | undefined, all: boolean): (number | string)[] {
+  if (all || count <= TIMELINE_FULL_ROWS) return Array.from({ length: count }, (_, i) => i);
+  const keep = new Set<number>();
+  const range = (from: number, to: number) => {
+    for (let i = Math.max(0, from); i < Math.min(count, to); i++) keep.add(i);
+  };
+  range(0, TIMELINE_CONTEXT_ROWS);
+  if (differs !== undefined)
+    range(differs - TIMELINE_CONTEXT_ROWS, differs + TIMELINE_CONTEXT_ROWS + 1);
+  range(count - TIMELINE_CONTEXT_ROWS, count);
+  const shown: (number | string)[] = [];
+  let last = -1;
+  for (const i of [...keep].sort((a, b) => a - b)) {
+    if (i > last + 1) {
+      const left = i - last - 1;
+      shown.push(
+        `… ${left} row${left === 1 ? '' : 's'} ${differs === undefined || i <= differs ? 'that match' : 'after the difference'} left out (--all-rows prints them) …`,
+      );
+    }
+    shown.push(i);
+    last = i;
+  }
+  return shown;
 }

@@ -11,7 +11,7 @@ import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
 import { formatMicros } from '../../protocol/timestamp.ts';
 import { checkScenario } from '../load-scenario.ts';
-import type { EventMatcher, Scenario, Step } from '../scenario.schema.ts';
+import type { EventMatcher, Scenario, ScenarioSettings, Step } from '../scenario.schema.ts';
 import { ExportError, type FieldEvent, type SentAlert } from './read-export.ts';
 
 /** One alert of the field, as its events tell it. */
@@ -107,9 +107,7 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
   const scenario: Scenario = {
     name: `Reproduce ${options.sources.join(', ')}`,
     proves: `The field's history of ${options.sources.join(', ')} (${events.length} events from ${first}, over ${span}) happens again on the stub.`,
-    ...(options.cancelEvents && options.cancelEvents !== 'end-cancelled'
-      ? { settings: { cancel_events: options.cancelEvents } }
-      : {}),
+    ...scenarioSettings(options.cancelEvents, urnWordOf(alerts)),
     fixtures,
     account: account.subscriber_id,
     badges: badgeUsers.length > 0 ? { devices: badgeUsers } : 'none',
@@ -304,6 +302,33 @@ function generatedFixtures(alerts: FieldAlert[], guesses: Inferred['guesses']): 
     groupsOf: (alert) => groupsByAlert.get(alert)!,
     badgeUsers: users,
   };
+}
+
+/**
+ * The settings the scenario needs: cancels that end otherwise than `cancelled`, and the URN
+ * word of the groups the bodies sent when it is not the stub's default (decision FB12).
+ */
+function scenarioSettings(
+  cancelEvents: CancelEvents | undefined,
+  urnWord: string | undefined,
+): { settings?: ScenarioSettings } {
+  const settings: ScenarioSettings = {
+    ...(cancelEvents && cancelEvents !== 'end-cancelled' ? { cancel_events: cancelEvents } : {}),
+    ...(urnWord && urnWord !== DEFAULT_URN_WORD ? { urn_word: urnWord } : {}),
+  };
+  return Object.keys(settings).length > 0 ? { settings } : {};
+}
+
+const DEFAULT_URN_WORD = 'service';
+
+/** The word of the first group URN a body sent (`urn:<word>-resource:…`), if any. */
+function urnWordOf(alerts: FieldAlert[]): string | undefined {
+  for (const alert of alerts)
+    for (const ref of sentGroupsOf(alert) ?? []) {
+      const word = /^urn:([A-Za-z0-9_-]+)-resource:(?:id|name):group:/.exec(ref)?.[1];
+      if (word) return word;
+    }
+  return undefined;
 }
 
 /** The groups a body sent names, when it names them as a list of strings. */

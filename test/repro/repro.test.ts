@@ -13,6 +13,11 @@ import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
 import {
+  compareHistories,
+  type HistoryEvent,
+  timeline,
+} from '../../scenarios/repro/compare-histories.ts';
+import {
   ExportError,
   MAX_EXPORT_BYTES,
   MAX_EXPORT_EVENTS,
@@ -275,6 +280,34 @@ describe('what the events do not tell', () => {
     ]);
   });
 
+  it('--alerts: group URNs with another brand word make the scenario set urn_word, and it reproduces', async () => {
+    const body = {
+      notification: 'Code red',
+      groups: ['urn:acme-resource:name:group:Pharmacy'],
+      name: 'red',
+    };
+    const report = await runScenario(
+      defineScenario({
+        name: 'an acme URN',
+        proves: 'field events to repro',
+        settings: { urn_word: 'acme' },
+        timeline: [
+          { at: '0s', alert: body, as: 'red' },
+          { at: '5s', tap: 'Omar Haddad' },
+        ],
+        duration: '10s',
+        expect: {},
+      }),
+    );
+    expect(report.actual.events.map((e) => e.content.type)).toContain('acknowledged');
+    const result = await reproduce({
+      exports: [{ file: 'events.json', text: json(report.actual.events) }],
+      sent: readAlertLines('sent.jsonl', JSON.stringify({ at: '2026-01-01T00:00:00Z', body })),
+    });
+    expect(result.inferred.scenario.settings).toEqual({ urn_word: 'acme' });
+    expect(result.comparison.difference).toBeUndefined();
+  });
+
   it('an alert that began before the export is posted at its first event, and its start not compared', async () => {
     const events = await fieldEventsOf('single-acknowledgement');
     const withoutStart = events.filter((e) => e.content.type !== 'start');
@@ -356,6 +389,42 @@ describe('where histories part', () => {
     const wrongOption = runCli(['repro', join(dir, 'cut.json'), '--within', '1x']);
     expect(wrongOption.status).toBe(2);
     expect(wrongOption.stderr).toContain('--within must be a duration');
+  });
+});
+
+describe('a long timeline', () => {
+  const events = (n: number, odd?: number): HistoryEvent[] =>
+    Array.from({ length: n }, (_, i) => ({
+      at: i * 1000,
+      type: 'acknowledged',
+      task: i === odd ? 'other' : 'spill',
+      device: `User ${i}`,
+    }));
+
+  it('past 60 rows prints the start, the rows around the difference and the end, counting what it leaves out', () => {
+    const text = timeline(compareHistories(events(200), events(200, 100)));
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(1 + 10 + 1 + 21 + 1 + 10);
+    expect(lines[11]).toBe('    … 80 rows that match left out (--all-rows prints them) …');
+    expect(lines[33]).toBe(
+      '    … 79 rows after the difference left out (--all-rows prints them) …',
+    );
+    expect(lines.filter((l) => l.startsWith('>>'))).toEqual([
+      expect.stringMatching(
+        /^>> {2}1:40 +acknowledged `spill` by User 100 +1:40 +acknowledged `other` by User 100$/,
+      ),
+    ]);
+    // At 60 rows exactly, every row; --all-rows: every row of any length.
+    expect(
+      timeline(compareHistories(events(60), events(60)))
+        .trimEnd()
+        .split('\n'),
+    ).toHaveLength(61);
+    expect(
+      timeline(compareHistories(events(200), events(200, 100)), { all: true })
+        .trimEnd()
+        .split('\n'),
+    ).toHaveLength(201);
   });
 });
 

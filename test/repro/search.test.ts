@@ -223,6 +223,16 @@ describe('repro --search', () => {
       /\d+ explain the log, simplest first:\n {2}1\. every badge acknowledges the newest alert/,
     );
     expect(run.stdout).toContain(`Saved 2 as ${out}: badge-sim run ${out}`);
+    // As the README prints it.
+    expect(run.stdout).toContain(
+      [
+        'Searched 11 variants of the scenario.',
+        '3 explain the log, simplest first:',
+        '  1. every badge acknowledges the newest alert it has heard (behaviour acknowledges: newest; decision D11)',
+        '  2. Lena Ortiz pressed at 0:10.100, while hearing `spill`, and the tap reached the service 20 s later, at 0:30.100 (tap delay)',
+        '  3. Lena Ortiz was off the network from 0:00 to 0:25.100, before the tap at 0:30.100 (offline, online)',
+      ].join('\n'),
+    );
     const passed = runCli(['run', out]);
     expect(passed.stdout).toContain('all scenarios passed');
     expect(passed.status).toBe(0);
