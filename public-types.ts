@@ -93,7 +93,13 @@ export type { StartStubOptions, StubHandle } from './server-stub/start-stub.ts';
 export type { WorkflowInvocation } from './server-stub/stub-core.ts';
 export type { StubTlsInfo, StubTlsOptions } from './server-stub/tls.ts';
 // Virtual badges and the fleet.
-export type { Badge, BadgeActivity, BadgeStatus, HeardEntry, TapCounts } from './simulator/badge.ts';
+export type {
+  Badge,
+  BadgeActivity,
+  BadgeStatus,
+  HeardEntry,
+  TapCounts,
+} from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export type { TapFate } from './simulator/device-faults.ts';
 export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';
