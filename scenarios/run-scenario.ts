@@ -78,6 +78,8 @@ export interface ScenarioReport {
   lanes?: BadgeLane[];
   /** How long the run lasted on its clock (ms from the start to when it was collected). */
   endMs?: number;
+  /** When the run began on its clock (ISO): the zero of every `at`, events' timestamps included. */
+  startedAt?: string;
   /** The command that runs this scenario again. */
   rerun: string;
   /**
@@ -165,6 +167,7 @@ export async function runScenario(
       },
       lanes: actual.lanes,
       endMs: actual.endMs,
+      startedAt: formatTimestamp(start),
       notes: [...notes],
       rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${connection.url}` : ''}`,
     };
