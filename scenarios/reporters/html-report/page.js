@@ -217,10 +217,17 @@
     if (firstDiff) {
       const { expected, actual } = firstDiff.differenceAt;
       const at = actual ?? expected;
-      labels.push({ at, kind: 'diff', text: 'first difference', title: diffTitle(firstDiff) });
+      labels.push({
+        at,
+        kind: 'difference',
+        text: 'first difference',
+        title: diffTitle(firstDiff),
+      });
     }
     // In time order, the difference first at its instant, so each row's last label is the nearest.
-    labels.sort((a, b) => a.at - b.at || Number(b.kind === 'diff') - Number(a.kind === 'diff'));
+    labels.sort(
+      (a, b) => a.at - b.at || Number(b.kind === 'difference') - Number(a.kind === 'difference'),
+    );
     const lastAt = [];
     for (const label of labels) {
       let r = lastAt.findIndex((at) => Math.abs(label.at - at) >= span * LABEL_GAP);
