@@ -77,7 +77,7 @@ export type { TokenValidation } from './protocol/token-api.schema.ts';
 export type { ActualHeard, Failure } from './scenarios/expectations.ts';
 export type { LoadedScenario } from './scenarios/load-scenario.ts';
 export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
-export type { RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
+export type { BadgeLane, RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
 export type { SuiteOptions } from './scenarios/run-suite.ts';
 export type { EventMatcher, Scenario } from './scenarios/scenario.schema.ts';
 // The stub: how to start it, its settings, the handle.

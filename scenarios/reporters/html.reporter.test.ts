@@ -4,9 +4,11 @@
  * difference of a failure lies, and a file whose embedded data no scenario text can break out
  * of. The page itself is tested in Chromium (test/ui/html-report.test.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CATALOGUE_DIR, runSuite } from '../run-suite.ts';
 import {
@@ -172,4 +174,41 @@ test('JSON made script-safe reads back the same', () => {
   const text = scriptSafeJson(value);
   expect(text).not.toMatch(/[<>&\u2028\u2029]/);
   expect(JSON.parse(text)).toEqual(value);
+});
+
+test('scenarioTests writes the HTML report its option names, or BADGE_SIM_HTML_REPORT', () => {
+  const project = mkdtempSync(join(tmpdir(), 'badge-sim-html-vitest-'));
+  const late = join(project, 'late.scenario.yaml');
+  writeFileSync(late, LATE);
+  const vitestModule = fileURLToPath(new URL('../vitest.ts', import.meta.url));
+  writeFileSync(
+    join(project, 'scenarios.test.ts'),
+    `import { scenarioTests } from ${JSON.stringify(vitestModule)};
+scenarioTests([${JSON.stringify(DROPS)}, ${JSON.stringify(late)}], { htmlReport: 'out/option.html' });
+scenarioTests(${JSON.stringify(TIMEOUT)});
+`,
+  );
+  const vitest = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
+  const run = spawnSync(process.execPath, [vitest, 'run', '--root', project], {
+    cwd: project,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, BADGE_SIM_HTML_REPORT: 'from-env.html', CI: '' },
+  });
+  // The late scenario fails its test; both reports are written all the same.
+  expect(run.status, run.stdout + run.stderr).toBe(1);
+  const dataOf = (file: string) =>
+    JSON.parse(
+      /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(
+        readFileSync(join(project, file), 'utf8'),
+      )![1]!,
+    ) as PageData;
+  const option = dataOf('out/option.html');
+  expect(option).toMatchObject({ passed: 1, failed: 1 });
+  expect(option.scenarios.map((s) => s.name).sort()).toEqual(
+    ['Device drops mid-alert and comes back', HOSTILE_NAME].sort(),
+  );
+  const fromEnv = dataOf('from-env.html');
+  expect(fromEnv).toMatchObject({ passed: 1, failed: 0 });
+  expect(fromEnv.scenarios[0]!.markers.map((m) => m.kind)).toContain('timeout');
 });
