@@ -19,11 +19,25 @@
     return node;
   }
 
-  /** `140s`, `2.5s`, `1500ms`. */
+  /** `1500ms`, `2.5s`, `140s` (as failures write them, up to 10 min), then `12m`, `2h30m`, `7d`. */
   function seconds(ms) {
     if (ms < 1000 && ms !== 0) return `${ms}ms`;
     const s = ms / 1000;
-    return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
+    if (s <= 600) return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
+    const units = [
+      ['d', 86400],
+      ['h', 3600],
+      ['m', 60],
+      ['s', 1],
+    ];
+    let rest = Math.round(s);
+    let text = '';
+    for (const [unit, size] of units) {
+      const amount = Math.floor(rest / size);
+      rest -= amount * size;
+      if (amount > 0) text += `${amount}${unit}`;
+    }
+    return text;
   }
 
   function wall(ms) {
@@ -181,10 +195,11 @@
     if (scenario.lanes.length === 0)
       row(el('div', 'who'), el('div', 'track empty', {}, 'no badges in this scenario'));
     rows.append(overlay(scenario, firstDiff, x));
-    return el('div', '', {}, legend(), rows);
+    // On a narrow screen the timeline keeps a readable width and scrolls sideways.
+    return el('div', '', {}, legend(Boolean(firstDiff)), el('div', 'scroller', {}, rows));
   }
 
-  function legend() {
+  function legend(withDifference) {
     const entries = [
       ['alert play', 'var(--alert)'],
       ['repeat', 'var(--repeat)'],
@@ -192,8 +207,8 @@
       ['speech', 'var(--speech)'],
       ['tap', 'var(--tap)'],
       ['offline', 'var(--offline)'],
-      ['first difference', 'var(--diff)'],
     ];
+    if (withDifference) entries.push(['first difference', 'var(--diff)']);
     return el(
       'div',
       'legend',
@@ -205,13 +220,17 @@
   /** Labels closer than this share of the span would overlap: the later goes a row down. */
   const LABEL_GAP = 0.12;
   const MARKER_ROWS = 4;
+  /** Past this share of the span, a label is drawn to the left of its instant. */
+  const RIGHT_ANCHORED = 0.8;
 
   function markerTrack(scenario, firstDiff, span, x) {
     const track = el('div', 'markers track');
+    // With several alerts, each label says whose it is.
+    const several = new Set(scenario.markers.map((m) => m.task)).size > 1;
     const labels = scenario.markers.map((marker) => ({
       at: marker.at,
       kind: marker.kind,
-      text: marker.label,
+      text: several ? `${marker.task}: ${marker.label}` : marker.label,
       title: `${marker.label} · ${marker.task} · ${seconds(marker.at)}`,
     }));
     if (firstDiff) {
@@ -235,7 +254,9 @@
       lastAt[r] = label.at;
       const style = `left:${x(label.at)};top:${(0.25 + r * 1.45).toFixed(2)}rem`;
       const attributes = { style, title: label.title, 'data-kind': label.kind };
-      track.append(el('span', `marker ${label.kind}`, attributes, label.text));
+      // Near the right edge a label extends leftwards from its instant, not out of the page.
+      const anchor = label.at > span * RIGHT_ANCHORED ? ' leftwards' : '';
+      track.append(el('span', `marker ${label.kind}${anchor}`, attributes, label.text));
     }
     track.style.minHeight = `${(Math.max(1, lastAt.length) * 1.45 + 0.35).toFixed(2)}rem`;
     return track;
@@ -253,15 +274,20 @@
     const track = el('div', `track${onDiff ? ' diff-lane' : ''}`, { 'data-lane': lane.device });
     for (const window of lane.offline)
       track.append(
-        el('span', 'offline', {
-          style: `left:${x(window.from)};width:${x(window.to - window.from)}`,
-          title: `offline ${seconds(window.from)}–${seconds(window.to)}`,
-        }),
+        mark(
+          'offline',
+          `left:${x(window.from)};width:${x(window.to - window.from)}`,
+          `offline ${seconds(window.from)}–${seconds(window.to)}`,
+        ),
       );
     for (const clip of lane.clips) track.append(clipElement(clip, x));
-    for (const at of lane.taps)
-      track.append(el('span', 'tap', { style: `left:${x(at)}`, title: `tap at ${seconds(at)}` }));
+    for (const at of lane.taps) track.append(mark('tap', `left:${x(at)}`, `tap at ${seconds(at)}`));
     return track;
+  }
+
+  /** A drawn thing on a lane: its words show on hover and are what a screen reader says. */
+  function mark(className, style, words) {
+    return el('span', className, { style, title: words, role: 'img', 'aria-label': words });
   }
 
   function clipElement(clip, x) {
@@ -269,10 +295,11 @@
     const kind = repeat ? 'alert repeat' : clip.kind;
     const what = clip.kind === 'alert' ? (repeat ? `repeat ${clip.repeat}` : 'alert') : clip.kind;
     const title = `${what} at ${seconds(clip.at)} (${seconds(clip.durationMs)}${clip.cut ? ', cut short' : ''}): “${clip.text}”${clip.task ? ` · ${clip.task}` : ''}${clip.cause ? ` · ${clip.cause}` : ''}`;
-    return el('span', `clip ${kind}${clip.cut ? ' cut' : ''}`, {
-      style: `left:${x(clip.at)};width:${x(clip.durationMs)}`,
+    return mark(
+      `clip ${kind}${clip.cut ? ' cut' : ''}`,
+      `left:${x(clip.at)};width:${x(clip.durationMs)}`,
       title,
-    });
+    );
   }
 
   /** Lines across every lane: each alert marker, and the first difference. */
