@@ -138,6 +138,14 @@ describe('the HTML report of a run', () => {
   });
 });
 
+test('a file that cannot be loaded is in the report as a failure, with why', async () => {
+  const bad = join(dir, 'bad.scenario.yaml');
+  writeFileSync(bad, 'name: [broken');
+  const { data } = await htmlReportOf([bad]);
+  expect(data).toMatchObject({ passed: 0, failed: 1, scenarios: [] });
+  expect(data.loadErrors).toEqual([{ source: bad, message: expect.stringContaining(bad) }]);
+});
+
 describe('placing a difference', () => {
   const lanes = [
     { device: '350000000000004', user: 'Omar Haddad', clips: [], taps: [], offline: [] },

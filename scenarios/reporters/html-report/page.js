@@ -121,14 +121,15 @@
     return item;
   }
 
-  function loadErrorItem(error) {
+  function loadErrorItem(error, open) {
     const details = el(
       'details',
       '',
       {},
       el('summary', '', {}, el('span', 'mark', {}, '✗'), el('span', 'name', {}, error.source)),
-      el('div', 'body', {}, el('p', '', {}, error.message)),
+      el('div', 'body', {}, el('p', '', {}, 'could not load: ', el('code', '', {}, error.message))),
     );
+    details.open = open;
     return el('li', 'failed', {}, details);
   }
 
@@ -375,11 +376,11 @@
   // ---- the page ----
 
   const ordered = [...data.scenarios].sort((a, b) => Number(a.passed) - Number(b.passed));
-  const openFailing = data.scenarios.length <= OPEN_FAILING_UP_TO;
+  const openFailing = data.scenarios.length + data.loadErrors.length <= OPEN_FAILING_UP_TO;
   const list = el('ol', 'scenarios');
   const items = [];
   for (const error of data.loadErrors) {
-    const item = loadErrorItem(error);
+    const item = loadErrorItem(error, openFailing);
     items.push({ item, passed: false, text: error.source.toLowerCase() });
     list.append(item);
   }
