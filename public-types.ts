@@ -77,7 +77,7 @@ export type { TokenValidation } from './protocol/token-api.schema.ts';
 export type { ActualHeard, Failure } from './scenarios/expectations.ts';
 export type { LoadedScenario } from './scenarios/load-scenario.ts';
 export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
-export type { RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
+export type { BadgeLane, RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
 export type { SuiteOptions } from './scenarios/run-suite.ts';
 export type { EventMatcher, Scenario } from './scenarios/scenario.schema.ts';
 // The stub: how to start it, its settings, the handle.
@@ -93,7 +93,13 @@ export type { StartStubOptions, StubHandle } from './server-stub/start-stub.ts';
 export type { WorkflowInvocation } from './server-stub/stub-core.ts';
 export type { StubTlsInfo, StubTlsOptions } from './server-stub/tls.ts';
 // Virtual badges and the fleet.
-export type { Badge, BadgeStatus, HeardEntry, TapCounts } from './simulator/badge.ts';
+export type {
+  Badge,
+  BadgeActivity,
+  BadgeStatus,
+  HeardEntry,
+  TapCounts,
+} from './simulator/badge.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export type { TapFate } from './simulator/device-faults.ts';
 export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';

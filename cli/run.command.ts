@@ -33,7 +33,10 @@ export function runCommand(): Command {
         choiceOption('--reporter', names)(value),
       ],
     )
-    .option('-o, --output <file>', 'where the junit or json report goes (default: standard output)')
+    .option(
+      '-o, --output <file>',
+      'where the junit, json or html report goes (default: standard output)',
+    )
     .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
     .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
     .option('--bail', 'stop at the first failure')
@@ -49,6 +52,7 @@ export function runCommand(): Command {
 Examples:
   badge-sim run                                     the built-in catalogue
   badge-sim run my-suite/ --reporter junit -o junit.xml
+  badge-sim run --reporter html -o report.html      a timeline a scenario; opens from disk
   badge-sim run scenarios/catalogue/quorum-*.scenario.yaml --grep timeout
   badge-sim run --stub http://127.0.0.1:8080        against a running stub
   BADGE_SIM_CONTROL_TOKEN=… badge-sim run --stub URL  against a stub with a locked control API
@@ -62,7 +66,7 @@ Examples:
       const fileReporters = chosen.filter((r) => r !== 'console');
       if (fileReporters.length > 1)
         fail(
-          'one file report a run: give --reporter junit or --reporter json (run twice for both).',
+          'one file report a run: give one of --reporter junit, json or html (run again for another).',
         );
       let files: string[];
       try {

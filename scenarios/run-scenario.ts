@@ -23,6 +23,7 @@ import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
+import type { Badge } from '../simulator/badge.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
 import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
@@ -71,6 +72,15 @@ export interface ScenarioReport {
     invocations: WorkflowInvocation[];
     token_requests: number;
   };
+  /**
+   * One lane a badge of the run, for the HTML report's swimlanes: what it played and said,
+   * its taps, its offline windows. Times in ms from the start, like `heard`.
+   */
+  lanes?: BadgeLane[];
+  /** How long the run lasted on its clock (ms from the start to when it was collected). */
+  endMs?: number;
+  /** When the run began on its clock (ISO): the zero of every `at`, events' timestamps included. */
+  startedAt?: string;
   /** The command that runs this scenario again. */
   rerun: string;
   /**
@@ -78,6 +88,27 @@ export interface ScenarioReport {
    * the stub within the bound, so the clock went on without it. Said once each.
    */
   notes?: string[];
+}
+
+/** What one badge did in a run, ms from the start (the HTML report draws it). */
+export interface BadgeLane {
+  device: string;
+  user: string;
+  /** Each clip it heard: an alert's plays (`repeat` 0 the first), a broadcast, speech. */
+  clips: {
+    at: number;
+    durationMs: number;
+    kind: string;
+    text: string;
+    task?: string;
+    repeat?: number;
+    cause?: string;
+    cut?: true;
+  }[];
+  /** When its talk button was pressed. */
+  taps: number[];
+  /** When it was off the network: from, and to (the end of the run if it never came back). */
+  offline: { from: number; to: number }[];
 }
 
 /** The tolerance of `at` when a scenario gives none: exact on the virtual clock. */
@@ -135,6 +166,9 @@ export async function runScenario(
         invocations: actual.rawInvocations,
         token_requests: actual.tokenRequests,
       },
+      lanes: actual.lanes,
+      endMs: actual.endMs,
+      startedAt: formatTimestamp(start),
       notes: [...notes],
       rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${connection.url}` : ''}`,
     };
@@ -371,13 +405,21 @@ async function collect(
   scenario: Scenario,
   account: ScenarioAccount,
   context: StepContext,
-): Promise<ScenarioActual & { rawEvents: AnalyticEvent[]; rawInvocations: WorkflowInvocation[] }> {
+): Promise<
+  ScenarioActual & {
+    rawEvents: AnalyticEvent[];
+    rawInvocations: WorkflowInvocation[];
+    lanes: BadgeLane[];
+    endMs: number;
+  }
+> {
   const { start, taskIds, invocationIds, connection } = context;
   // Read first: reading the events below is a request to the service API, journalled too. The
   // stub was reset when the scenario began, so the whole journal is the scenario's.
   const requests = scenario.expect.requests ? await allJournalEntries(connection) : [];
   const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
   const rawEvents = await context.client.allEvents(formatTimestamp(start));
+  const endMs = (await connection.now()) - start;
   const events: ActualEvent[] = rawEvents.map((e) => ({
     type: e.content.type,
     device: e.content.device,
@@ -428,7 +470,53 @@ async function collect(
     requests,
     rawEvents,
     rawInvocations,
+    lanes: (context.fleet?.badges ?? []).map((badge) =>
+      laneOf(
+        badge,
+        account.devices.get(badge.deviceId)?.user ?? badge.deviceId,
+        start,
+        endMs,
+        nameOf,
+      ),
+    ),
+    endMs,
   };
+}
+
+/** A badge's swimlane: its transcript and its taps and network changes, from the start. */
+function laneOf(
+  badge: Badge,
+  user: string,
+  start: number,
+  endMs: number,
+  nameOf: Map<string, string>,
+): BadgeLane {
+  const clips = badge.transcript.map((h) => ({
+    at: Date.parse(h.at) - start,
+    durationMs: h.duration_ms,
+    kind: h.kind,
+    text: h.text,
+    ...(nameOf.has(h.task_id) ? { task: nameOf.get(h.task_id)! } : {}),
+    ...(h.repeat === undefined ? {} : { repeat: h.repeat }),
+    ...(h.cause === undefined ? {} : { cause: h.cause }),
+    ...(h.cut ? { cut: h.cut } : {}),
+  }));
+  const taps: number[] = [];
+  const offline: BadgeLane['offline'] = [];
+  // A badge is offline until it is first welcomed (one told offline at the start never is).
+  let offlineSince: number | undefined = 0;
+  for (const { at, kind } of badge.activity) {
+    const ms = Date.parse(at) - start;
+    if (kind === 'tap') taps.push(ms);
+    else if (kind === 'offline') offlineSince ??= ms;
+    else if (offlineSince !== undefined) {
+      if (ms > offlineSince) offline.push({ from: Math.max(0, offlineSince), to: ms });
+      offlineSince = undefined;
+    }
+  }
+  if (offlineSince !== undefined && endMs > offlineSince)
+    offline.push({ from: Math.max(0, offlineSince), to: endMs });
+  return { device: badge.deviceId, user, clips, taps, offline };
 }
 
 /**

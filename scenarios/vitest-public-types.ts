@@ -9,4 +9,9 @@ export type { StubHandle } from '../server-stub/start-stub.ts';
 export type { FleetHandle } from '../simulator/fleet.ts';
 export type { RunMode, RunOptions } from './run-scenario.ts';
 export type { EventMatcher } from './scenario.schema.ts';
-export type { BadgeFixtures, EventSequenceOptions, JournalSource } from './vitest.ts';
+export type {
+  BadgeFixtures,
+  EventSequenceOptions,
+  JournalSource,
+  ScenarioTestsOptions,
+} from './vitest.ts';

@@ -2,7 +2,8 @@
  * badge-sim inside vitest (`import … from 'badge-sim/vitest'`):
  *
  * - `scenarioTests(paths)` turns scenario files into tests, one a scenario, failing with the
- *   same expected-vs-actual timelines as the CLI;
+ *   same expected-vs-actual timelines as the CLI, and can write the run's HTML report
+ *   (`htmlReport`, or the environment variable BADGE_SIM_HTML_REPORT);
  * - `badgeTest` is vitest's `test` with fixtures: `stub` (an embedded stub on the virtual
  *   clock), `connection` (the `StubConnection` to it: now, advance, settle, tap, transcripts,
  *   `waitForEvent`, …) and `fleet` (a badge for every device, connected), torn down after each test;
@@ -10,7 +11,9 @@
  * - `await expect(stub).toHaveReceived({...})` checks the stub's request journal the way a
  *   scenario's `requests:` does (a `StubHandle`, a `StubConnection` or a `StubControlClient`).
  */
-import { describe, expect, test } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
 import { type JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
@@ -30,19 +33,33 @@ import {
 } from './expectations.ts';
 import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
-import { type RunOptions, runScenario } from './run-scenario.ts';
+import { createHtmlReporter } from './reporters/html.reporter.ts';
+import type { RunSummary } from './reporters/reporter.ts';
+import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
 import { findScenarioFiles } from './run-suite.ts';
 import type { EventMatcher } from './scenario.schema.ts';
 
 export type * from './vitest-public-types.ts';
 
+/** The environment variable naming the HTML report of `scenarioTests` given no `htmlReport`. */
+const HTML_REPORT_ENV = 'BADGE_SIM_HTML_REPORT';
+
+export interface ScenarioTestsOptions extends RunOptions {
+  timeout?: number;
+  /**
+   * Where to write the HTML report of these scenarios once they have run (from the working
+   * directory); default: the environment variable BADGE_SIM_HTML_REPORT, else none.
+   */
+  htmlReport?: string;
+}
+
 /** One vitest test a scenario file; a file that cannot be loaded is a failing test. */
-export function scenarioTests(
-  paths: string | string[],
-  options: RunOptions & { timeout?: number } = {},
-): void {
+export function scenarioTests(paths: string | string[], options: ScenarioTestsOptions = {}): void {
   const files = findScenarioFiles(Array.isArray(paths) ? paths : [paths]);
+  const htmlReport = options.htmlReport ?? (process.env[HTML_REPORT_ENV] || undefined);
+  const report = htmlReport ? htmlReportWriter(resolve(htmlReport)) : undefined;
   describe('badge-sim scenarios', () => {
+    if (report) afterAll(report.write);
     for (const file of files) {
       let loaded: ReturnType<typeof loadScenarioFile> | undefined;
       let problem: string | undefined;
@@ -56,14 +73,42 @@ export function scenarioTests(
       test(
         name,
         async () => {
-          if (!loaded) throw new Error(problem);
-          const report = await runScenario(loaded, options);
-          if (!report.passed) throw new Error(`\n${formatReport(report)}`);
+          if (!loaded) {
+            report?.loadError(file, problem!);
+            throw new Error(problem);
+          }
+          const started = performance.now();
+          const outcome = await runScenario(loaded, options);
+          report?.add(outcome, performance.now() - started);
+          if (!outcome.passed) throw new Error(`\n${formatReport(outcome)}`);
         },
         options.timeout ?? 30_000,
       );
     }
   });
+}
+
+/** Gathers the scenarios' reports as their tests end; writes the HTML report after the last. */
+function htmlReportWriter(file: string) {
+  const reporter = createHtmlReporter();
+  const summary: RunSummary = { passed: 0, failed: 0, reports: [], loadErrors: [] };
+  reporter.onStart?.(0);
+  return {
+    add(outcome: ScenarioReport, wallMs: number) {
+      summary.reports.push(outcome);
+      if (outcome.passed) summary.passed++;
+      else summary.failed++;
+      reporter.onScenarioEnd?.(outcome, wallMs);
+    },
+    loadError(source: string, message: string) {
+      summary.loadErrors.push({ source, message });
+      summary.failed++;
+    },
+    write() {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, reporter.onEnd!(summary)!);
+    },
+  };
 }
 
 export interface BadgeFixtures {

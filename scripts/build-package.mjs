@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 /**
- * Read at run time: the default fixtures, the scenario catalogue and its JSON schema; the
- * image's health check (plain JavaScript the Dockerfile runs from dist/).
+ * Read at run time: the default fixtures, the scenario catalogue and its JSON schema, the HTML
+ * report's page (CSS and plain JavaScript, inlined into each report); the image's health check (plain JavaScript the Dockerfile runs from dist/).
  */
 const ASSETS = [
   'container/healthcheck.mjs',
   'fixtures/default.fixtures.yaml',
   'scenarios/catalogue',
+  'scenarios/reporters/html-report',
   'scenarios/scenario.schema.json',
 ];
 

@@ -10,6 +10,8 @@ import type { BadgeLink, LinkHandlers } from './transport.ts';
 
 /** The documented cap (H4): `HEARD_CAP`. */
 const HEARD_CAP = 1_000;
+/** The documented cap of `badge.activity` (HR3). */
+const ACTIVITY_CAP = 1_000;
 
 /** A badge on a virtual clock, connected through a link that goes nowhere. */
 async function connectedBadge() {
@@ -96,4 +98,20 @@ test('a badge keeps the newest 100 errors the stub sent it, the oldest forgotten
   expect(badge.errors[0]!.message).toBe('e50');
   expect(badge.errors.at(-1)!.message).toBe('e149');
   badge.dispose();
+});
+
+test('a badge keeps its taps and network changes in order, at most ACTIVITY_CAP, the oldest forgotten first', async () => {
+  const { clock, badge } = await connectedBadge();
+  expect(badge.activity.map((a) => a.kind)).toEqual(['online']);
+  const total = ACTIVITY_CAP + 20;
+  for (let i = 0; i < total - 1; i++) {
+    badge.tap();
+    await clock.advanceBy(1);
+  }
+  badge.goOffline();
+  const activity = badge.activity;
+  expect(activity).toHaveLength(ACTIVITY_CAP);
+  expect(activity.at(-1)?.kind).toBe('offline');
+  // The welcome and the first 20 taps are forgotten: the oldest kept is the 21st tap's instant.
+  expect(Date.parse(activity[0]!.at) - Date.parse(activity.at(-1)!.at)).toBe(-(ACTIVITY_CAP - 1));
 });

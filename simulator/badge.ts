@@ -77,6 +77,17 @@ export interface HeardEntry {
   cut?: true;
 }
 
+/**
+ * What a badge did on its own side, on its clock (`badge.activity`): a press of its talk
+ * button, and each time it went off or came back on the network. The HTML report's swimlanes
+ * read it. At most ACTIVITY_CAP, the oldest forgotten first (decision HR3).
+ */
+export interface BadgeActivity {
+  at: string;
+  kind: 'tap' | 'offline' | 'online';
+}
+export const ACTIVITY_CAP = 1_000;
+
 export type { BadgeStatus };
 
 export interface BadgeOptions {
@@ -108,6 +119,8 @@ export class Badge {
    * 10,000 timestamps nobody may ask for.
    */
   readonly #heard: { atMs: number; clip: Clip; cut?: true }[] = [];
+  /** Taps and network changes, raw like `#heard`, at most ACTIVITY_CAP. */
+  readonly #activity: { atMs: number; kind: BadgeActivity['kind'] }[] = [];
   /** Errors the stub sent this badge (refused hello, unknown task, …), newest last, at most ERRORS_CAP. */
   readonly errors: { code: string; message: string }[] = [];
   /** @internal the machine's actor: the fleet's tests read it; users read status and transcript. */
@@ -182,7 +195,9 @@ export class Badge {
       },
     });
     this.actor.on('stateChanged', ({ state }) => {
+      const wasOnline = this.online;
       this.#status = state;
+      if (this.online !== wasOnline) this.#noteActivity(this.online ? 'online' : 'offline');
     });
     this.actor.on('clipStarted', ({ clip }) => {
       const now = options.clock.now();
@@ -212,6 +227,16 @@ export class Badge {
       ...(clip.cause === undefined ? {} : { cause: clip.cause }),
       ...(cut ? { cut } : {}),
     }));
+  }
+
+  /** Taps and network changes, oldest first (a new array on every read). */
+  get activity(): BadgeActivity[] {
+    return this.#activity.map(({ atMs, kind }) => ({ at: formatTimestamp(atMs), kind }));
+  }
+
+  #noteActivity(kind: BadgeActivity['kind']): void {
+    this.#activity.push({ atMs: this.#options.clock.now(), kind });
+    if (this.#activity.length > ACTIVITY_CAP) this.#activity.shift();
   }
 
   /** offline, connecting, idle, playing, awaiting-ack, speaking or broadcasting. */
@@ -272,6 +297,7 @@ export class Badge {
    */
   tap(taskId?: string, fate?: TapFate): void {
     if (fate) checkTapFate(fate);
+    this.#noteActivity('tap');
     this.#givenFate = fate;
     try {
       this.actor.send({ type: 'TAP', taskId });

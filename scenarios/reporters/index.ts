@@ -1,4 +1,5 @@
 import { createConsoleReporter } from './console.reporter.ts';
+import { createHtmlReporter } from './html.reporter.ts';
 import { createJsonReporter } from './json.reporter.ts';
 import { createJunitReporter } from './junit.reporter.ts';
 import type { Reporter } from './reporter.ts';
@@ -8,6 +9,7 @@ export const REPORTERS = {
   console: createConsoleReporter,
   junit: createJunitReporter,
   json: createJsonReporter,
+  html: createHtmlReporter,
 } as const satisfies Record<string, () => Reporter>;
 
 export type ReporterName = keyof typeof REPORTERS;

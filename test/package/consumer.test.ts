@@ -75,6 +75,8 @@ describe('the tarball', () => {
       'dist/fixtures/default.fixtures.yaml',
       'dist/scenarios/scenario.schema.json',
       'dist/scenarios/catalogue/single-acknowledgement.scenario.yaml',
+      'dist/scenarios/reporters/html-report/page.js',
+      'dist/scenarios/reporters/html-report/page.css',
     ])
       expect(packedFiles).toContain(file);
     const unwanted = packedFiles.filter(
@@ -288,6 +290,15 @@ test('a badge acknowledges', async () => {
     const suite = expectSuccess(run('npx', ['--offline', 'badge-sim', 'run'], consumer, 120_000));
     expect(suite).toContain('✓ Single acknowledgement');
     expect(suite).toContain('all scenarios passed');
+  }, 150_000);
+
+  test('npx badge-sim run --reporter html writes the report with its page inlined from the installed package', () => {
+    const args = ['--offline', 'badge-sim', 'run', '--grep', '^Single acknowledgement$'];
+    expectSuccess(run('npx', [...args, '--reporter', 'html', '-o', 'report.html'], consumer));
+    const html = readFileSync(join(consumer, 'report.html'), 'utf8');
+    expect(html).toContain('"name":"Single acknowledgement"');
+    expect(html).toContain("performance.mark('report-rendered')");
+    expect(html).toContain('.timeline {');
   }, 150_000);
 
   test("npx badge-sim --version prints the installed package's version", () => {
