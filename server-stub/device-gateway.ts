@@ -120,6 +120,9 @@ const validators: ReadonlyMap<string, ValidateFunction> = new Map<
  */
 export const MAX_TRACKED_FRAMES = 1024;
 
+/** Writes to badges per turn of the event loop, at most (decision D12). */
+export const FLUSH_CHUNK = 512;
+
 /** What the gateway holds for one connection (for tests and diagnostics). */
 export interface ConnectionStats {
   deviceId: string | undefined;
@@ -145,6 +148,12 @@ class Connection {
   badFramesSince = 0;
   /** Called with the bytes queued when the badge does not read what it is sent. */
   onTooSlow: (queued: number) => void = () => {};
+  /** Whether writes wait for the gateway's next flush (real and scaled time) or go at once. */
+  deferWrites: () => boolean = () => false;
+  /** Called when the first write is queued, so the gateway flushes it soon. */
+  onQueued: (connection: Connection) => void = () => {};
+  readonly #outbox: (string | (() => string))[] = [];
+  #outboxHead = 0;
   helloTimer: NodeJS.Timeout | undefined;
   wakeTimer: TimerId | undefined;
   /**
@@ -177,12 +186,61 @@ class Connection {
         this.pending.delete(this.pending.values().next().value!);
       this.pending.add(seq);
     }
-    this.#write(JSON.stringify({ ...frame, seq }));
+    this.#queue(() => JSON.stringify({ ...frame, seq }));
   }
 
   /** Answers a badge's frame: processed, and everything it caused has been sent. */
   handled(seq: number): void {
-    this.#write(`{"type":"handled","seq":${seq}}`);
+    this.#queue(`{"type":"handled","seq":${seq}}`);
+  }
+
+  /** Writes waiting for the gateway's next flush (decision D12), in order. */
+  get queued(): number {
+    return this.#outbox.length - this.#outboxHead;
+  }
+
+  /**
+   * Writes what is queued, at most `max` writes (every one when not given), in order; stops
+   * when the socket is no longer open. Returns how many it took from the queue.
+   */
+  flush(max = Number.POSITIVE_INFINITY): number {
+    let taken = 0;
+    while (taken < max && this.#outboxHead < this.#outbox.length) {
+      const data = this.#outbox[this.#outboxHead]!;
+      this.#outbox[this.#outboxHead++] = '';
+      taken++;
+      if (this.open) this.#write(typeof data === 'string' ? data : data());
+    }
+    if (this.#outboxHead === this.#outbox.length) {
+      this.#outbox.length = 0;
+      this.#outboxHead = 0;
+    }
+    return taken;
+  }
+
+  /**
+   * Closes the socket; what is queued goes first (an error frame before a refusal), unless the
+   * badge is cut off for reading too slowly or for being replaced: then it is dropped.
+   */
+  close(code: number, reason: string, options: { drop?: boolean } = {}): void {
+    if (options.drop) {
+      this.#outbox.length = 0;
+      this.#outboxHead = 0;
+    } else this.flush();
+    this.ws.close(code, reason);
+  }
+
+  /**
+   * A frame's text is made when it is written, not when it is queued: the fan-out to 10,000
+   * badges then costs the request that caused it one closure a badge.
+   */
+  #queue(data: string | (() => string)): void {
+    if (this.queued === 0 && !this.deferWrites()) {
+      this.#write(typeof data === 'string' ? data : data());
+      return;
+    }
+    this.#outbox.push(data);
+    if (this.queued === 1) this.onQueued(this);
   }
 
   #write(data: string): void {
@@ -208,6 +266,9 @@ export class DeviceGateway {
   /** Real time (performance.now) of the last `handled` from any badge. */
   #lastAnswer = 0;
   #waiters: (() => void)[] = [];
+  /** Connections with writes queued, in the order they queued them (decision D12). */
+  #toFlush: Connection[] = [];
+  #flushScheduled = false;
   /** Waits for a device to be as asked, told of each connect, close and state report. */
   readonly deviceWaiters = new DeviceWaiters((deviceId) => this.facts(deviceId));
 
@@ -366,7 +427,7 @@ export class DeviceGateway {
   async close(): Promise<void> {
     for (const off of this.#unsubscribe) off();
     this.deviceWaiters.interruptAll('closing');
-    for (const connection of this.#all) connection.ws.close(CLOSE_CODES.shutdown, 'stub stopping');
+    for (const connection of this.#all) connection.close(CLOSE_CODES.shutdown, 'stub stopping');
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const connection of this.#all) connection.ws.terminate();
     for (const ws of this.#cutOffSockets) ws.terminate();
@@ -375,12 +436,17 @@ export class DeviceGateway {
   #accept(ws: WebSocket): void {
     const connection = new Connection(ws, this.#core.settings.badgeMaxQueuedBytes);
     connection.onTooSlow = (queued) =>
-      this.#cutOff(connection, CLOSE_CODES.tooSlow, `too slow: ${queued} bytes queued`);
+      this.#cutOff(connection, CLOSE_CODES.tooSlow, `too slow: ${queued} bytes queued`, {
+        drop: true,
+      });
+    connection.onQueued = (queuedOn) => this.#scheduleFlush(queuedOn);
+    // On the virtual clock frames go at once, as the clock's settling has always seen them.
+    connection.deferWrites = () => this.#core.clock.mode !== 'virtual';
     this.#all.add(connection);
     // Transport guard in real time, like any server's handshake timeout.
     connection.helloTimer = setTimeout(() => {
       this.#sendError(connection, 'hello_timeout', `no hello within ${this.#helloTimeoutMs} ms`);
-      ws.close(CLOSE_CODES.helloTimeout, 'no hello');
+      connection.close(CLOSE_CODES.helloTimeout, 'no hello');
     }, timerDelay(this.#helloTimeoutMs));
     ws.on('message', (data, isBinary) => this.#receive(connection, data.toString(), isBinary));
     ws.on('close', () => this.#closed(connection));
@@ -452,7 +518,7 @@ export class DeviceGateway {
   #hello(connection: Connection, hello: Static<typeof HelloFrame>): void {
     const refuse = (code: string, message: string, field: string) => {
       this.#sendError(connection, code, message, field, hello.seq);
-      connection.ws.close(CLOSE_CODES.refused, code);
+      connection.close(CLOSE_CODES.refused, code);
     };
     if (connection.deviceId !== undefined) {
       this.#sendError(
@@ -492,7 +558,7 @@ export class DeviceGateway {
     if (previous) {
       this.#connections.delete(device.id);
       previous.deviceId = undefined;
-      this.#cutOff(previous, CLOSE_CODES.replaced, 'replaced by a new connection');
+      this.#cutOff(previous, CLOSE_CODES.replaced, 'replaced by a new connection', { drop: true });
     }
     connection.deviceId = device.id;
     this.#connections.set(device.id, connection);
@@ -595,6 +661,38 @@ export class DeviceGateway {
     this.#send(connection, toFrame(command, this.#now()));
   }
 
+  /**
+   * In real and scaled time, writes are flushed after the code that queued them has returned
+   * (decision D12): a POST that reaches 10,000 badges answers once the engine has done its
+   * part, and the frames go out in chunks of FLUSH_CHUNK, each connection's in order, letting
+   * the event loop breathe (other requests, badges' frames) between chunks. On the virtual
+   * clock they go at once: nothing waits on the wall clock there, and scenarios see the fan-out
+   * exactly as before.
+   */
+  #scheduleFlush(connection: Connection): void {
+    this.#toFlush.push(connection);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    let budget = FLUSH_CHUNK;
+    let i = 0;
+    for (; i < this.#toFlush.length && budget > 0; i++) {
+      const connection = this.#toFlush[i]!;
+      budget -= connection.flush(budget);
+      // Not all of it written: it goes to the back of the line.
+      if (connection.queued > 0) this.#toFlush.push(connection);
+    }
+    this.#toFlush = this.#toFlush.slice(i);
+    if (this.#toFlush.length > 0 && !this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+  }
+
   /** Sends a frame the clock waits on until the badge has handled it. */
   #send(connection: Connection, frame: OutgoingStubFrame): void {
     // Only a virtual clock waits for badges; in real or scaled time they do not answer. Nor
@@ -643,10 +741,15 @@ export class DeviceGateway {
    * unless a newer connection holds the device already. The close frame waits behind what is
    * queued; a peer that does not take it within the grace is dropped (terminate).
    */
-  #cutOff(connection: Connection, code: number, reason: string): void {
+  #cutOff(
+    connection: Connection,
+    code: number,
+    reason: string,
+    options: { drop?: boolean } = {},
+  ): void {
     if (!connection.open) return;
     const { ws } = connection;
-    ws.close(code, reason);
+    connection.close(code, reason, options);
     this.#cutOffSockets.add(ws);
     const grace = setTimeout(() => ws.terminate(), timerDelay(this.#cutOffGraceMs));
     grace.unref();
