@@ -5,6 +5,7 @@ import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
+import { type Shard, shardOf, shardOption } from './shard.ts';
 
 interface RunOptions {
   reporter: ReporterName[];
@@ -15,6 +16,7 @@ interface RunOptions {
   stub?: string;
   controlToken?: string;
   realtime?: boolean;
+  shard?: Shard;
 }
 
 const names = Object.keys(REPORTERS) as ReporterName[];
@@ -46,6 +48,11 @@ export function runCommand(): Command {
     )
     .addOption(controlTokenOption())
     .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
+    .option(
+      '--shard <i/n>',
+      'run the i-th of n slices of the suite (the same slices on every machine); merge their reports with badge-sim merge-reports',
+      shardOption,
+    )
     .addHelpText(
       'after',
       `
@@ -56,6 +63,7 @@ Examples:
   badge-sim run scenarios/catalogue/quorum-*.scenario.yaml --grep timeout
   badge-sim run --stub http://127.0.0.1:8080        against a running stub
   BADGE_SIM_CONTROL_TOKEN=… badge-sim run --stub URL  against a stub with a locked control API
+  badge-sim run --shard 2/4 --reporter json -o shard-2.json  one quarter of the catalogue
 `,
     )
     .action(async (paths: string[], options: RunOptions) => {
@@ -79,6 +87,13 @@ Examples:
         fail(
           `no scenario files in ${paths.join(' ') || 'the catalogue'} (they end in .scenario.yaml).`,
         );
+      if (options.shard) {
+        const all = files.length;
+        files = shardOf(files, options.shard);
+        process.stderr.write(
+          `badge-sim run: shard ${options.shard.index}/${options.shard.total}: ${files.length} of ${all} scenario files\n`,
+        );
+      }
       // A file report on standard output leaves no room for the console reporter there.
       const reporters = chosen.map((name) =>
         name === 'console' && fileReporters.length > 0 && !options.output
