@@ -52,11 +52,13 @@ import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
 import { describeWant, MAX_DEVICE_WAITERS } from '../device-waiters.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
+import type { LiveFeed } from '../live-feed.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import { tapRecord } from '../recorder.ts';
 import type { StubCore } from '../stub-core.ts';
 import { faultRoutes } from './faults.routes.ts';
 import { journalRoutes } from './journal.routes.ts';
+import { liveRoutes } from './live.routes.ts';
 import { recordingRoutes } from './recording.routes.ts';
 import { parseOldest } from './service-api.routes.ts';
 
@@ -74,9 +76,10 @@ const holdView = (hold: ClockHold): ClockHeldBy => ({
 export const controlRoutes: FastifyPluginAsyncTypebox<{
   core: StubCore;
   gateway: DeviceGateway;
+  feed: LiveFeed;
   /** When given, every route here but `GET /health` wants it in CONTROL_TOKEN_HEADER. */
   controlToken?: string;
-}> = async (app, { core, gateway, controlToken }) => {
+}> = async (app, { core, gateway, feed, controlToken }) => {
   if (controlToken !== undefined) app.addHook('onRequest', controlTokenGuard(controlToken));
   // The document is the same for every stub, locked or not: the token is optional in it.
   documentRoutes(app, (route) =>
@@ -635,6 +638,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   await app.register(faultRoutes, { core });
   await app.register(journalRoutes, { core });
   await app.register(recordingRoutes, { core });
+  await app.register(liveRoutes, { core, feed });
 
   app.get(
     '/tasks',

@@ -1,0 +1,70 @@
+/**
+ * The alerts panel: active and recent tasks with their progress and a Cancel button, and the
+ * form that sends an alert or a broadcast as a client would, through the emulated API with
+ * the account's key (typed, or filled in from the fixtures the control API serves).
+ */
+import type { LiveTask } from '../protocol/live-stream.schema.ts';
+import { duration, el, setText } from './dom.ts';
+
+export interface TaskActions {
+  cancel(task: LiveTask): void;
+}
+
+/** Draws the tasks again; the Cancel button that had the focus gets it back. */
+export function renderTasks(list: HTMLElement, tasks: LiveTask[], actions: TaskActions): void {
+  const focused = (document.activeElement as HTMLElement | null)?.dataset?.task;
+  list.replaceChildren(...tasks.map((task) => taskItem(task, actions)));
+  if (focused)
+    list.querySelector<HTMLElement>(`button[data-task="${CSS.escape(focused)}"]`)?.focus();
+  if (tasks.length === 0) list.append(el('li', { class: 'empty', text: 'No alert yet.' }));
+}
+
+function taskItem(task: LiveTask, actions: TaskActions): HTMLElement {
+  const alerting = task.state === 'alerting';
+  const cancel = el('button', {
+    type: 'button',
+    class: 'cancel',
+    'data-task': task.task_id,
+    'aria-label': `Cancel the alert “${task.notification}”`,
+    text: 'Cancel',
+  });
+  cancel.addEventListener('click', () => actions.cancel(task));
+  const outcome = alerting ? 'alerting' : `ended: ${task.outcome ?? 'normally'}`;
+  return el(
+    'li',
+    { class: `task ${task.state}`, 'data-task-id': task.task_id },
+    el(
+      'header',
+      {},
+      el('strong', { text: task.notification }),
+      el('span', { class: 'outcome', text: outcome }),
+    ),
+    el(
+      'p',
+      { class: 'progress' },
+      el('span', { class: 'acks', text: `${task.acknowledgements} / ${task.quorum} acknowledged` }),
+      ' · ',
+      el('span', {
+        class: 'time-left',
+        'data-timeout-at': alerting ? task.timeout_at : undefined,
+        text: alerting ? '' : `timeout ${task.timeout} s`,
+      }),
+    ),
+    el(
+      'ul',
+      { class: 'recipients' },
+      ...task.devices.map((d) =>
+        el('li', { class: `status-${d.status}`, text: `${d.user}: ${d.status}` }),
+      ),
+    ),
+    alerting ? cancel : null,
+  );
+}
+
+/** Refreshes every "time left" of the list from the stub's clock now (ms). */
+export function tickTimeLeft(list: HTMLElement, nowMs: number): void {
+  for (const span of list.querySelectorAll<HTMLElement>('[data-timeout-at]')) {
+    const left = (Date.parse(span.dataset.timeoutAt!) - nowMs) / 1000;
+    setText(span, `${duration(left)} to timeout`);
+  }
+}
