@@ -207,12 +207,13 @@ export class LiveFeed {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#flush();
+      this.flush();
     }, STREAM_FLUSH_MS);
     this.#timer.unref();
   }
 
-  #flush(): void {
+  /** Sends each subscriber that can take it what changed since its last message (the timer's work). */
+  flush(): void {
     // Computed once a flush, for every subscriber that wants them.
     let tasks: LiveTask[] | undefined;
     const devices = new Map<string, LiveDevice | undefined>();
