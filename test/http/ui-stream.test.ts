@@ -172,7 +172,7 @@ describe('GET /_stub/stream', () => {
   test('locked: without the header or with a wrong one 401 naming the header; the token is never in what is sent', async () => {
     const token = 'stream-test-control-token';
     await using stub = await startStub({ controlToken: token });
-    for (const headers of [{}, { [HEADER]: 'wrong' }]) {
+    for (const headers of [{}, { [HEADER]: 'wrong' }] as Record<string, string>[]) {
       const refused = await request(`${stub.controlUrl}/stream`, { headers });
       expect(refused.status).toBe(401);
       expect(refused.body.field).toBe('x-badge-sim-control-token');
