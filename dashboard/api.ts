@@ -4,6 +4,7 @@
  * `fetch` (EventSource cannot send a header). The token comes from the page's form or a
  * `#token=` fragment (a fragment never reaches the server) and is kept in sessionStorage.
  */
+import { EventStreamParser } from '../protocol/event-stream.ts';
 import type { LiveSnapshot, LiveUpdate } from '../protocol/live-stream.schema.ts';
 
 export const CONTROL = '/_stub';
@@ -78,29 +79,13 @@ export async function readStream(
     throw new ApiError(response.status, body?.message ?? response.statusText, body?.code);
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
+  const parser = new EventStreamParser();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
-    buffer += value;
-    let end = buffer.indexOf('\n\n');
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const message = parseBlock(block);
-      if (message) onMessage(message);
-      end = buffer.indexOf('\n\n');
+    for (const { name, data } of parser.push(value)) {
+      if (name === 'snapshot' || name === 'update')
+        onMessage({ name, data: JSON.parse(data) } as StreamMessage);
     }
   }
-}
-
-function parseBlock(block: string): StreamMessage | undefined {
-  let name = '';
-  let data = '';
-  for (const line of block.split('\n')) {
-    if (line.startsWith('event: ')) name = line.slice(7);
-    else if (line.startsWith('data: ')) data += line.slice(6);
-  }
-  if (name !== 'snapshot' && name !== 'update') return undefined;
-  return { name, data: JSON.parse(data) } as StreamMessage;
 }

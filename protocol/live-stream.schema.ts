@@ -100,11 +100,10 @@ export const StreamQuery = Type.Object({
 });
 
 /** The answer as OpenAPI shows it: an event stream whose `data:` lines are these JSON bodies. */
-export const StreamMessages = Type.Union([LiveSnapshot, LiveUpdate], {
-  description:
-    'text/event-stream: `event: snapshot` (data: LiveSnapshot) first and after each reset, then `event: update` (data: LiveUpdate) as things change, at most one a client every ' +
-    `${STREAM_FLUSH_MS} ms.`,
-});
+export const StreamMessages = Type.Union([LiveSnapshot, LiveUpdate]);
+export const STREAM_DESCRIPTION =
+  'text/event-stream: `event: snapshot` (data: LiveSnapshot) first and after each reset, then `event: update` (data: LiveUpdate) as things change, at most one a client every ' +
+  `${STREAM_FLUSH_MS} ms.`;
 
 export const DeviceSwitched = Type.Object({
   device_id: Type.String(),

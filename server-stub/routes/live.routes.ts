@@ -9,6 +9,7 @@ import { ControlDeviceParams } from '../../protocol/control-api.schema.ts';
 import {
   DeviceSwitched,
   STREAM_CLIENTS_MAX,
+  STREAM_DESCRIPTION,
   STREAM_MAX_BUFFERED_BYTES,
   StreamMessages,
   StreamQuery,
@@ -33,7 +34,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ core: StubCore; feed: LiveF
           'The live stream (text/event-stream): a snapshot of clock, devices, tasks and the newest events, then updates as they change (what /_stub/ui/ shows).',
         querystring: StreamQuery,
         response: {
-          200: { ...StreamMessages, 'x-content-type': 'text/event-stream' },
+          200: {
+            description: STREAM_DESCRIPTION,
+            content: { 'text/event-stream': { schema: StreamMessages } },
+          },
           429: ErrorBody,
         },
       },

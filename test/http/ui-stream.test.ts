@@ -5,6 +5,8 @@
  * (`badges: 'all'`) can be taken offline and brought back.
  */
 import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
+import { ServiceError } from '../../client/service-client.ts';
 import type { LiveSnapshot, LiveUpdate } from '../../protocol/live-stream.schema.ts';
 import {
   STREAM_CLIENTS_MAX,
@@ -264,5 +266,45 @@ describe('badges the stub runs (badges: all)', () => {
       status: 409,
       body: { code: 'not_run_by_stub', field: 'device_id' },
     });
+  });
+});
+
+describe('StubControlClient', () => {
+  test('liveSnapshot, stream (an alert comes as an update), takeOffline and bringBack', async () => {
+    const token = 'client-stream-control-token';
+    await using stub = await startStub({ badges: 'Dock Crew', controlToken: token, seed: 1 });
+    const control = new StubControlClient(stub.url, { controlToken: token });
+    const snapshot = await control.liveSnapshot();
+    expect(snapshot.devices.filter((d) => d.run_by_stub).map((d) => d.user)).toEqual([
+      'Kai Tanaka',
+      'Mia Novak',
+    ]);
+    const abort = new AbortController();
+    const messages = control.stream({ signal: abort.signal });
+    expect((await messages.next()).value?.name).toBe('snapshot');
+    await serviceClient(stub, { id: '100002', key: 'demo-api-key-harbour-0002' }).alert({
+      notification: 'Forklift',
+      groups: ['Dock Crew'],
+    });
+    let update: LiveUpdate | undefined;
+    for await (const message of messages) {
+      if (message.name === 'update' && message.data.events.length > 0) {
+        update = message.data;
+        break;
+      }
+    }
+    abort.abort();
+    expect(update?.events[0]?.event.content.type).toBe('start');
+    expect(await control.takeOffline('350000000000101')).toEqual({
+      device_id: '350000000000101',
+      online: false,
+    });
+    expect(await control.bringBack('350000000000101')).toEqual({
+      device_id: '350000000000101',
+      online: true,
+    });
+    const refused = await control.takeOffline(ADA).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect((refused as ServiceError).status).toBe(409);
   });
 });
