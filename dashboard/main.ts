@@ -8,6 +8,7 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { ClockView } from '../protocol/control-api.schema.ts';
 import type {
   LiveDevice,
+  LiveEvent,
   LiveSnapshot,
   LiveTask,
   LiveUpdate,
@@ -171,6 +172,12 @@ function addTimeline(entries: TimelineEntry[]) {
     state.timeline.splice(0, state.timeline.length - TIMELINE_MAX);
 }
 
+/** The timeline entry of an event, with its alert's text when the task is among those shown. */
+function withNotification(event: LiveEvent): TimelineEntry {
+  const task = state.tasks.find((t) => t.task_id === event.event.task.id);
+  return eventEntry(event, task?.notification);
+}
+
 function onSnapshot(snapshot: LiveSnapshot) {
   state.clock = snapshot.clock;
   state.clockAt = performance.now();
@@ -180,14 +187,19 @@ function onSnapshot(snapshot: LiveSnapshot) {
   state.tasks = snapshot.tasks;
   state.timeline = [];
   state.notes.clear();
-  addTimeline(snapshot.events.map(eventEntry));
+  addTimeline([
+    ...snapshot.events.map(withNotification),
+    // What each badge hears now, so a page opened mid-alert shows it on the timeline too.
+    ...snapshot.devices.flatMap((d) => deviceEntries(undefined, d, snapshot.clock.now)),
+  ]);
   redraw('filters', 'badges', 'tasks', 'timeline');
 }
 
 function onUpdate(update: LiveUpdate) {
   state.clock = update.clock;
   state.clockAt = performance.now();
-  const entries = update.events.map(eventEntry);
+  if (update.tasks) state.tasks = update.tasks;
+  const entries = update.events.map(withNotification);
   for (const device of update.devices) {
     entries.push(...deviceEntries(state.devices.get(device.device_id), device, update.clock.now));
     state.devices.set(device.device_id, device);
@@ -200,7 +212,6 @@ function onUpdate(update: LiveUpdate) {
       text: `${update.events_dropped} events missed (the page fell behind)`,
     });
   addTimeline(entries);
-  if (update.tasks) state.tasks = update.tasks;
   redraw(
     'badges',
     ...(update.tasks ? (['tasks'] as const) : []),

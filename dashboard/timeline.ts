@@ -16,7 +16,8 @@ export interface TimelineEntry {
   text: string;
 }
 
-export function eventEntry({ event }: LiveEvent): TimelineEntry {
+/** An analytic event as an entry; `notification` is the alert's text when the page knows it. */
+export function eventEntry({ event }: LiveEvent, notification?: string): TimelineEntry {
   const { type, device, status } = event.content;
   const what =
     type === 'start'
@@ -30,7 +31,10 @@ export function eventEntry({ event }: LiveEvent): TimelineEntry {
     at: event.timestamp,
     lane: device ?? 'alert',
     kind: `event-${type}`,
-    text: `${what} · ${event.task.name} · ${event.task.id}`,
+    text:
+      notification === undefined
+        ? `${what} · task ${event.task.id}`
+        : `${what} · “${notification}”`,
   };
 }
 
