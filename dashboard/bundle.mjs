@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 export const DASHBOARD_ENTRY = fileURLToPath(new URL('./main.ts', import.meta.url));
 
-/** The bundle's text. `esbuild` is the module, passed in: the callers import it. */
-export async function bundleDashboard(esbuild) {
+/** The bundle's text. Only this source-only file imports esbuild: dist/ never does. */
+export async function bundleDashboard() {
+  const esbuild = await import('esbuild');
   const result = await esbuild.build({
     entryPoints: [DASHBOARD_ENTRY],
     bundle: true,

@@ -38,5 +38,5 @@ for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recur
 // The dashboard's script, bundled now: the package and the image serve it without esbuild.
 const { bundleDashboard } = await import('../dashboard/bundle.mjs');
 mkdirSync(join(dist, 'dashboard'), { recursive: true });
-writeFileSync(join(dist, 'dashboard/app.js'), await bundleDashboard(await import('esbuild')));
+writeFileSync(join(dist, 'dashboard/app.js'), await bundleDashboard());
 console.log(`badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms`);

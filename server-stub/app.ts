@@ -57,7 +57,8 @@ async function stubApp(
   app.addHook('preClose', async () => gateway.close());
   const feed = new LiveFeed(core, gateway);
   app.decorate('feed', feed);
-  app.addHook('onClose', async () => feed.close());
+  // Before the server waits for its connections: open streams end, or it would wait for ever.
+  app.addHook('preClose', async () => feed.close());
 
   // fastify's default Ajv coerces "5" to 5 and drops unknown fields in silence. Bodies are
   // JSON and keep their types; only the query string and path, which are text, are read as

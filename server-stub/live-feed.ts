@@ -37,6 +37,8 @@ export interface FeedSubscriber {
   write(name: 'snapshot' | 'update', data: string): void;
   /** Whether it can take a message now (its socket holds little unread). */
   writable(): boolean;
+  /** Ends it: the stub is stopping. */
+  end(): void;
 }
 
 interface Pending {
@@ -158,11 +160,13 @@ export class LiveFeed {
     }));
   }
 
-  /** Stops hearing the stub and drops every subscriber. */
+  /** Stops hearing the stub and ends every subscriber (an open stream would hold the server open). */
   close(): void {
     for (const off of this.#unsubscribe) off();
     clearTimeout(this.#timer);
+    const subscribers = [...this.#subscribers.keys()];
     this.#subscribers.clear();
+    for (const subscriber of subscribers) subscriber.end();
   }
 
   #event(event: LiveEvent): void {

@@ -67,6 +67,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ core: StubCore; feed: LiveF
       const unsubscribe = feed.subscribe({
         write,
         writable: () => raw.writableLength <= STREAM_MAX_BUFFERED_BYTES,
+        end: () => raw.end(),
       });
       const onDrain = () => feed.drained();
       raw.on('drain', onDrain);

@@ -22,8 +22,9 @@ export function dashboardScript(): Promise<string> {
   script ??= (async () => {
     const built = new URL('app.js', DASHBOARD);
     if (existsSync(built)) return readFileSync(built, 'utf8');
+    // From the sources only (dist/ has app.js and no bundle.mjs): it loads esbuild.
     const { bundleDashboard } = await import(new URL('bundle.mjs', DASHBOARD).href);
-    return bundleDashboard(await import('esbuild'));
+    return bundleDashboard();
   })();
   script.catch(() => {
     script = undefined;

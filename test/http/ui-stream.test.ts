@@ -164,6 +164,14 @@ describe('GET /_stub/stream', () => {
     expect(again.data.clock.now).toBe('2026-01-01T00:00:00.000000Z');
   });
 
+  test('a stub stopping ends the streams still open, and its close does not wait for them', async () => {
+    const stub = await startStub();
+    const stream = await openStream(stub.url);
+    await stream.next();
+    await stub.close();
+    await expect(stream.next()).rejects.toThrow('the stream ended');
+  });
+
   test('?once=true sends the snapshot and ends', async () => {
     await using stub = await startStub();
     const response = await fetch(`${stub.controlUrl}/stream?once=true`);
@@ -207,7 +215,11 @@ describe('a client that does not read', () => {
     const feed = new LiveFeed(stub.core, stub.app.gateway);
     const sent: { name: string; data: string }[] = [];
     let reads = false;
-    feed.subscribe({ write: (name, data) => sent.push({ name, data }), writable: () => reads });
+    feed.subscribe({
+      write: (name, data) => sent.push({ name, data }),
+      writable: () => reads,
+      end: () => {},
+    });
     const api = serviceClient(stub);
     const alerts = STREAM_PENDING_EVENTS_MAX + 20;
     for (let i = 0; i < alerts; i++) {
