@@ -103,6 +103,50 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
     await waitText(page, '#clock-now', '2026-01-01 00:05:30');
   });
 
+  test('Next timer runs the clock to the next due timer: an alert whose timeout comes before its first repeat ends', async () => {
+    await using ui = await open({ seed: 1 });
+    const { page, stub } = ui;
+    await waitText(page, '#badge-count', '8 shown');
+    await serviceClient(stub).alert({
+      notification: 'Short one',
+      groups: ['Security'],
+      timeout: 20,
+    });
+    await waitText(page, '#tasks .task.alerting', '0:20 to timeout');
+    await page.getByRole('button', { name: 'Next timer' }).click();
+    await waitText(page, '#tasks .task.ended', 'ended: timed_out');
+    await waitText(page, '#clock-now', '2026-01-01 00:00:20');
+  });
+
+  test('a scaled clock shows its speed and no advance buttons', async () => {
+    await using ui = await open({ seed: 1, clock: 'scaled', clockScale: 60 });
+    const { page } = ui;
+    await waitText(page, '#clock-mode', 'scaled clock');
+    await waitText(page, '#clock-speed', '×60');
+    expect(await page.getByRole('button', { name: '+30 s' }).isVisible()).toBe(false);
+  });
+
+  test('keyboard: Talk is a focusable button that Enter presses; its focus and its card stay put while updates stream in', async () => {
+    await using ui = await open({ badges: 'all', seed: 1 });
+    const { page, stub, card } = ui;
+    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+    const talk = card(BEN).getByRole('button', { name: /^Talk/ });
+    await talk.focus();
+    const before = await card(BEN).boundingBox();
+    await serviceClient(stub).alert({
+      notification: 'Keyboard test',
+      groups: ['Nurses'],
+      quorum: 1,
+    });
+    await waitText(page, `[data-device="${BEN}"] .heard`, 'Keyboard test');
+    expect(await card(BEN).boundingBox()).toEqual(before);
+    expect(await talk.evaluate((button) => button === button.ownerDocument.activeElement)).toBe(
+      true,
+    );
+    await page.keyboard.press('Enter');
+    await waitText(page, '#timeline li.event-acknowledged', 'Ben Okafor');
+  });
+
   test('the send form sends an alert through the emulated API with the account key; Cancel ends it; a badge can be taken offline and back', async () => {
     await using ui = await open({ badges: 'all', seed: 1 });
     const { page, card } = ui;
