@@ -151,10 +151,7 @@ export class LiveFeed {
 
   /** Every alerting task, then the newest ended ones: at most STREAM_TASKS_MAX in all. */
   tasks(): LiveTask[] {
-    const all = this.#core.engine.tasks();
-    const alerting = all.filter((t) => t.state === 'alerting').reverse();
-    const ended = all.filter((t) => t.state === 'ended').reverse();
-    return [...alerting, ...ended].slice(0, STREAM_TASKS_MAX).map((task) => ({
+    return this.#core.engine.latestTasks(STREAM_TASKS_MAX).map((task) => ({
       ...task,
       timeout_at: formatTimestamp(Date.parse(task.created_at) + task.timeout * 1000),
     }));

@@ -11,6 +11,7 @@ import type { LiveSnapshot, LiveUpdate } from '../../protocol/live-stream.schema
 import {
   STREAM_CLIENTS_MAX,
   STREAM_PENDING_EVENTS_MAX,
+  STREAM_TASKS_MAX,
 } from '../../protocol/live-stream.schema.ts';
 import { LiveFeed } from '../../server-stub/live-feed.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
@@ -162,6 +163,36 @@ describe('GET /_stub/stream', () => {
     const again = await stream.next((m) => m.name === 'snapshot');
     stream.close();
     expect(again.data.clock.now).toBe('2026-01-01T00:00:00.000000Z');
+  });
+
+  test(`tasks: the alerting ones newest first, then the newest ended, at most ${STREAM_TASKS_MAX}`, async () => {
+    await using stub = await startStub({ seed: 1 });
+    const api = serviceClient(stub);
+    const ids: string[] = [];
+    for (let i = 0; i < STREAM_TASKS_MAX + 5; i++) {
+      const sent = await api.alert({ notification: `n${i}`, groups: ['Security'], name: `a${i}` });
+      ids.push(sent.body.task_id);
+    }
+    await api.cancel(ids[0]!);
+    await api.cancel(ids[1]!);
+    const snapshot = await new StubControlClient(stub.url).liveSnapshot();
+    expect(snapshot.tasks).toHaveLength(STREAM_TASKS_MAX);
+    const alerting = ids.slice(2).reverse();
+    expect(snapshot.tasks.map((t) => t.task_id)).toEqual(alerting.slice(0, STREAM_TASKS_MAX));
+    await using few = await startStub({ seed: 1 });
+    const fewApi = serviceClient(few);
+    const first = (await fewApi.alert({ notification: 'x', groups: ['Security'], name: 'x' })).body;
+    const second = (await fewApi.alert({ notification: 'y', groups: ['Security'], name: 'y' }))
+      .body;
+    const third = (await fewApi.alert({ notification: 'z', groups: ['Security'], name: 'z' })).body;
+    await fewApi.cancel(first.task_id);
+    await fewApi.cancel(third.task_id);
+    const tasks = (await new StubControlClient(few.url).liveSnapshot()).tasks;
+    expect(tasks.map((t) => [t.task_id, t.state])).toEqual([
+      [second.task_id, 'alerting'],
+      [third.task_id, 'ended'],
+      [first.task_id, 'ended'],
+    ]);
   });
 
   test('a stub stopping ends the streams still open, and its close does not wait for them', async () => {
