@@ -105,6 +105,8 @@ export class BadgeGrid {
 }
 
 const HEARD_VERB = { play: 'Plays', broadcast: 'Broadcasts', speak: 'Says' } as const;
+/** A broadcast or speech has no stop: once its badge is idle again, it is told as past. */
+const HEARD_PAST = { play: 'Played', broadcast: 'Broadcast', speak: 'Said' } as const;
 
 function fillCard(card: HTMLElement, device: LiveDevice, note: string): void {
   const part = (name: string) => card.querySelector(`.${name}`)!;
@@ -120,7 +122,9 @@ function fillCard(card: HTMLElement, device: LiveDevice, note: string): void {
   setText(part('state'), `State: ${device.state ?? 'never connected'}`);
   setText(
     part('heard'),
-    device.heard ? `${HEARD_VERB[device.heard.kind]}: “${device.heard.text}”` : 'Silent',
+    device.heard
+      ? `${(device.state === 'idle' ? HEARD_PAST : HEARD_VERB)[device.heard.kind]}: “${device.heard.text}”`
+      : 'Silent',
   );
   const battery =
     device.battery_level === null
