@@ -55,10 +55,19 @@ export async function send<T>(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
-  const body = text ? JSON.parse(text) : undefined;
+  const body = readJson(text);
   if (!response.ok)
     throw new ApiError(response.status, body?.message ?? response.statusText, body?.code);
   return body as T;
+}
+
+/** A body as JSON, or undefined when it is empty or not JSON (a proxy's error page). */
+function readJson(text: string): { message?: string; code?: string } | undefined {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export type StreamMessage =
@@ -75,7 +84,7 @@ export async function readStream(
 ): Promise<void> {
   const response = await fetch(`${CONTROL}/stream`, { headers: controlHeaders(), signal });
   if (!response.ok || !response.body) {
-    const body = await response.json().catch(() => undefined);
+    const body = readJson(await response.text());
     throw new ApiError(response.status, body?.message ?? response.statusText, body?.code);
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
