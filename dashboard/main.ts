@@ -20,6 +20,7 @@ import { byId, clockTime, setOptions, setText } from './dom.ts';
 import {
   deviceEntries,
   eventEntry,
+  renderLanes,
   renderTimeline,
   TIMELINE_MAX,
   type TimelineEntry,
@@ -82,12 +83,7 @@ function redraw(...parts: (typeof dirty extends Set<infer P> ? P : never)[]) {
     if (dirty.has('filters')) drawFilters();
     if (dirty.has('badges') || dirty.has('filters')) drawBadges();
     if (dirty.has('tasks')) renderTasks(byId('tasks'), state.tasks, { cancel });
-    if (dirty.has('timeline') || dirty.has('filters'))
-      renderTimeline(
-        byId('timeline'),
-        state.timeline,
-        byId<HTMLSelectElement>('timeline-filter').value,
-      );
+    if (dirty.has('timeline') || dirty.has('filters')) drawTimeline();
     drawClock();
     dirty.clear();
   });
@@ -145,6 +141,12 @@ function drawBadges() {
   const online = ids.reduce((n, id) => n + (state.devices.get(id)?.online ? 1 : 0), 0);
   setText(byId('badge-count'), `${ids.length} shown · ${online} online`);
   grid.show(ids, state.devices, state.notes);
+}
+
+function drawTimeline() {
+  const lane = byId<HTMLSelectElement>('timeline-filter').value;
+  renderLanes(byId('lanes'), state.timeline, lane, new Date(clockNow()).toISOString());
+  renderTimeline(byId('timeline'), state.timeline, lane);
 }
 
 function drawClock() {

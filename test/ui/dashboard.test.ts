@@ -101,6 +101,18 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
     await waitText(page, '#tasks .task.ended', 'ended: timed_out');
     await waitText(page, '#timeline li.event-timed_out', 'timed out');
     await waitText(page, '#clock-now', '2026-01-01 00:05:30');
+    // The lanes put the start and the timeout on one axis, a minute apart; the badges' plays on theirs.
+    const left = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((mark) => Number.parseFloat(mark.style.left));
+    const started = await left('[data-lane="alert"] .mark.event-start');
+    const timedOut = await left('[data-lane="alert"] .mark.event-timed_out');
+    expect(timedOut).toBeGreaterThan(started);
+    expect(await page.locator('[data-lane="Lena Ortiz"] .mark.heard-play').count()).toBeGreaterThan(
+      0,
+    );
   });
 
   test('Next timer runs the clock to the next due timer: an alert whose timeout comes before its first repeat ends', async () => {
