@@ -160,7 +160,12 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
   });
 
   test('the send form sends an alert through the emulated API with the account key; Cancel ends it; a badge can be taken offline and back', async () => {
-    await using ui = await open({ badges: 'all', seed: 1 });
+    const log: string[] = [];
+    await using ui = await open({
+      badges: 'all',
+      seed: 1,
+      onResponse: ({ method, url, status }) => log.push(`${method} ${url} ${status}`),
+    });
     const { page, card } = ui;
     await waitText(page, `[data-device="${ADA}"] .online`, /^online$/);
     await page.locator('#send-group').selectOption('Security');
@@ -170,6 +175,11 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
     await waitText(page, '[data-device="VIRTDESK01"] .heard', 'Visitor at the desk');
     await page.getByRole('button', { name: /^Cancel the alert “Visitor at the desk”/ }).click();
     await waitText(page, '#tasks .task.ended', 'ended: cancelled');
+    // The key went in a header: neither the request log nor the stream repeats it.
+    expect(log.some((line) => line.includes('POST /subscribers/100001/api/v1/alerts'))).toBe(true);
+    expect(log.join('\n')).not.toContain('demo-api-key-riverside-0001');
+    const snapshot = await (await fetch(`${ui.stub.controlUrl}/stream?once=true`)).text();
+    expect(snapshot).not.toContain('demo-api-key-riverside-0001');
 
     await card(OMAR)
       .getByRole('button', { name: /^Take offline/ })
