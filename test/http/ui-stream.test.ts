@@ -15,6 +15,7 @@ import {
 } from '../../protocol/live-stream.schema.ts';
 import { LiveFeed } from '../../server-stub/live-feed.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
+import { startFleet } from '../../simulator/fleet.ts';
 import { RIVERSIDE, request, serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
@@ -300,6 +301,16 @@ describe('badges the stub runs (badges: all)', () => {
       status: 404,
       body: { code: 'unknown_device', field: 'device_id' },
     });
+  });
+
+  test('badges of a fleet elsewhere are shown as the gateway knows them: online, their state, not switchable', async () => {
+    await using stub = await startStub({ seed: 1 });
+    await using fleet = await startFleet({ stub: stub.url, group: 'Dock Crew' });
+    await fleet.waitUntilConnected();
+    const { devices } = await new StubControlClient(stub.url).liveSnapshot();
+    const kai = devices.find((d) => d.user === 'Kai Tanaka');
+    expect(kai).toMatchObject({ online: true, state: 'idle', run_by_stub: false });
+    expect(devices.find((d) => d.device_id === ADA)).toMatchObject({ online: false, state: null });
   });
 
   test('a stub without badges of its own answers 409 not_run_by_stub', async () => {
