@@ -58,6 +58,11 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ core: StubCore; feed: LiveF
         'x-content-type-options': 'nosniff',
         connection: 'keep-alive',
       });
+      // HEAD (fastify answers it with this handler): the headers, and nothing to wait for.
+      if (request.method === 'HEAD') {
+        raw.end();
+        return;
+      }
       const write = (name: string, data: string) => raw.write(`event: ${name}\ndata: ${data}\n\n`);
       if (request.query.once === 'true') {
         write('snapshot', JSON.stringify(feed.snapshot()));

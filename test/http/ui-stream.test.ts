@@ -209,6 +209,10 @@ describe('GET /_stub/stream', () => {
     const response = await fetch(`${stub.controlUrl}/stream?once=true`);
     const text = await response.text();
     expect(text).toMatch(/^event: snapshot\ndata: \{.*\}\n\n$/s);
+    // HEAD answers the headers and ends: it subscribes to nothing.
+    const head = await fetch(`${stub.controlUrl}/stream`, { method: 'HEAD' });
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stub.app.feed.subscribers).toBe(0);
   });
 
   test('locked: without the header or with a wrong one 401 naming the header; the token is never in what is sent', async () => {
