@@ -50,15 +50,30 @@ function taskItem(task: LiveTask, actions: TaskActions): HTMLElement {
         text: alerting ? '' : `timeout ${task.timeout} s`,
       }),
     ),
-    el(
-      'ul',
-      { class: 'recipients' },
-      ...task.devices.map((d) =>
-        el('li', { class: `status-${d.status}`, text: `${d.user}: ${d.status}` }),
-      ),
-    ),
+    recipients(task),
     alerting ? cancel : null,
   );
+}
+
+/** Badges named on a task, at most; the others are counted by status (a task may have 1,000). */
+export const RECIPIENTS_SHOWN = 12;
+
+function recipients(task: LiveTask): HTMLElement {
+  const list = el(
+    'ul',
+    { class: 'recipients' },
+    ...task.devices
+      .slice(0, RECIPIENTS_SHOWN)
+      .map((d) => el('li', { class: `status-${d.status}`, text: `${d.user}: ${d.status}` })),
+  );
+  const rest = task.devices.slice(RECIPIENTS_SHOWN);
+  if (rest.length > 0) {
+    const counts = new Map<string, number>();
+    for (const d of rest) counts.set(d.status, (counts.get(d.status) ?? 0) + 1);
+    const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+    list.append(el('li', { class: 'more', text: `and ${rest.length} more: ${summary}` }));
+  }
+  return list;
 }
 
 /** Refreshes every "time left" of the list from the stub's clock now (ms). */

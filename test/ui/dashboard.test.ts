@@ -249,6 +249,15 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
     const last = fixtures.accounts[0]!.devices.at(-1)!;
     await page.locator('#badges').evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await page.locator(`[data-device="${last.id}"]`).waitFor(WAIT);
+    // An alert to all 1,000: its task names 12 of them and counts the rest.
+    const account = fixtures.accounts[0]!;
+    const sent = await serviceClient(ui.stub, {
+      id: account.subscriber_id,
+      key: account.api_keys[0]!,
+    }).alert({ notification: 'Everyone', groups: account.groups.map((g) => g.name) });
+    expect(sent.status).toBe(200);
+    await waitText(page, '#tasks .recipients .more', /^and 988 more: /);
+    expect(await page.locator('#tasks .recipients li').count()).toBe(13);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('#badge-grid .card').first().waitFor(WAIT);
     const overflow = await page.evaluate(
