@@ -21,6 +21,7 @@ import {
   STREAM_RECENT_EVENTS,
   STREAM_TASKS_MAX,
 } from '../protocol/live-stream.schema.ts';
+import { clockView } from './clock-view.ts';
 import type { DeviceGateway } from './device-gateway.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import type { StubCore } from './stub-core.ts';
@@ -114,15 +115,7 @@ export class LiveFeed {
   }
 
   clockView(): ClockView {
-    const state = this.#core.clock.state;
-    return {
-      mode: state.mode,
-      scale: state.scale,
-      now: formatTimestamp(state.now),
-      now_ms: state.now,
-      pending_timers: state.pendingTimers,
-      next_due_at: state.nextDueAt === null ? null : formatTimestamp(state.nextDueAt),
-    };
+    return clockView(this.#core.clock);
   }
 
   /** A device as the dashboard shows it, or undefined when the fixtures have no such device. */

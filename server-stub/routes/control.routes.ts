@@ -48,6 +48,7 @@ import { formatDuration, parseDuration } from '../../protocol/duration.ts';
 import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { awaitEvent } from '../await-event.ts';
+import { clockView as clockViewOf } from '../clock-view.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
 import { describeWant, MAX_DEVICE_WAITERS } from '../device-waiters.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
@@ -94,17 +95,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           },
         },
   );
-  const clockView = (): ClockView => {
-    const state = core.clock.state;
-    return {
-      mode: state.mode,
-      scale: state.scale,
-      now: formatTimestamp(state.now),
-      now_ms: state.now,
-      pending_timers: state.pendingTimers,
-      next_due_at: state.nextDueAt === null ? null : formatTimestamp(state.nextDueAt),
-    };
-  };
+  const clockView = (): ClockView => clockViewOf(core.clock);
   const health = () => ({
     status: 'ok' as const,
     clock: clockView(),
