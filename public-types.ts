@@ -9,6 +9,7 @@
 // Clients of the stub's three interfaces, and what they send and answer.
 export type {
   JournalFilter,
+  LiveMessage,
   StubControlClientOptions,
   WaitForEventOptions,
 } from './client/control-client.ts';
@@ -60,6 +61,15 @@ export type {
   JournalQuery,
   RequestMatcher,
 } from './protocol/journal.schema.ts';
+export type {
+  DeviceSwitched,
+  LiveDevice,
+  LiveEvent,
+  LiveHeard,
+  LiveSnapshot,
+  LiveTask,
+  LiveUpdate,
+} from './protocol/live-stream.schema.ts';
 export type {
   Recording,
   RecordingCleared,

@@ -55,6 +55,7 @@ interface StubOptions {
   record?: string;
   recordLimit: number;
   quiet?: boolean;
+  badges?: string | true;
   tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
@@ -227,6 +228,13 @@ export function stubCommand(): Command {
           .default(RECORDING_LIMIT_DEFAULT),
       )
       // Not .env(): commander would turn BADGE_SIM_QUIET=false into true. Read in runStub.
+      .addOption(
+        fromEnv(
+          '--badges [group]',
+          "run virtual badges in the stub itself: every device of the fixtures (no value, or 'all') or only a group's; the dashboard at /_stub/ui/ shows their state and can tap them and take them offline",
+          'BADGES',
+        ),
+      )
       .option('-q, --quiet', 'do not print a line per request (env: BADGE_SIM_QUIET=true|false)')
       .option(
         '--tls',
@@ -263,7 +271,7 @@ export function stubCommand(): Command {
       )
       .addHelpText(
         'after',
-        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n  badge-sim stub --clock virtual --record session.jsonl\n                                      then: badge-sim record session.jsonl --to bug.scenario.yaml\n  badge-sim stub --tls --tls-dir ~/.badge-sim/tls\n                                      https:// and wss:// with a CA kept across restarts;\n                                      clients trust its file: NODE_EXTRA_CA_CERTS=<file>,\n                                      REQUESTS_CA_BUNDLE=<file>, curl --cacert <file>\n  badge-sim stub --tls-cert cert.pem --tls-key key.pem --tls-ca ca.pem\n',
+        '\nEvery option can also come from the environment variable named after it\n(BADGE_SIM_PORT, BADGE_SIM_FIXTURES, …): the container image is configured that way.\n\nExamples:\n  badge-sim stub                      default fixtures, real time, port 8080\n  badge-sim stub --badges all --clock virtual\n                                      badges in the stub, watched and tapped at /_stub/ui/\n  badge-sim stub --clock virtual -p 0  time moves only with POST /_stub/clock/advance\n  badge-sim stub --generate 50 --seed 7\n  badge-sim stub --clock virtual --record session.jsonl\n                                      then: badge-sim record session.jsonl --to bug.scenario.yaml\n  badge-sim stub --tls --tls-dir ~/.badge-sim/tls\n                                      https:// and wss:// with a CA kept across restarts;\n                                      clients trust its file: NODE_EXTRA_CA_CERTS=<file>,\n                                      REQUESTS_CA_BUNDLE=<file>, curl --cacert <file>\n  badge-sim stub --tls-cert cert.pem --tls-key key.pem --tls-ca ca.pem\n',
       )
       .action(runStub)
   );
@@ -345,6 +353,7 @@ async function runStub(options: StubOptions): Promise<void> {
       clock: options.clock,
       clockScale: options.scale,
       controlToken: options.controlToken,
+      badges: options.badges === true ? 'all' : options.badges,
       tls,
       record: options.record !== undefined,
       recordingLimit: options.recordLimit,
@@ -370,6 +379,9 @@ async function runStub(options: StubOptions): Promise<void> {
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
     if (error instanceof TlsSetupError) fail(tlsProblem(error, options));
+    // By name: the simulator is loaded only with --badges.
+    if ((error as Error)?.name === 'FleetError')
+      fail(`--badges (BADGE_SIM_BADGES): ${(error as Error).message.replace(/^badge-sim: /, '')}`);
     const reason = listenProblem(error as NodeJS.ErrnoException, options.port);
     if (reason) fail(`cannot listen on ${options.host}:${options.port}: ${reason}`);
     throw error;
@@ -394,7 +406,8 @@ async function runStub(options: StubOptions): Promise<void> {
   control API  ${stub.controlUrl}
                ${stub.controlLocked ? `control API locked (send header ${CONTROL_TOKEN_HEADER}: <the --control-token>)` : 'control API open (no --control-token)'}
   OpenAPI      ${stub.openapiUrl}
-${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
+  dashboard    ${stub.controlUrl}/ui/${stub.controlLocked ? ' (it asks for the control token)' : ''}
+${options.badges === undefined ? '' : `  badges       ${stub.app.gateway.connected().length} virtual badges run here (${options.badges === true ? 'all' : options.badges})\n`}${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
 ${recording ? `  recording    ${options.record} (JSON lines, at most ${options.recordLimit} records)\n` : ''}  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   for (const account of core.fixtures.accounts) {

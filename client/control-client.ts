@@ -31,6 +31,7 @@ import {
   type TranscriptEntryView,
   type WorkflowInvocation,
 } from '../protocol/control-api.schema.ts';
+import { EventStreamParser } from '../protocol/event-stream.ts';
 import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
 import {
   JOURNAL_PAGE_MAX,
@@ -39,10 +40,16 @@ import {
   type JournalPage,
   type JournalQuery,
 } from '../protocol/journal.schema.ts';
+import type { DeviceSwitched, LiveSnapshot, LiveUpdate } from '../protocol/live-stream.schema.ts';
 import type { Recording, RecordingCleared } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
+
+/** A message of the live stream (`StubControlClient.stream`). */
+export type LiveMessage =
+  | { name: 'snapshot'; data: LiveSnapshot }
+  | { name: 'update'; data: LiveUpdate };
 
 export interface StubControlClientOptions {
   /** The control token of a locked stub (`--control-token`); sent with every call. */
@@ -188,6 +195,47 @@ export class StubControlClient {
 
   tasks(): Promise<TaskView[]> {
     return this.#call('GET', '/tasks');
+  }
+
+  /** Takes a badge the stub runs (`badge-sim stub --badges`) off the network; 409 for others. */
+  takeOffline(deviceId: string): Promise<DeviceSwitched> {
+    return this.#call('POST', `/devices/${encodeURIComponent(deviceId)}/offline`);
+  }
+
+  /** Brings back a badge the stub runs (`badge-sim stub --badges`); 409 for others. */
+  bringBack(deviceId: string): Promise<DeviceSwitched> {
+    return this.#call('POST', `/devices/${encodeURIComponent(deviceId)}/online`);
+  }
+
+  /** What the dashboard shows now: clock, devices, tasks, the newest events (`/stream?once=true`). */
+  async liveSnapshot(): Promise<LiveSnapshot> {
+    for await (const message of this.stream({ once: true })) {
+      if (message.name === 'snapshot') return message.data;
+    }
+    throw this.refusal(502, undefined, `GET ${CONTROL_PREFIX}/stream: it ended without a snapshot`);
+  }
+
+  /**
+   * The live stream: a snapshot, then updates as things change (and a snapshot again after a
+   * reset), until `signal` aborts or the stub stops. `once` ends it after the snapshot.
+   */
+  async *stream(
+    options: { signal?: AbortSignal; once?: boolean } = {},
+  ): AsyncGenerator<LiveMessage> {
+    const response = await this.#fetch(`${this.#base}/stream${options.once ? '?once=true' : ''}`, {
+      headers: this.#headers,
+      signal: options.signal,
+    });
+    if (!response.ok || !response.body)
+      throw this.refusal(response.status, await readBody(response), `GET ${CONTROL_PREFIX}/stream`);
+    const parser = new EventStreamParser();
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      for (const { name, data } of parser.push(decoder.decode(chunk, { stream: true }))) {
+        if (name === 'snapshot' || name === 'update')
+          yield { name, data: JSON.parse(data) } as LiveMessage;
+      }
+    }
   }
 
   task(taskId: string): Promise<TaskView> {

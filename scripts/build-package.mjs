@@ -3,7 +3,7 @@
 // new URL('../fixtures/…', import.meta.url), as the sources do, so dist/ mirrors the source tree.
 // Run: node scripts/build-package.mjs
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,10 +11,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 /**
  * Read at run time: the default fixtures, the scenario catalogue and its JSON schema, the HTML
- * report's page (CSS and plain JavaScript, inlined into each report); the image's health check (plain JavaScript the Dockerfile runs from dist/).
+ * report's page (CSS and plain JavaScript, inlined into each report); the image's health check
+ * (plain JavaScript the Dockerfile runs from dist/); the dashboard's page and stylesheet (its
+ * script is bundled below).
  */
 const ASSETS = [
   'container/healthcheck.mjs',
+  'dashboard/index.html',
+  'dashboard/style.css',
   'fixtures/default.fixtures.yaml',
   'scenarios/catalogue',
   'scenarios/reporters/html-report',
@@ -33,4 +37,8 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recursive: true });
+// The dashboard's script, bundled now: the package and the image serve it without esbuild.
+const { bundleDashboard } = await import('../dashboard/bundle.mjs');
+mkdirSync(join(dist, 'dashboard'), { recursive: true });
+writeFileSync(join(dist, 'dashboard/app.js'), await bundleDashboard());
 console.log(`badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms`);

@@ -18,10 +18,12 @@ import { registerFaultHook } from './fault-hook.ts';
 import { handleError, handleNotFound } from './http-errors.ts';
 import { keepRawBody, recordRequests } from './journal-recorder.ts';
 import { parseJsonBody } from './json-body.ts';
+import { LiveFeed } from './live-feed.ts';
 import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
 import { triggerApiRoutes } from './routes/trigger-api.routes.ts';
+import { uiRoutes } from './routes/ui.routes.ts';
 import type { StubCore } from './stub-core.ts';
 
 declare module 'fastify' {
@@ -30,6 +32,8 @@ declare module 'fastify' {
     stub: StubCore;
     /** Where virtual badges connect (WebSocket on the same port). */
     gateway: DeviceGateway;
+    /** What the live stream (`/_stub/stream`) and so the dashboard hear. */
+    feed: LiveFeed;
   }
 }
 
@@ -51,6 +55,10 @@ async function stubApp(
   app.decorate('gateway', gateway);
   // Badges are told the stub is going before the HTTP server waits for its connections.
   app.addHook('preClose', async () => gateway.close());
+  const feed = new LiveFeed(core, gateway);
+  app.decorate('feed', feed);
+  // Before the server waits for its connections: open streams end, or it would wait for ever.
+  app.addHook('preClose', async () => feed.close());
 
   // fastify's default Ajv coerces "5" to 5 and drops unknown fields in silence. Bodies are
   // JSON and keep their types; only the query string and path, which are text, are read as
@@ -142,7 +150,15 @@ async function stubApp(
       prefix: settings.prefix,
     });
   }
-  await app.register(controlRoutes, { core, gateway, controlToken, prefix: CONTROL_PREFIX });
+  await app.register(controlRoutes, {
+    core,
+    gateway,
+    feed,
+    controlToken,
+    prefix: CONTROL_PREFIX,
+  });
+  // The page itself is open, locked or not: it holds no secret and asks for the token (UI3).
+  await app.register(uiRoutes, { prefix: `${CONTROL_PREFIX}/ui` });
   // The OpenAPI document stays open, locked or not: it is the same for every stub and holds
   // no secret, and tools that read it send no custom header.
   app.get(`${CONTROL_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());

@@ -261,6 +261,7 @@ export class DeviceGateway {
   readonly #cutOffGraceMs: number;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #holdListeners = new Set<(hold: ClockHold) => void>();
+  readonly #deviceListeners = new Set<(deviceId: string) => void>();
   /** Frames sent to responsive badges and not handled yet: what the clock waits for. */
   #outstanding = 0;
   /** Real time (performance.now) of the last `handled` from any badge. */
@@ -385,6 +386,21 @@ export class DeviceGateway {
   onHold(listener: (hold: ClockHold) => void): () => void {
     this.#holdListeners.add(listener);
     return () => this.#holdListeners.delete(listener);
+  }
+
+  /**
+   * Listens for each connect, close and state report of a device (the live stream); returns
+   * a function that stops listening.
+   */
+  onDeviceChange(listener: (deviceId: string) => void): () => void {
+    this.#deviceListeners.add(listener);
+    return () => this.#deviceListeners.delete(listener);
+  }
+
+  /** A device connected, closed or reported its state: its waiters and listeners look again. */
+  #changed(deviceId: string): void {
+    this.deviceWaiters.changed(deviceId);
+    for (const listener of this.#deviceListeners) listener(deviceId);
   }
 
   /** Resolves when nothing is outstanding or after `ms` (real time), whichever comes first. */
@@ -586,7 +602,7 @@ export class DeviceGateway {
     });
     this.#core.engine.resume(device.id);
     // A replacing hello may bring a new battery reading: its waiters look again too.
-    this.deviceWaiters.changed(device.id);
+    this.#changed(device.id);
   }
 
   #button(connection: Connection, deviceId: string, button: Static<typeof ButtonFrame>): void {
@@ -618,7 +634,7 @@ export class DeviceGateway {
         status: live.batteryStatus,
       });
     if (state.location) live.location = { ...state.location, timestamp: this.#core.clock.now() };
-    this.deviceWaiters.changed(deviceId);
+    this.#changed(deviceId);
   }
 
   /**
@@ -777,7 +793,7 @@ export class DeviceGateway {
     live.responsive = true;
     live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
-    this.deviceWaiters.changed(id);
+    this.#changed(id);
   }
 
   #sendError(

@@ -64,6 +64,13 @@ export interface StartStubOptions {
    * the CA to trust. A setup that cannot work throws a TlsSetupError naming the field.
    */
   tls?: true | StubTlsOptions;
+  /**
+   * Run virtual badges in this process, connected to this stub: `'all'` the fixtures' devices,
+   * or the name of a group (in any account). The dashboard shows their real state and can take
+   * them offline and back (`/_stub/devices/{id}/offline`, `/online`). Badges of devices that
+   * later fixtures add are not started (UI5).
+   */
+  badges?: string;
   /** Called after each response, for a request log (never given headers or bodies). */
   onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
 }
@@ -233,8 +240,10 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       : '127.0.0.1';
   const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closed: Promise<void> | undefined;
+  let fleet: { close(): Promise<void> } | undefined;
   const close = () => {
     closed ??= (async () => {
+      await fleet?.close();
       core.clock.dispose();
       await app.close();
       core.recorder.end();
@@ -242,7 +251,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     })();
     return closed;
   };
-  return {
+  const handle: StubHandle = {
     url,
     controlUrl: `${url}${CONTROL_PREFIX}`,
     openapiUrl: `${url}${CONTROL_PREFIX}/openapi.json`,
@@ -255,4 +264,31 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
     close,
     [Symbol.asyncDispose]: close,
   };
+  if (options.badges !== undefined) {
+    try {
+      fleet = await runBadges(handle, options.badges);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+  return handle;
+}
+
+/** Starts the badges of `--badges` on a stub and lets its dashboard switch them. */
+async function runBadges(stub: StubHandle, which: string): Promise<{ close(): Promise<void> }> {
+  // The simulator is loaded only when asked for: a plain stub never loads xstate.
+  const { startFleet } = await import('../simulator/fleet.ts');
+  const fleet = await startFleet({ stub, group: which === 'all' ? undefined : which });
+  const ids = new Set(fleet.badges.map((b) => b.deviceId));
+  stub.app.feed.localBadges = {
+    has: (deviceId) => ids.has(deviceId),
+    setOnline: (deviceId, online) => {
+      const badge = fleet.badge(deviceId);
+      if (online) badge.comeBack();
+      else badge.goOffline();
+    },
+  };
+  await fleet.waitUntilConnected();
+  return fleet;
 }

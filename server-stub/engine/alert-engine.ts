@@ -401,6 +401,23 @@ export class AlertEngine {
     return (subscriberId ? all.filter((t) => t.subscriberId === subscriberId) : all).map(snapshot);
   }
 
+  /**
+   * The alerting tasks, newest first, then the tasks that ended most recently: at most
+   * `limit` in all, and only those are made into snapshots (the live stream asks on every
+   * change; a week of ended tasks can be many).
+   */
+  latestTasks(limit: number): TaskSnapshot[] {
+    this.#forgetExpiredTasks();
+    const alerting: Task[] = [];
+    for (const task of this.#tasks.values()) if (task.state === 'alerting') alerting.push(task);
+    const chosen = alerting.reverse().slice(0, limit);
+    for (let i = this.#ended.length - 1; i >= this.#endedHead && chosen.length < limit; i--) {
+      const task = this.#ended[i];
+      if (task) chosen.push(task);
+    }
+    return chosen.map(snapshot);
+  }
+
   /** What the engine holds now (see `EngineStats`); counts what is stored, pruned or not. */
   stats(): EngineStats {
     let lanes = 0;

@@ -48,15 +48,18 @@ import { formatDuration, parseDuration } from '../../protocol/duration.ts';
 import { holdMessage } from '../../protocol/hold-message.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import { awaitEvent } from '../await-event.ts';
+import { clockView as clockViewOf } from '../clock-view.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
 import { describeWant, MAX_DEVICE_WAITERS } from '../device-waiters.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
 import { HttpError } from '../http-errors.ts';
+import type { LiveFeed } from '../live-feed.ts';
 import { answer, documentRoutes } from '../openapi.ts';
 import { tapRecord } from '../recorder.ts';
 import type { StubCore } from '../stub-core.ts';
 import { faultRoutes } from './faults.routes.ts';
 import { journalRoutes } from './journal.routes.ts';
+import { liveRoutes } from './live.routes.ts';
 import { recordingRoutes } from './recording.routes.ts';
 import { parseOldest } from './service-api.routes.ts';
 
@@ -74,9 +77,10 @@ const holdView = (hold: ClockHold): ClockHeldBy => ({
 export const controlRoutes: FastifyPluginAsyncTypebox<{
   core: StubCore;
   gateway: DeviceGateway;
+  feed: LiveFeed;
   /** When given, every route here but `GET /health` wants it in CONTROL_TOKEN_HEADER. */
   controlToken?: string;
-}> = async (app, { core, gateway, controlToken }) => {
+}> = async (app, { core, gateway, feed, controlToken }) => {
   if (controlToken !== undefined) app.addHook('onRequest', controlTokenGuard(controlToken));
   // The document is the same for every stub, locked or not: the token is optional in it.
   documentRoutes(app, (route) =>
@@ -91,17 +95,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
           },
         },
   );
-  const clockView = (): ClockView => {
-    const state = core.clock.state;
-    return {
-      mode: state.mode,
-      scale: state.scale,
-      now: formatTimestamp(state.now),
-      now_ms: state.now,
-      pending_timers: state.pendingTimers,
-      next_due_at: state.nextDueAt === null ? null : formatTimestamp(state.nextDueAt),
-    };
-  };
+  const clockView = (): ClockView => clockViewOf(core.clock);
   const health = () => ({
     status: 'ok' as const,
     clock: clockView(),
@@ -635,6 +629,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   await app.register(faultRoutes, { core });
   await app.register(journalRoutes, { core });
   await app.register(recordingRoutes, { core });
+  await app.register(liveRoutes, { core, feed });
 
   app.get(
     '/tasks',

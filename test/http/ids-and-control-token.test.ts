@@ -146,12 +146,15 @@ describe('the control token', () => {
     for (const { method, path } of routes) {
       // A wait for an event that never comes answers 408 at its timeout: keep that short.
       // A wait for a device answers at once when it is already as asked (offline here).
+      // The live stream never ends unless asked for its snapshot only.
       const query =
         path === '/_stub/events/await'
           ? '?timeout=50ms'
           : path.endsWith('/await')
             ? '?online=false'
-            : '';
+            : path === '/_stub/stream'
+              ? '?once=true'
+              : '';
       const call = (headers: Record<string, string>) =>
         request(`${stub.url}${path}${query}`, {
           method,

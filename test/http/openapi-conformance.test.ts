@@ -125,6 +125,8 @@ async function contextFor(stub: StubHandle, path: string): Promise<Context> {
     ['by', '1s'],
     // GET /_stub/events/await: a short real-time wait, so that probes matching nothing end soon.
     ['timeout', '50ms'],
+    // GET /_stub/stream: the snapshot only, so that each probe's answer ends.
+    ['once', 'true'],
     ['mode', 'virtual'],
     ['accounts', fixtures.accounts],
     ['grant_type', 'refresh_token'],

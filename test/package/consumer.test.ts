@@ -77,6 +77,9 @@ describe('the tarball', () => {
       'dist/scenarios/catalogue/single-acknowledgement.scenario.yaml',
       'dist/scenarios/reporters/html-report/page.js',
       'dist/scenarios/reporters/html-report/page.css',
+      'dist/dashboard/index.html',
+      'dist/dashboard/style.css',
+      'dist/dashboard/app.js',
     ])
       expect(packedFiles).toContain(file);
     const unwanted = packedFiles.filter(
@@ -147,6 +150,29 @@ await stub.close();
     expect(out.heard[0]).toBe('Code blue');
     expect(out.events).toContain('acknowledged');
     expect(out.events.at(-1)).toBe('end');
+  });
+
+  test('the installed stub serves the dashboard, its script bundled at build time (no esbuild at run time)', () => {
+    writeFileSync(
+      join(consumer, 'dashboard.mjs'),
+      `import { startStub } from 'badge-sim';
+
+const stub = await startStub({ badges: 'Nurses' });
+const page = await fetch(stub.controlUrl + '/ui/');
+const script = await fetch(stub.controlUrl + '/ui/app.js');
+const snapshot = await (await fetch(stub.controlUrl + '/stream?once=true')).text();
+console.log(JSON.stringify({
+  page: page.status, csp: page.headers.get('content-security-policy'),
+  script: script.status, length: (await script.text()).length,
+  online: JSON.parse(snapshot.split('data: ')[1]).devices.filter((d) => d.online).length,
+}));
+await stub.close();
+`,
+    );
+    const out = JSON.parse(expectSuccess(run('node', ['dashboard.mjs'], consumer)));
+    expect(out).toMatchObject({ page: 200, script: 200, online: 3 });
+    expect(out.csp).toContain("default-src 'none'");
+    expect(out.length).toBeGreaterThan(1_000);
   });
 
   test("the README's plain Node.js example runs as written", () => {

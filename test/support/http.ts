@@ -31,7 +31,12 @@ export async function request<T = any>(
   return {
     status: response.status,
     headers: response.headers,
-    body: (text ? JSON.parse(text) : undefined) as T,
+    // The live stream's snapshot (`?once=true`) is an event stream, kept as its text.
+    body: (response.headers.get('content-type')?.startsWith('text/event-stream')
+      ? text
+      : text
+        ? JSON.parse(text)
+        : undefined) as T,
   };
 }
 

@@ -80,6 +80,8 @@ export function conformanceProblems(
       `${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}): ${text.slice(0, 200)}`,
     ];
   }
+  const stream = documented.content?.['text/event-stream']?.schema;
+  if (stream) return eventStreamProblems(status, stream, contentType, text);
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) {
     return text === '' ? [] : [`${status} has a body where the document gives none: ${text}`];
@@ -100,6 +102,27 @@ export function conformanceProblems(
     ];
   }
   return [];
+}
+
+/** An event stream (the live stream's snapshot): each message's `data:` is the documented schema. */
+function eventStreamProblems(
+  status: number,
+  schema: Schema,
+  contentType: string | null,
+  text: string,
+): string[] {
+  if (!contentType?.startsWith('text/event-stream'))
+    return [`${status} answered ${contentType ?? 'no content type'}, not an event stream`];
+  const data = [...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]!);
+  if (data.length === 0) return [`${status} event stream has no message: ${text.slice(0, 200)}`];
+  const validate = validator(schema);
+  return data.flatMap((line) =>
+    validate(JSON.parse(line))
+      ? []
+      : [
+          `${status} message ${line.slice(0, 300)} is not the documented schema: ${ajv.errorsText(validate.errors)}`,
+        ],
+  );
 }
 
 /** The schema with every object that lists properties closed to others. */

@@ -1,0 +1,140 @@
+/**
+ * The timeline: analytic events as they arrive and what each badge heard and did (plays,
+ * speech, going offline and back), on the stub's clock, newest first. At most
+ * TIMELINE_MAX entries are kept; a filter shows one badge's story or one alert's.
+ */
+import type { LiveDevice, LiveEvent } from '../protocol/live-stream.schema.ts';
+import { clockTime, el } from './dom.ts';
+
+export const TIMELINE_MAX = 500;
+/** Lanes drawn at most (the alert's and the badges' that appear first); the log lists all. */
+export const LANES_MAX = 24;
+
+const HEARD_VERB = { play: 'plays', broadcast: 'hears the broadcast', speak: 'says' } as const;
+
+export interface TimelineEntry {
+  at: string;
+  /** Who: a badge's user, or "alert". */
+  lane: string;
+  kind: string;
+  text: string;
+}
+
+/** An analytic event as an entry; `notification` is the alert's text when the page knows it. */
+export function eventEntry({ event }: LiveEvent, notification?: string): TimelineEntry {
+  const { type, device, status } = event.content;
+  const what =
+    type === 'start'
+      ? 'alert started'
+      : type === 'acknowledged'
+        ? 'acknowledged'
+        : type === 'timed_out'
+          ? 'timed out'
+          : `alert ended${status ? ` (${status})` : ''}`;
+  return {
+    at: event.timestamp,
+    lane: device ?? 'alert',
+    kind: `event-${type}`,
+    text:
+      notification === undefined
+        ? `${what} · task ${event.task.id}`
+        : `${what} · “${notification}”`,
+  };
+}
+
+/** What changed on a badge between two views of it, as timeline entries. */
+export function deviceEntries(
+  before: LiveDevice | undefined,
+  after: LiveDevice,
+  now: string,
+): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  if (before && before.online !== after.online)
+    entries.push({
+      at: now,
+      lane: after.user,
+      kind: after.online ? 'online' : 'offline',
+      text: after.online ? 'came online' : 'went offline',
+    });
+  const heard = after.heard;
+  if (heard && (before?.heard?.at !== heard.at || before?.heard?.task_id !== heard.task_id))
+    entries.push({
+      at: heard.at,
+      lane: after.user,
+      kind: `heard-${heard.kind}`,
+      text: `${HEARD_VERB[heard.kind]} “${heard.text}”`,
+    });
+  return entries;
+}
+
+export function renderTimeline(list: HTMLElement, entries: TimelineEntry[], lane: string): void {
+  const shown = lane === '' ? entries : entries.filter((e) => e.lane === lane);
+  const today = shown[0]?.at.slice(0, 10);
+  list.replaceChildren(
+    ...shown
+      .slice(-200)
+      .reverse()
+      .map((e) =>
+        el(
+          'li',
+          { class: e.kind },
+          el('time', { datetime: e.at, text: clockTime(e.at, today) }),
+          el('span', { class: 'lane', text: e.lane }),
+          el('span', { class: 'what', text: e.text }),
+        ),
+      ),
+  );
+}
+
+/**
+ * The same entries as lanes on one time axis: one row for the alerts, one a badge, each entry
+ * a mark placed by its instant between the first entry and `now`. A picture of the log below
+ * it (which screen readers read instead: the lanes are hidden from them).
+ */
+export function renderLanes(
+  container: HTMLElement,
+  entries: TimelineEntry[],
+  lane: string,
+  now: string,
+): void {
+  const shown = lane === '' ? entries : entries.filter((e) => e.lane === lane);
+  if (shown.length === 0) {
+    container.replaceChildren();
+    return;
+  }
+  const start = Date.parse(shown[0]!.at);
+  const end = Math.max(Date.parse(now), Date.parse(shown.at(-1)!.at), start + 1_000);
+  const names = [...new Set(['alert', ...shown.map((e) => e.lane)])].filter(
+    (name) => name !== 'alert' || shown.some((e) => e.lane === 'alert'),
+  );
+  const rows = names.slice(0, LANES_MAX).map((name) => {
+    const track = el('div', { class: 'track' });
+    for (const entry of shown) {
+      if (entry.lane !== name) continue;
+      const mark = el('span', {
+        class: `mark ${entry.kind}`,
+        title: `${clockTime(entry.at)} ${entry.text}`,
+      });
+      mark.style.left = `${((Date.parse(entry.at) - start) / (end - start)) * 100}%`;
+      track.append(mark);
+    }
+    return el(
+      'li',
+      { class: 'lane-row', 'data-lane': name },
+      el('span', { class: 'lane-name', text: name }),
+      track,
+    );
+  });
+  const more = names.length - rows.length;
+  const today = shown[0]!.at.slice(0, 10);
+  container.replaceChildren(
+    el('ol', { class: 'lane-rows' }, ...rows),
+    el(
+      'p',
+      { class: 'axis' },
+      el('time', { text: clockTime(shown[0]!.at, today) }),
+      more > 0 ? el('span', { text: `+${more} more badges (pick one above)` }) : null,
+      el('time', { text: clockTime(new Date(end).toISOString(), today) }),
+    ),
+  );
+}
