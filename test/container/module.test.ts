@@ -133,6 +133,30 @@ describe('BadgeSimContainer', () => {
     expect(answer.status).toBe(200);
   });
 
+  test('the dashboard is served from the image, air-gapped, and BADGE_SIM_BADGES=all runs its badges in the container', async () => {
+    await using stub = await new BadgeSimContainer(image)
+      .withEnvironment({ BADGE_SIM_BADGES: 'all' })
+      .withQuietLog()
+      .start();
+    const page = await fetch(`${stub.controlUrl}/ui/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const script = await fetch(`${stub.controlUrl}/ui/app.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    expect((await script.text()).length).toBeGreaterThan(1000);
+    const snapshot = await fetch(`${stub.controlUrl}/stream?once=true`, {
+      headers: { 'X-Badge-Sim-Control-Token': stub.controlToken! },
+    });
+    expect(snapshot.status).toBe(200);
+    const data = JSON.parse(/^data: (.*)$/m.exec(await snapshot.text())![1]!) as {
+      devices: { online: boolean }[];
+    };
+    // The badges the container runs itself are online: the dashboard shows real badge state.
+    expect(data.devices.length).toBeGreaterThan(0);
+    expect(data.devices.filter((d) => d.online).length).toBe(data.devices.length);
+  });
+
   test('withTls(): https:// and wss:// only, the handle gives the CA (its control client trusts it), badges connect over wss://, the health check turns healthy over HTTPS', async () => {
     await using stub = await new BadgeSimContainer(image).withTls().start();
     expect(stub.url).toMatch(/^https:\/\/localhost:\d+$/);
