@@ -8,6 +8,7 @@ import {
 } from '../fixtures/fixtures.schema.ts';
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
+import { type Shard, shardOption } from '../protocol/shard.ts';
 import type { BadgeStatus } from '../simulator/badge.ts';
 import {
   FleetError,
@@ -30,6 +31,7 @@ interface DevicesOptions {
   stub: string;
   controlToken?: string;
   count?: number;
+  shard?: Shard;
   group?: string;
   account?: string;
   ackAfter?: string;
@@ -74,6 +76,11 @@ export function devicesCommand(): Command {
     )
     .option('-g, --group <name>', "only the devices of this group (as in the stub's fixtures)")
     .option('--account <subscriber-id>', 'only the devices of this account')
+    .option(
+      '--shard <i/n>',
+      'only the i-th of n slices of the selection: n processes or machines drive one stub between them, each device in one (the stub refuses a device another fleet holds)',
+      shardOption,
+    )
     .option(
       '--ack-after <duration>',
       "tap this long after an alert first plays: '12s', or a range '5s..40s'",
@@ -169,6 +176,7 @@ Examples:
   badge-sim devices --ack-after 5s..20s --tap-lose 0.05 --tap-duplicate 2 --tap-duplicate-chance 0.1
   badge-sim devices --drop-chance 0.1 --drop-after 0s..5s --drop-for 10s..30s --battery-from 30 --battery-drain 1
   badge-sim devices --stub http://127.0.0.1:8080 --count 500 --flaky-every 30s..90s --flaky-down 2s..10s
+  badge-sim devices --stub http://stub:8080 --shard 2/4                  a quarter of the devices (one of four processes)
   badge-sim devices --group Security --tts say       speak aloud through festival
   badge-sim devices --group Nurses --ack-after 5s --vanish-at 30s --vanish-for 10s..20s
 `,
@@ -338,6 +346,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
       stub: options.stub,
       controlToken: checkedControlToken(options.controlToken),
       count: options.count,
+      shard: options.shard,
       group: options.group,
       subscriberId: options.account,
       behaviour,

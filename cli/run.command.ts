@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
 import { ScenarioError } from '../scenarios/load-scenario.ts';
 import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
-import { type Shard, shardOf, shardOption } from './shard.ts';
 
 interface RunOptions {
   reporter: ReporterName[];

@@ -96,6 +96,13 @@ export const HelloFrame = Type.Object(
     battery_status: Type.Optional(BatteryStatus),
     location: Type.Optional(Location),
     app_version: Type.Optional(Type.String()),
+    session: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,64}$',
+        description:
+          'The fleet this badge belongs to: a device online in one session is refused to another (device_claimed); the same session takes its old connection over.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -270,6 +277,11 @@ export const CLOSE_CODES = {
   tooSlow: 4008,
   /** The badge sent more bad frames a second than the stub answers (20). */
   tooManyBadFrames: 4009,
+  /**
+   * The device is online in another fleet's session (`device_claimed`, decision D13): the
+   * badge may try again shortly (that fleet may be leaving), then gives up.
+   */
+  claimed: 4010,
   /** The stub is stopping. */
   shutdown: 1001,
 } as const;

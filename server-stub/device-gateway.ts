@@ -133,6 +133,8 @@ export interface ConnectionStats {
 
 class Connection {
   deviceId: string | undefined;
+  /** The fleet session its hello named (decision D13); undefined: none named. */
+  session: string | undefined;
   #seq = 0;
   /**
    * Frames sent that the badge has not handled yet and that hold the clock: only while it is
@@ -564,12 +566,29 @@ export class DeviceGateway {
       refuse('invalid_key', `wrong or missing device key for device '${hello.device_id}'`, 'key');
       return;
     }
+    const previous = this.#connections.get(device.id);
+    // Two fleets (shards) never share a device (decision D13): a device online in one fleet's
+    // session is refused to another session; the same session takes its old connection over.
+    if (
+      previous?.session !== undefined &&
+      hello.session !== undefined &&
+      previous.session !== hello.session
+    ) {
+      this.#sendError(
+        connection,
+        'device_claimed',
+        `device '${device.id}' is online in another fleet's session; give each fleet its own devices (badge-sim devices --shard i/n)`,
+        'session',
+        hello.seq,
+      );
+      connection.close(CLOSE_CODES.claimed, 'device_claimed');
+      return;
+    }
     clearTimeout(connection.helloTimer);
     // The newer connection wins (decisions D6, HO1): the older is a socket the network
     // vanished under (half-open) or a second badge with this id. It is cut off at once: what
     // it owed no longer holds the clock, and a socket that reads nothing is dropped after the
     // grace instead of ws's 30 s close handshake.
-    const previous = this.#connections.get(device.id);
     this.#core.recorder.add('connect', { device: device.id, replaced: previous !== undefined });
     if (previous) {
       this.#connections.delete(device.id);
@@ -577,6 +596,7 @@ export class DeviceGateway {
       this.#cutOff(previous, CLOSE_CODES.replaced, 'replaced by a new connection', { drop: true });
     }
     connection.deviceId = device.id;
+    connection.session = hello.session;
     this.#connections.set(device.id, connection);
     const live = this.#liveOf(device.id);
     const now = this.#now();

@@ -43,6 +43,8 @@ import type { TextToSpeech } from './tts/text-to-speech.ts';
 export const HEARD_CAP = 1_000;
 /** The errors a badge keeps, newest last (decision H4). */
 export const ERRORS_CAP = 100;
+/** Hellos refused because another fleet holds the device (4010) before a badge gives up. */
+export const CLAIMED_TRIES = 5;
 export const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /**
  * Button frames of a badge waiting to leave (delayed or spaced taps) at a time; a tap beyond
@@ -99,6 +101,8 @@ export interface BadgeOptions {
   link: (handlers: LinkHandlers) => BadgeLink;
   batteryLevel?: number;
   location?: Location | null;
+  /** The fleet session its hello names (decision D13): another fleet cannot take its device. */
+  session?: string;
   /** The stub's clock arrived (welcome or clock frame): the fleet's clock may follow it. */
   onStubClock?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => void | Promise<void>;
   /** A command frame was sent at the stub's time `at` (ms): the fleet's clock may follow it. */
@@ -138,6 +142,8 @@ export class Badge {
   /** The close code that made the badge give up (4001 refused, 4003 replaced). */
   #gaveUpOn: number | undefined;
   #reconnects = 0;
+  /** Hellos refused in a row because another fleet held the device (4010). */
+  #claimedTries = 0;
   /** The timer of the clip playing (the machine's `startClipTimer`), on the domain clock. */
   #clipTimer: TimerId | undefined;
   #user: string | null = null;
@@ -415,6 +421,7 @@ export class Badge {
       battery_level: context.batteryLevel,
       ...(context.location ? { location: context.location } : {}),
       app_version: 'badge-sim',
+      ...(this.#options.session ? { session: this.#options.session } : {}),
     });
   }
 
@@ -552,7 +559,10 @@ export class Badge {
   /** The stub's clock: answer frames only while it is virtual; the fleet's clock follows it. */
   async #stubClock(frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>): Promise<void> {
     this.#link.answerFrames = frame.mode === 'virtual';
-    if (frame.type === 'welcome') this.#user = frame.user;
+    if (frame.type === 'welcome') {
+      this.#user = frame.user;
+      this.#claimedTries = 0;
+    }
     await this.#options.onStubClock?.(frame);
     if (frame.type === 'welcome') {
       // The stub has replaced a connection the network vanished under: let it go here too.
@@ -581,7 +591,10 @@ export class Badge {
    */
   #closed(code: number): void {
     this.actor.send({ type: 'DISCONNECTED' });
-    if (code === CLOSE_CODES.refused || code === CLOSE_CODES.replaced) {
+    // Another fleet holds the device: it may be leaving (a test's fleet closing as the next
+    // one starts), so a few tries on the backoff, then give up (decision D13).
+    const claimedTooOften = code === CLOSE_CODES.claimed && ++this.#claimedTries > CLAIMED_TRIES;
+    if (code === CLOSE_CODES.refused || code === CLOSE_CODES.replaced || claimedTooOften) {
       this.#gaveUpOn = code;
       this.#stopReconnecting();
       return;

@@ -6,6 +6,7 @@
  * stub's clock). The fleet adds a settle hook to the badges' clock, so that the clock waits
  * until the stub has handled what the badges sent.
  */
+import { randomBytes } from 'node:crypto';
 import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import { deviceFaultProblem } from '../fixtures/device-faults.ts';
@@ -21,6 +22,7 @@ import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
+import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
@@ -48,6 +50,16 @@ export interface FleetOptions {
   subscriberId?: string;
   /** At most this many badges (the first of the selection). */
   count?: number;
+  /**
+   * One slice of the selection (after `count`): the i-th of n contiguous slices, so n fleets
+   * (processes, machines) drive one stub between them, each device in exactly one.
+   */
+  shard?: { index: number; total: number };
+  /**
+   * The session the badges' hellos name (default: new for each fleet): the stub refuses a
+   * device online in another session (decision D13).
+   */
+  session?: string;
   /** Behaviour of badges whose fixture gives none. */
   behaviour?: FixtureBehaviour;
   /** Behaviours by device id: before the fixture's and the default. */
@@ -188,6 +200,8 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     }),
   );
 
+  // One session a fleet: its badges' reconnects take their own connections over (D13).
+  const session = options.session ?? randomBytes(12).toString('base64url');
   const badges: Badge[] = devices.map(
     (device) =>
       new Badge({
@@ -197,6 +211,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         tts,
         batteryLevel: device.battery_level,
         location: device.location ?? null,
+        session,
         link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
         onStubClock: badgeClock.follow,
         onStubTime: badgeClock.catchUp,
@@ -494,5 +509,5 @@ function selectDevices(fixtures: Fixtures, options: FleetOptions): FixtureDevice
     }
     devices = devices.slice(0, options.count);
   }
-  return devices;
+  return options.shard ? shardOf(devices, options.shard) : devices;
 }

@@ -103,6 +103,53 @@ describe('hello', () => {
     second.ws.close();
   });
 
+  test('a device online in one fleet session is refused to another (4010 device_claimed); the same session takes it over (4003)', async () => {
+    await using stub = await startStub();
+    const first = await rawClient(stub.devicesUrl);
+    first.send(hello({ session: 'fleet-a' }));
+    await first.next('welcome');
+    const other = await rawClient(stub.devicesUrl);
+    const seq = other.send(hello({ session: 'fleet-b' }));
+    const refused = await other.next('error');
+    expect(refused).toMatchObject({ code: 'device_claimed', field: 'session', in_reply_to: seq });
+    expect(refused.message).toContain(
+      "device '350000000000001' is online in another fleet's session; give each fleet its own devices (badge-sim devices --shard i/n)",
+    );
+    await expect
+      .poll(other.closed)
+      .toMatchObject({ code: CLOSE_CODES.claimed, reason: 'device_claimed' });
+    // The first keeps the device, untouched.
+    expect(first.closed()).toBeUndefined();
+    expect(stub.app.gateway.connected()).toEqual([ADA]);
+    // Its own session reconnecting (a half-open socket left behind) takes it over.
+    const again = await rawClient(stub.devicesUrl);
+    again.send(hello({ session: 'fleet-a' }));
+    await again.next('welcome');
+    await expect.poll(first.closed).toMatchObject({ code: CLOSE_CODES.replaced });
+    // Once the device is offline, another session may have it.
+    again.ws.close();
+    await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+    const later = await rawClient(stub.devicesUrl);
+    later.send(hello({ session: 'fleet-b' }));
+    await later.next('welcome');
+    // A hello naming no session keeps the old rule: the newer connection wins.
+    const plain = await rawClient(stub.devicesUrl);
+    plain.send(hello());
+    await plain.next('welcome');
+    await expect.poll(later.closed).toMatchObject({ code: CLOSE_CODES.replaced });
+    plain.ws.close();
+  });
+
+  test('a session that is not 1 to 64 letters, digits, - or _ is an invalid hello', async () => {
+    await using stub = await startStub();
+    for (const session of ['', 'a b', 'x'.repeat(65), '__proto__!']) {
+      const client = await rawClient(stub.devicesUrl);
+      client.send(hello({ session }));
+      expect(await client.next('error')).toMatchObject({ field: 'session' });
+      client.ws.close();
+    }
+  });
+
   test('a device without a key in the fixtures accepts any hello', async () => {
     await using stub = await startStub({
       fixtures: {

@@ -213,7 +213,8 @@ describe('a fleet outlives its stub', () => {
 
   test('a connection replaced by another of the same device (4003) does not take it back', async () => {
     await using stub = await startStub();
-    const options = { stub: stub.url, devices: ['350000000000001'] };
+    // One session for both, as when a fleet process restarts with the session it had.
+    const options = { stub: stub.url, devices: ['350000000000001'], session: 'night-shift' };
     await using older = await startFleet({ ...options, reconnect: { initialMs: 10, maxMs: 40 } });
     await older.waitUntilConnected();
     await using newer = await startFleet(options);
@@ -225,6 +226,51 @@ describe('a fleet outlives its stub', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(newer.summary()).toMatchObject({ online: 1, reconnects: 0 });
     expect(older.summary().online).toBe(0);
+  });
+
+  test('two fleets never claim one device: another fleet is refused (device_claimed); shards split the devices between them', async () => {
+    await using stub = await startStub();
+    await using first = await startFleet({ stub: stub.url, group: 'Nurses' });
+    await first.waitUntilConnected();
+    // The other fleet may be leaving: a few tries on the backoff (about 3 s), then it gives up.
+    await using second = await startFleet({
+      stub: stub.url,
+      group: 'Nurses',
+      reconnect: { initialMs: 10, maxMs: 40 },
+    });
+    await expect
+      .poll(() => second.summary(), { timeout: 5_000 })
+      .toMatchObject({ online: 0, refused: second.badges.length });
+    for (const badge of second.badges) {
+      expect(badge.gaveUpOn).toBe(4010);
+      expect(badge.errors.map((e) => e.code)).toContain('device_claimed');
+    }
+    expect(first.summary()).toMatchObject({ online: first.badges.length, reconnects: 0 });
+    await second.close();
+    // A fleet that starts as another leaves gets the devices: its tries outlast the close.
+    const closing = first.close();
+    await using next = await startFleet({ stub: stub.url, group: 'Nurses' });
+    await closing;
+    await next.waitUntilConnected();
+    expect(next.summary()).toMatchObject({ online: next.badges.length, refused: 0 });
+    await next.close();
+
+    // Shards of one selection: disjoint, together all of it, each online in its own fleet.
+    const shards = [];
+    for (const index of [1, 2, 3]) {
+      const fleet = await startFleet({ stub: stub.url, shard: { index, total: 3 } });
+      await fleet.waitUntilConnected();
+      shards.push(fleet);
+    }
+    const ids = shards.flatMap((f) => f.badges.map((b) => b.deviceId));
+    expect(new Set(ids).size).toBe(ids.length);
+    const all = (await stub.app.gateway.connected()).sort();
+    expect([...ids].sort()).toEqual(all);
+    expect(all.length).toBeGreaterThanOrEqual(6);
+    for (const fleet of shards) {
+      expect(fleet.summary()).toMatchObject({ online: fleet.badges.length, refused: 0 });
+      await fleet.close();
+    }
   });
 
   test('closing the fleet while badges wait to reconnect leaves no timer: the process ends at once', async () => {

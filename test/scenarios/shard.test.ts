@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { shardOf } from '../../cli/shard.ts';
+import { shardOf } from '../../protocol/shard.ts';
 import { REPORTERS } from '../../scenarios/reporters/index.ts';
 import { createJunitReporter } from '../../scenarios/reporters/junit.reporter.ts';
 import {
