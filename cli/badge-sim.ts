@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
 import { envCommand } from './env.command.ts';
+import { generateCommand } from './generate.command.ts';
 import { recordCommand } from './record.command.ts';
 import { reproCommand } from './repro.command.ts';
 import { runCommand } from './run.command.ts';
@@ -34,6 +35,7 @@ const program = new Command('badge-sim')
   .addCommand(envCommand())
   .addCommand(analyticsCommand())
   .addCommand(reproCommand())
-  .addCommand(recordCommand());
+  .addCommand(recordCommand())
+  .addCommand(generateCommand());
 
 await program.parseAsync(process.argv);

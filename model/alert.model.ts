@@ -6,7 +6,7 @@
  * Timers are inputs too: ADVANCE moves the clock, and the repeats and timeouts due on the way
  * fire in order (xstate's delays know nothing of the virtual clock).
  */
-import { assign, setup, transition } from 'xstate';
+import { assign, not, setup, transition } from 'xstate';
 import {
   type Heard,
   initialState,
@@ -30,10 +30,6 @@ export interface AlertModelContext {
 const anyAlerting = ({ context }: { context: AlertModelContext }) =>
   context.state.tasks.some((t) => t.endedAt === null);
 
-const apply = assign(({ context, event }: { context: AlertModelContext; event: ModelInput }) => ({
-  state: step(context.state, event, context.config),
-}));
-
 export const alertModel = setup({
   types: {
     context: {} as AlertModelContext,
@@ -41,6 +37,10 @@ export const alertModel = setup({
     input: {} as AlertModelInput,
   },
   guards: { anyAlerting },
+  actions: {
+    /** The one effect of every input: the lifecycle's step (events, commands, clock). */
+    apply: assign(({ context, event }) => ({ state: step(context.state, event, context.config) })),
+  },
 }).createMachine({
   id: 'alert-model',
   context: ({ input }) => ({
@@ -51,25 +51,25 @@ export const alertModel = setup({
   states: {
     quiet: {
       on: {
-        POST: { target: 'alerting', actions: apply },
+        POST: { target: 'alerting', actions: 'apply' },
         // Nothing alerting: a tap, a DELETE of an ended task, a drop or a return changes no task.
-        TAP: { actions: apply },
-        DELETE: { actions: apply },
-        DROP: { actions: apply },
-        RETURN: { actions: apply },
-        ADVANCE: { actions: apply },
+        TAP: { actions: 'apply' },
+        DELETE: { actions: 'apply' },
+        DROP: { actions: 'apply' },
+        RETURN: { actions: 'apply' },
+        ADVANCE: { actions: 'apply' },
       },
     },
     alerting: {
       // Back to quiet once the last task has ended (quorum, timeout or cancel).
-      always: { guard: ({ context }) => !anyAlerting({ context }), target: 'quiet' },
+      always: { guard: not('anyAlerting'), target: 'quiet' },
       on: {
-        POST: { actions: apply },
-        TAP: { actions: apply },
-        DELETE: { actions: apply },
-        DROP: { actions: apply },
-        RETURN: { actions: apply },
-        ADVANCE: { actions: apply },
+        POST: { actions: 'apply' },
+        TAP: { actions: 'apply' },
+        DELETE: { actions: 'apply' },
+        DROP: { actions: 'apply' },
+        RETURN: { actions: 'apply' },
+        ADVANCE: { actions: 'apply' },
       },
     },
   },
