@@ -103,6 +103,8 @@ export interface ModelTask {
   quorum: number;
   timeoutMs: number;
   createdAt: number;
+  /** When its timeout was set among all timers (at the POST, before its first plays). */
+  timeoutSeq: number;
   endedAt: number | null;
   outcome: Outcome | null;
   acks: number;
@@ -187,16 +189,17 @@ export function step(state: ModelState, input: ModelInput, config: ModelConfig):
   return s;
 }
 
-/** The next timer due: a timeout before a repeat at the same instant (L1). */
+/**
+ * The next timer due. Timers due at one instant fire in the order they were set (MB1): an
+ * alert's timeout, set at its POST, comes before any of its own repeats (L1), each set by a play.
+ */
 function nextTimer(s: ModelState): { at: number; fire: (config: ModelConfig) => void } | undefined {
   let best: { at: number; order: number; fire: (config: ModelConfig) => void } | undefined;
   for (const task of s.tasks) {
     if (task.endedAt !== null) continue;
     const at = task.createdAt + task.timeoutMs;
-    // Timeouts order by the POST (they were set then), all before any repeat of that instant.
-    const order = -1e9 + s.tasks.indexOf(task);
-    if (!best || at < best.at || (at === best.at && order < best.order))
-      best = { at, order, fire: (c) => finish(s, task, 'timed_out', c) };
+    if (!best || at < best.at || (at === best.at && task.timeoutSeq < best.order))
+      best = { at, order: task.timeoutSeq, fire: (c) => finish(s, task, 'timed_out', c) };
   }
   for (const task of s.tasks) {
     if (task.endedAt !== null) continue;
@@ -230,6 +233,7 @@ function post(
     quorum: input.quorum ?? count,
     timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
     createdAt: s.now,
+    timeoutSeq: s.seq++,
     endedAt: null,
     outcome: null,
     acks: 0,

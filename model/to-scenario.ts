@@ -54,13 +54,45 @@ export function at(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
+/** The scenario of one path of `badge-sim generate`. */
 export function scenarioOf(path: ModelPath, devices: number, index: number): Scenario {
+  const quorum = path.quorum === 'default' ? 'the default quorum' : `quorum ${path.quorum}`;
+  return scheduleScenario(path.inputs, {
+    devices,
+    endAt: path.endAt,
+    name: `Model path ${index + 1}: ${path.family}, ${devices} devices, ${quorum.replace('the ', '')}`,
+    lead: `${devices} badges, ${quorum}`,
+    tags: ['generated', `family:${path.family}`],
+    boundaries: path.family === 'repeat' || path.family === 'timeout',
+  });
+}
+
+export interface ScheduleScenarioOptions {
+  devices: number;
+  /** When the clock is run to (`duration`). */
+  endAt: number;
+  name: string;
+  /** The start of the `proves` line; the inputs in words and the prediction follow. */
+  lead: string;
+  tags: string[];
+  /** Say which taps fall just before, at or after the repeat and the timeout. */
+  boundaries?: boolean;
+}
+
+/**
+ * Any schedule of inputs (in time order, to the generated group) as a scenario whose
+ * expectations are the model's prediction through badges.
+ */
+export function scheduleScenario(
+  inputs: readonly ModelInput[],
+  options: ScheduleScenarioOptions,
+): Scenario {
+  const { devices } = options;
   const config = generatedConfig(devices);
-  const p = predict(config, path.inputs);
+  const p = predict(config, inputs, options.endAt);
   const users = config.users;
-  const quorum = path.quorum === 'default' ? 'default quorum' : `quorum ${path.quorum}`;
   let deletes = 0;
-  const timeline: Step[] = path.inputs.flatMap((input): Step[] => {
+  const timeline: Step[] = inputs.flatMap((input): Step[] => {
     switch (input.type) {
       case 'POST':
         return [
@@ -99,13 +131,13 @@ export function scenarioOf(path: ModelPath, devices: number, index: number): Sce
     }
   });
   return {
-    name: `Model path ${index + 1}: ${path.family}, ${devices} devices, ${quorum}`,
-    proves: provesLine(path, devices, users, p),
-    tags: ['generated', `family:${path.family}`],
+    name: options.name,
+    proves: `${options.lead}: ${inputWords(inputs, users, options.boundaries ?? false)}; the model predicts ${outcomeWords(p)}, and what each badge hears.`,
+    tags: options.tags,
     fixtures: generatedFixtures(devices),
     badges: { group: GENERATED_GROUP },
     timeline,
-    duration: at(path.endAt),
+    duration: at(options.endAt),
     expect: {
       events: {
         only: true,
@@ -151,43 +183,44 @@ const BOUNDARIES: [number, string][] = [
   [GENERATED_TIMEOUT_S * 1000 + 1000, 'just after the timeout'],
 ];
 
-/** The path in words, and what the model predicts of it. */
-function provesLine(
-  path: ModelPath,
-  devices: number,
+const sec = (ms: number) => `${ms / 1000} s`;
+
+/** The inputs in words. */
+function inputWords(
+  inputs: readonly ModelInput[],
   users: readonly string[],
-  p: ReturnType<typeof predict>,
+  boundaries: boolean,
 ): string {
-  const sec = (ms: number) => `${ms / 1000} s`;
-  const first = (user: string) => user.split(' ')[0]!;
-  const words = path.inputs.flatMap((input): string[] => {
+  const first = (d: number) => users[d]!.split(' ')[0]!;
+  const words = inputs.flatMap((input): string[] => {
     switch (input.type) {
       case 'POST': {
         const how = [
           input.name ? `name ${input.name}` : undefined,
+          input.quorum ? `quorum ${input.quorum}` : undefined,
           input.timeout ? `timeout ${input.timeout} s` : 'the default timeout',
         ].filter(Boolean);
         return [`alert ${input.task} (${how.join(', ')}) at ${sec(input.at)}`];
       }
       case 'TAP': {
-        const note =
-          path.family === 'repeat' || path.family === 'timeout'
-            ? BOUNDARIES.find(([ms]) => ms === input.at)?.[1]
-            : undefined;
-        return [
-          `${first(users[input.device]!)} taps at ${sec(input.at)}${note ? ` (${note})` : ''}`,
-        ];
+        const note = boundaries ? BOUNDARIES.find(([ms]) => ms === input.at)?.[1] : undefined;
+        return [`${first(input.device)} taps at ${sec(input.at)}${note ? ` (${note})` : ''}`];
       }
       case 'DELETE':
         return [`${input.task} cancelled at ${sec(input.at)}`];
       case 'DROP':
-        return [`${first(users[input.device]!)} drops off at ${sec(input.at)}`];
+        return [`${first(input.device)} drops off at ${sec(input.at)}`];
       case 'RETURN':
-        return [`comes back at ${sec(input.at)}`];
+        return [`${first(input.device)} comes back at ${sec(input.at)}`];
       default: // ADVANCE: the run to the end (`duration`).
         return [];
     }
   });
+  return words.join(', ');
+}
+
+/** How each task ends, and the cancels refused, as the model predicts. */
+function outcomeWords(p: ReturnType<typeof predict>): string {
   const outcomes = p.tasks.map((t) =>
     t.endedAt === null
       ? `${t.key} still alerting`
@@ -196,8 +229,7 @@ function provesLine(
   const refused = p.deletes
     .filter((d) => d.status === 409)
     .map((d) => `the cancel of ${d.task} answers 409`);
-  const quorum = path.quorum === 'default' ? 'the default quorum' : `quorum ${path.quorum}`;
-  return `${devices} badges, ${quorum}: ${words.join(', ')}; the model predicts ${[...outcomes, ...refused].join(', ')}, and what each badge hears.`;
+  return [...outcomes, ...refused].join(', ');
 }
 
 /** The scenario as YAML: steps and events one line each. */
