@@ -211,4 +211,21 @@ describe('the alert model', () => {
       'x@6000',
     ]);
   });
+
+  it("MB1: timers due at one instant fire in the order they were set: a repeat set before another alert was posted comes before that alert's timeout", () => {
+    const config = serviceConfig(['Ada'], { notification: (t) => t, onTimeout: 'Nobody came' });
+    const p = predict(
+      config,
+      [
+        { type: 'POST', at: 0, task: 'a', name: 'x', timeout: 90 },
+        { type: 'POST', at: 0, task: 'b', name: 'x', timeout: 30 },
+      ],
+      s(31),
+    );
+    // a's repeat timer was set by its play at 0 s, before b (queued behind a) was posted.
+    expect(p.sent[0]!.filter((x) => x.at === s(30)).map((x) => `${x.type}:${x.task}`)).toEqual([
+      'play:a',
+      'speak:b',
+    ]);
+  });
 });
