@@ -91,16 +91,9 @@ export function enumeratePaths(spec: PathSpec, config: ModelConfig): ModelPath[]
         ...extra,
       }) as const;
     for (const family of families) {
-      const plan = planOf(family, spec.devices, q, post);
-      for (const inputs of walk(
-        config,
-        plan.start,
-        plan.candidates,
-        plan.endAt,
-        cap - paths.length,
-      )) {
-        paths.push({ family, quorum, inputs, endAt: plan.endAt });
-      }
+      const plan = PLANS[family]({ devices: spec.devices, q, post });
+      const found = walk(config, plan, cap - paths.length, cap);
+      for (const inputs of found) paths.push({ family, quorum, inputs, endAt: plan.endAt });
     }
   }
   return paths;
@@ -140,111 +133,139 @@ const nextTap = (state: ModelState, devices: number, at: number): ModelInput[] =
   return [{ type: 'TAP', at, device }];
 };
 
-function planOf(family: Family, devices: number, q: number, post: Post): Plan {
-  const endAt = s(GENERATED_TIMEOUT_S + 30);
-  // The canonical prefix: devices 0, 1, … tap every 5 s; `k` taps so far.
-  const prefixTap = (state: ModelState) =>
-    nextTap(state, devices, ORDER_GAP * (tapsOf(state).length + 1));
-  const boundaryAfterPrefix =
-    (times: number[]): Candidates =>
-    (state, end) => {
+/** What a family's plans are made from: the group, the quorum, and how to post an alert. */
+interface PlanContext {
+  devices: number;
+  q: number;
+  post: Post;
+}
+
+const END_AT = s(GENERATED_TIMEOUT_S + 30);
+
+/** The canonical prefix: devices 0, 1, … tap every 5 s. */
+const prefixTap = (state: ModelState, devices: number) =>
+  nextTap(state, devices, ORDER_GAP * (tapsOf(state).length + 1));
+
+/** Up to q − 1 prefix taps, then the next device taps at one of `times`, then the end. */
+const boundaryPlan =
+  (times: number[]) =>
+  ({ devices, q, post }: PlanContext): Plan => ({
+    start: [post('a', 0)],
+    endAt: END_AT,
+    candidates: (state, end) => {
       const last = lastInput(state);
       if (last.type === 'TAP' && last.at >= times[0]!) return [end];
-      const taps = tapsOf(state).length;
       return [
-        ...(taps < q - 1 ? prefixTap(state) : []),
+        ...(tapsOf(state).length < q - 1 ? prefixTap(state, devices) : []),
         ...times.flatMap((at) => nextTap(state, devices, at)),
       ];
-    };
-  switch (family) {
-    case 'order':
-      // Every order: any device that has not tapped taps next, or the clock runs out.
-      return {
-        start: [post('a', 0)],
-        endAt,
-        candidates: (state, end) => {
-          if (!alerting(state)) return [end];
-          const tapped = new Set(tapsOf(state).map((t) => t.device));
-          const at = ORDER_GAP * (tapped.size + 1);
-          const taps: ModelInput[] = [];
-          for (let device = 0; device < devices; device++)
-            if (!tapped.has(device)) taps.push({ type: 'TAP', at, device });
-          return [...taps, end];
-        },
-      };
-    case 'repeat':
-      return { start: [post('a', 0)], endAt, candidates: boundaryAfterPrefix(REPEAT_BOUNDARY) };
-    case 'timeout':
-      return { start: [post('a', 0)], endAt, candidates: boundaryAfterPrefix(TIMEOUT_BOUNDARY) };
-    case 'default-timeout':
-      // L1: nobody taps a default (300 s) alert: ten plays, the timeout wins at 300 s.
-      return {
-        start: [post('a', 0, { timeout: undefined })],
-        endAt: s(DEFAULT_TIMEOUT_S + 30),
-        candidates: (_, end) => [end],
-      };
-    case 'cancel':
-      return {
-        start: [post('a', 0)],
-        endAt,
-        candidates: (state, end) => {
-          const last = lastInput(state);
-          if (last.type === 'DELETE') return [end];
-          const taps = tapsOf(state).length;
-          const at = ORDER_GAP * (taps + 1);
-          const cancels: ModelInput[] = [{ type: 'DELETE', at, task: 'a' }];
-          // At a repeat's instant and at the timeout's (409: the timeout came first).
-          if (taps === 0)
-            cancels.push(
-              { type: 'DELETE', at: s(30), task: 'a' },
-              { type: 'DELETE', at: s(60), task: 'a' },
-            );
-          return [...(taps < q && alerting(state) ? prefixTap(state) : []), ...cancels];
-        },
-      };
-    case 'offline':
-      // Device 0 drops at 10 s and comes back before, at or after the repeat, or after the
-      // timeout; then it taps 5 s after its return, or not.
-      return {
-        start: [post('a', 0), { type: 'DROP', at: s(10), device: 0 }],
-        endAt,
-        candidates: (state, end) => {
-          const last = lastInput(state);
-          if (last.type === 'DROP') return RETURNS.map((at) => ({ type: 'RETURN', at, device: 0 }));
-          if (last.type === 'RETURN')
-            return [{ type: 'TAP', at: last.at + ORDER_GAP, device: 0 }, end];
-          return [end];
-        },
-      };
-    case 'same-name':
-      // Two alerts of one name, 10 s apart: each device taps twice in turn, every 5 s from
-      // 15 s; a path ends after any number of those taps.
-      return {
-        start: [post('a', 0, { name: 'shared' }), post('b', s(10), { name: 'shared' })],
-        endAt: s(10 + GENERATED_TIMEOUT_S + 30),
-        candidates: (state, end) => {
-          const taps = tapsOf(state).length;
-          const more = taps < 2 * devices && alerting(state);
-          return [...(more ? nextTap(state, devices, s(15) + ORDER_GAP * taps) : []), end];
-        },
-      };
-    case 'same-instant':
-      // L1a: two of one name at 0 s with one timeout; the second is released as both end.
-      return {
-        start: [post('a', 0, { name: 'shared' }), post('b', 0, { name: 'shared' })],
-        endAt,
-        candidates: (_, end) => [end],
-      };
-  }
+    },
+  });
+
+/** Every order: any device that has not tapped taps next, or the clock runs out. */
+function orderPlan({ devices, post }: PlanContext): Plan {
+  return {
+    start: [post('a', 0)],
+    endAt: END_AT,
+    candidates: (state, end) => {
+      if (!alerting(state)) return [end];
+      const tapped = new Set(tapsOf(state).map((t) => t.device));
+      const at = ORDER_GAP * (tapped.size + 1);
+      const taps: ModelInput[] = [];
+      for (let device = 0; device < devices; device++)
+        if (!tapped.has(device)) taps.push({ type: 'TAP', at, device });
+      return [...taps, end];
+    },
+  };
 }
+
+/** L1: nobody taps a default (300 s) alert: ten plays, the timeout wins at 300 s. */
+function defaultTimeoutPlan({ post }: PlanContext): Plan {
+  return {
+    start: [post('a', 0, { timeout: undefined })],
+    endAt: s(DEFAULT_TIMEOUT_S + 30),
+    candidates: (_, end) => [end],
+  };
+}
+
+/** A DELETE after each prefix of taps, at a repeat's instant, and at the timeout's (409). */
+function cancelPlan({ devices, q, post }: PlanContext): Plan {
+  return {
+    start: [post('a', 0)],
+    endAt: END_AT,
+    candidates: (state, end) => {
+      if (lastInput(state).type === 'DELETE') return [end];
+      const taps = tapsOf(state).length;
+      const cancels: ModelInput[] = [{ type: 'DELETE', at: ORDER_GAP * (taps + 1), task: 'a' }];
+      if (taps === 0)
+        cancels.push(
+          { type: 'DELETE', at: s(30), task: 'a' },
+          { type: 'DELETE', at: s(60), task: 'a' },
+        );
+      return [...(taps < q && alerting(state) ? prefixTap(state, devices) : []), ...cancels];
+    },
+  };
+}
+
+/**
+ * Device 0 drops at 10 s and comes back before, at or after the repeat, or after the
+ * timeout; then it taps 5 s after its return, or not.
+ */
+function offlinePlan({ post }: PlanContext): Plan {
+  return {
+    start: [post('a', 0), { type: 'DROP', at: s(10), device: 0 }],
+    endAt: END_AT,
+    candidates: (state, end) => {
+      const last = lastInput(state);
+      if (last.type === 'DROP') return RETURNS.map((at) => ({ type: 'RETURN', at, device: 0 }));
+      if (last.type === 'RETURN') return [{ type: 'TAP', at: last.at + ORDER_GAP, device: 0 }, end];
+      return [end];
+    },
+  };
+}
+
+/**
+ * Two alerts of one name, 10 s apart: each device taps twice in turn, every 5 s from 15 s; a
+ * path ends after any number of those taps.
+ */
+function sameNamePlan({ devices, post }: PlanContext): Plan {
+  return {
+    start: [post('a', 0, { name: 'shared' }), post('b', s(10), { name: 'shared' })],
+    endAt: s(10 + GENERATED_TIMEOUT_S + 30),
+    candidates: (state, end) => {
+      const taps = tapsOf(state).length;
+      const more = taps < 2 * devices && alerting(state);
+      return [...(more ? nextTap(state, devices, s(15) + ORDER_GAP * taps) : []), end];
+    },
+  };
+}
+
+/** L1a: two of one name at 0 s with one timeout; the second is released as both end. */
+function sameInstantPlan({ post }: PlanContext): Plan {
+  return {
+    start: [post('a', 0, { name: 'shared' }), post('b', 0, { name: 'shared' })],
+    endAt: END_AT,
+    candidates: (_, end) => [end],
+  };
+}
+
+const PLANS: Record<Family, (context: PlanContext) => Plan> = {
+  order: orderPlan,
+  repeat: boundaryPlan(REPEAT_BOUNDARY),
+  timeout: boundaryPlan(TIMEOUT_BOUNDARY),
+  'default-timeout': defaultTimeoutPlan,
+  cancel: cancelPlan,
+  offline: offlinePlan,
+  'same-name': sameNamePlan,
+  'same-instant': sameInstantPlan,
+};
 
 /** The paths from `start` that the candidates allow, each ending with the run to `endAt`. */
 function walk(
   config: ModelConfig,
-  start: ModelInput[],
-  candidates: Candidates,
-  endAt: number,
+  { start, candidates, endAt }: Plan,
   room: number,
+  cap: number,
 ): ModelInput[][] {
   const end: ModelInput = { type: 'ADVANCE', to: endAt };
   const isEnd = (snapshot: Snapshot) => {
@@ -271,16 +292,16 @@ function walk(
       limit: Math.max(1, room) * 20,
     });
   } catch (error) {
-    if (error instanceof Error && /limit/i.test(error.message)) throw tooMany(room);
+    if (error instanceof Error && /limit/i.test(error.message)) throw tooMany(cap);
     throw error;
   }
   const ends = paths.filter((p) => isEnd(p.state));
-  if (ends.length > room) throw tooMany(room);
+  if (ends.length > room) throw tooMany(cap);
   return ends.map((p) => p.state.context.state.inputs);
 }
 
-function tooMany(room: number): PathLimitError {
+function tooMany(cap: number): PathLimitError {
   return new PathLimitError(
-    `more than ${room} paths left under the cap of ${MAX_PATHS}: ask for fewer devices, quorum values or --with features`,
+    `more than ${cap} paths (the cap): ask for fewer devices, quorum values or --with features`,
   );
 }

@@ -5,20 +5,23 @@
  */
 import { predict } from '../../model/alert.model.ts';
 import { serviceConfig } from '../../model/configs.ts';
-import type { ModelInput, Sent } from '../../model/lifecycle.ts';
+import { DEFAULT_TIMEOUT_S, type ModelInput, type Sent } from '../../model/lifecycle.ts';
 import {
   GENERATED_GROUP,
   GENERATED_TEXTS,
   GENERATED_USERS,
   generatedFixtures,
 } from '../../model/to-scenario.ts';
+import type { AlertRequest } from '../../protocol/service-api.schema.ts';
+import type { AlertEngine } from '../../server-stub/engine/alert-engine.ts';
 import { EngineError } from '../../server-stub/engine/engine-error.ts';
 import { StubCore } from '../../server-stub/stub-core.ts';
 import { brokenInvariants, DEVICES, type SeenEvent, type SeenTask } from './schedules.ts';
 
-const fixtures = generatedFixtures(DEVICES);
+export const fixtures = generatedFixtures(DEVICES);
 const account = fixtures.accounts[0]!;
-const deviceIds = account.devices.map((d) => d.id);
+export const SUBSCRIBER = account.subscriber_id;
+export const deviceIds = account.devices.map((d) => d.id);
 const users = GENERATED_USERS.slice(0, DEVICES);
 
 export interface EngineRun {
@@ -28,99 +31,116 @@ export interface EngineRun {
   deletes: number[];
 }
 
+/**
+ * What an engine does during a run, by the schedule's task keys and in ms from `t0`: its
+ * analytic events and every command it sends each device.
+ */
+export class EngineRecorder {
+  readonly events: SeenEvent[] = [];
+  readonly sent: Sent[][] = deviceIds.map(() => []);
+  readonly tasks: SeenTask[] = [];
+  readonly #keys = new Map<string, string>();
+  /** The engine records a task's start inside createAlert, before it returns the id. */
+  #posting: string | undefined;
+
+  constructor(engine: AlertEngine, now: () => number) {
+    engine.onEvent((_, e) => {
+      const { type, device, status } = e.content as {
+        type: string;
+        device?: string;
+        status?: string;
+      };
+      this.events.push({
+        type,
+        task: this.keyOf(e.task.id),
+        at: now(),
+        ...(device === undefined ? {} : { device }),
+        ...(status === undefined ? {} : { status }),
+      });
+    });
+    engine.onDeliver((deviceId, command) => {
+      if (command.type === 'broadcast') return;
+      const task = this.keyOf(command.taskId);
+      const line: Sent =
+        command.type === 'play'
+          ? { at: now(), type: 'play', task, text: command.text }
+          : command.type === 'stop'
+            ? { at: now(), type: 'stop', task, cause: command.cause }
+            : { at: now(), type: 'speak', task, text: command.text, cause: command.cause };
+      this.sent[deviceIds.indexOf(deviceId)]!.push(line);
+    });
+  }
+
+  /** The task key of an engine id: the first id seen while posting is the alert posted. */
+  keyOf(id: string): string {
+    if (!this.#keys.has(id) && this.#posting !== undefined) this.#keys.set(id, this.#posting);
+    return this.#keys.get(id) ?? id;
+  }
+
+  idOf(key: string): string {
+    return [...this.#keys].find(([, k]) => k === key)![0];
+  }
+
+  /** Posts an alert of the schedule through `post`, keeping its key and what it asked for. */
+  async post(
+    input: Extract<ModelInput, { type: 'POST' }>,
+    post: (request: AlertRequest) => Promise<string> | string,
+  ): Promise<void> {
+    this.#posting = input.task;
+    const id = await post(alertRequest(input));
+    this.#posting = undefined;
+    this.#keys.set(id, input.task);
+    this.tasks.push({
+      key: input.task,
+      createdAt: input.at,
+      timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+      quorum: input.quorum ?? DEVICES,
+      reached: 0,
+    });
+  }
+
+  /** Each task's count of devices it was sent a play. */
+  countReached(): void {
+    for (const task of this.tasks)
+      task.reached = this.sent.filter((lines) =>
+        lines.some((l) => l.type === 'play' && l.task === task.key),
+      ).length;
+  }
+}
+
+/** The POST alerts body of a schedule's alert, with every speech of the generated texts. */
+export function alertRequest(input: Extract<ModelInput, { type: 'POST' }>): AlertRequest {
+  return {
+    notification: GENERATED_TEXTS.notification(input.task),
+    groups: [GENERATED_GROUP],
+    on_ack: GENERATED_TEXTS.onAck,
+    on_quorum: GENERATED_TEXTS.onQuorum,
+    on_timeout: GENERATED_TEXTS.onTimeout,
+    ...(input.name === undefined ? {} : { name: input.name }),
+    ...(input.quorum === undefined ? {} : { quorum: input.quorum }),
+    ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
+  };
+}
+
 /** Runs a schedule on a fresh engine: the service's own tap (L9), as the model's `service` taps. */
 export async function runOnEngine(inputs: readonly ModelInput[]): Promise<EngineRun> {
-  const core = new StubCore({ fixtures, seed: 1 });
-  const { engine, clock } = core;
+  const { engine, clock } = new StubCore({ fixtures, seed: 1 });
   const t0 = clock.now();
-  const keys = new Map<string, string>();
-  const tasks: SeenTask[] = [];
-  const reached = new Map<string, Set<string>>();
-  const events: SeenEvent[] = [];
-  const sent: Sent[][] = deviceIds.map(() => []);
+  const run = new EngineRecorder(engine, () => clock.now() - t0);
   const deletes: number[] = [];
   const offline = new Set<number>();
-  // The engine records a task's start inside createAlert, before it returns the task's id:
-  // the first event of an id not seen yet is the alert being posted.
-  let posting: string | undefined;
-  const keyOf = (id: string) => {
-    if (!keys.has(id) && posting !== undefined) keys.set(id, posting);
-    return keys.get(id) ?? id;
-  };
-  engine.onEvent((_, e) => {
-    const { type, device, status } = e.content as {
-      type: string;
-      device?: string;
-      status?: string;
-    };
-    events.push({
-      type,
-      task: keyOf(e.task.id),
-      at: clock.now() - t0,
-      ...(device === undefined ? {} : { device }),
-      ...(status === undefined ? {} : { status }),
-    });
-  });
-  engine.onDeliver((deviceId, command) => {
-    if (command.type === 'broadcast') return;
-    const task = keyOf(command.taskId);
-    const at = clock.now() - t0;
-    if (command.type === 'play') {
-      reached.get(task)?.add(deviceId);
-      sent[deviceIds.indexOf(deviceId)]!.push({ at, type: 'play', task, text: command.text });
-    } else if (command.type === 'stop') {
-      sent[deviceIds.indexOf(deviceId)]!.push({ at, type: 'stop', task, cause: command.cause });
-    } else {
-      sent[deviceIds.indexOf(deviceId)]!.push({
-        at,
-        type: 'speak',
-        task,
-        text: command.text,
-        cause: command.cause,
-      });
-    }
-  });
   for (const input of inputs) {
     await clock.advanceTo(t0 + (input.type === 'ADVANCE' ? input.to : input.at));
     switch (input.type) {
-      case 'POST': {
-        reached.set(input.task, new Set());
-        posting = input.task;
-        const { taskId } = engine.createAlert(account.subscriber_id, {
-          notification: GENERATED_TEXTS.notification(input.task),
-          groups: [GENERATED_GROUP],
-          on_ack: GENERATED_TEXTS.onAck,
-          on_quorum: GENERATED_TEXTS.onQuorum,
-          on_timeout: GENERATED_TEXTS.onTimeout,
-          ...(input.name === undefined ? {} : { name: input.name }),
-          ...(input.quorum === undefined ? {} : { quorum: input.quorum }),
-          ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
-        });
-        posting = undefined;
-        keys.set(taskId, input.task);
-        tasks.push({
-          key: input.task,
-          createdAt: input.at,
-          timeoutMs: (input.timeout ?? 300) * 1000,
-          quorum: input.quorum ?? DEVICES,
-          reached: 0,
-        });
+      case 'POST':
+        await run.post(input, (request) => engine.createAlert(SUBSCRIBER, request).taskId);
         break;
-      }
       case 'TAP':
         engine.tap(deviceIds[input.device]!);
         break;
-      case 'DELETE': {
-        const id = [...keys].find(([, key]) => key === input.task)![0];
-        try {
-          engine.cancelAlert(account.subscriber_id, id);
-          deletes.push(204);
-        } catch (error) {
-          if (!(error instanceof EngineError) || error.code !== 'task_ended') throw error;
-          deletes.push(409);
-        }
+      case 'DELETE':
+        deletes.push(cancel(engine, run.idOf(input.task)));
         break;
-      }
       case 'DROP':
         offline.add(input.device);
         break;
@@ -132,8 +152,19 @@ export async function runOnEngine(inputs: readonly ModelInput[]): Promise<Engine
         break;
     }
   }
-  for (const task of tasks) task.reached = reached.get(task.key)!.size;
-  return { events, tasks, sent, deletes };
+  run.countReached();
+  return { events: run.events, tasks: run.tasks, sent: run.sent, deletes };
+}
+
+/** DELETE's answer: 204, or 409 for a task that has ended. */
+function cancel(engine: AlertEngine, taskId: string): number {
+  try {
+    engine.cancelAlert(SUBSCRIBER, taskId);
+    return 204;
+  } catch (error) {
+    if (!(error instanceof EngineError) || error.code !== 'task_ended') throw error;
+    return 409;
+  }
 }
 
 /** Every way the engine's history differs from the invariants and from the model. */

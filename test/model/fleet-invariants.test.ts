@@ -11,14 +11,10 @@ import { describe, expect, test } from 'vitest';
 import { ServiceClient, ServiceError } from '../../client/service-client.ts';
 import { predict } from '../../model/alert.model.ts';
 import type { ModelInput } from '../../model/lifecycle.ts';
-import {
-  GENERATED_GROUP,
-  GENERATED_TEXTS,
-  generatedConfig,
-  generatedFixtures,
-} from '../../model/to-scenario.ts';
-import { startStub } from '../../server-stub/start-stub.ts';
-import { startFleet } from '../../simulator/fleet.ts';
+import { generatedConfig } from '../../model/to-scenario.ts';
+import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import { type FleetHandle, startFleet } from '../../simulator/fleet.ts';
+import { deviceIds, EngineRecorder, fixtures, SUBSCRIBER } from './engine-run.ts';
 import {
   brokenInvariants,
   DEVICES,
@@ -30,9 +26,6 @@ import {
 
 /** Fewer than on the engine: each schedule starts a stub and connects three badges. */
 const RUNS = Number(process.env.BADGE_SIM_FLEET_PROPERTY_RUNS ?? 100);
-const fixtures = generatedFixtures(DEVICES);
-const account = fixtures.accounts[0]!;
-const deviceIds = account.devices.map((d) => d.id);
 const config = generatedConfig(DEVICES);
 /** How long a drop or a return may take to reach the stub (real time: a transport guard). */
 const SEEN_WITHIN_MS = 2_000;
@@ -59,139 +52,84 @@ async function runOnFleet(inputs: readonly ModelInput[]): Promise<FleetRun> {
   const fleet = await startFleet({ stub, devices: deviceIds, seed: 1 });
   try {
     await fleet.waitUntilConnected();
-    const { engine, clock } = stub.core;
+    const { clock } = stub.core;
     const t0 = clock.now();
-    const keys = new Map<string, string>();
-    let posting: string | undefined;
-    const keyOf = (id: string) => {
-      if (!keys.has(id) && posting !== undefined) keys.set(id, posting);
-      return keys.get(id) ?? id;
-    };
-    const events: SeenEvent[] = [];
-    engine.onEvent((_, e) => {
-      const { type, device, status } = e.content as {
-        type: string;
-        device?: string;
-        status?: string;
-      };
-      events.push({
-        type,
-        task: keyOf(e.task.id),
-        at: clock.now() - t0,
-        ...(device === undefined ? {} : { device }),
-        ...(status === undefined ? {} : { status }),
-      });
-    });
-    const tasks: SeenTask[] = [];
-    const client = new ServiceClient({
-      baseUrl: stub.url,
-      subscriberId: account.subscriber_id,
-      apiKey: account.api_keys[0]!,
-    });
+    const run = new EngineRecorder(stub.core.engine, () => clock.now() - t0);
+    const drive = driver(stub, fleet, run);
     for (const input of inputs) {
       const by = t0 + (input.type === 'ADVANCE' ? input.to : input.at) - clock.now();
       if (by > 0) await fleet.advanceBy(by);
       await drive(input);
       await fleet.settled();
     }
-
-    async function drive(input: ModelInput): Promise<void> {
-      switch (input.type) {
-        case 'POST': {
-          posting = input.task;
-          const { task_id } = await client.alert({
-            notification: GENERATED_TEXTS.notification(input.task),
-            groups: [GENERATED_GROUP],
-            on_ack: GENERATED_TEXTS.onAck,
-            on_quorum: GENERATED_TEXTS.onQuorum,
-            on_timeout: GENERATED_TEXTS.onTimeout,
-            ...(input.name === undefined ? {} : { name: input.name }),
-            ...(input.quorum === undefined ? {} : { quorum: input.quorum }),
-            ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
-          });
-          posting = undefined;
-          keys.set(task_id, input.task);
-          tasks.push({
-            key: input.task,
-            createdAt: input.at,
-            timeoutMs: (input.timeout ?? 300) * 1000,
-            quorum: input.quorum ?? DEVICES,
-            reached: 0,
-          });
-          return;
-        }
-        case 'TAP':
-          fleet.badge(deviceIds[input.device]!).tap();
-          return;
-        case 'DELETE': {
-          const id = [...keys].find(([, key]) => key === input.task)![0];
-          try {
-            await client.cancel(id);
-          } catch (error) {
-            if (!(error instanceof ServiceError) || error.status !== 409) throw error;
-          }
-          return;
-        }
-        case 'DROP': {
-          const badge = fleet.badge(deviceIds[input.device]!);
-          if (!badge.online) return;
-          badge.goOffline();
-          await stub.app.gateway.deviceWaiters.wait(
-            deviceIds[input.device]!,
-            { online: false },
-            { timeoutMs: SEEN_WITHIN_MS },
-          );
-          return;
-        }
-        case 'RETURN': {
-          const badge = fleet.badge(deviceIds[input.device]!);
-          if (badge.online) return;
-          badge.comeBack();
-          await stub.app.gateway.deviceWaiters.wait(
-            deviceIds[input.device]!,
-            { online: true },
-            { timeoutMs: SEEN_WITHIN_MS },
-          );
-          return;
-        }
-        case 'ADVANCE':
-          return;
-      }
-    }
-
+    run.countReached();
     const ms = (iso: string) => Date.parse(iso) - t0;
-    const sent = deviceIds.map((id) =>
-      engine
-        .transcript(id)
-        .filter((e) => e.type === 'play' || e.type === 'speak')
-        .map((e) => ({
-          kind: e.type === 'play' ? 'alert' : 'speech',
-          task: keyOf(e.taskId),
-          text: 'text' in e ? e.text : '',
-          at: ms(e.at),
-        })),
-    );
-    for (const task of tasks) {
-      task.reached = sent.filter((lines) =>
-        lines.some((l) => l.kind === 'alert' && l.task === task.key),
-      ).length;
-    }
-    const heard = deviceIds.map((id) =>
-      fleet
-        .transcript(id)
-        .map((h) => ({ kind: h.kind, task: keyOf(h.task_id), text: h.text, at: ms(h.at) })),
-    );
     return {
-      events,
-      tasks,
-      sent,
-      heard,
+      events: run.events,
+      tasks: run.tasks,
+      sent: run.sent.map((lines) =>
+        lines
+          .filter((l) => l.type !== 'stop')
+          .map((l) => ({
+            kind: l.type === 'play' ? 'alert' : 'speech',
+            task: l.task,
+            text: l.text!,
+            at: l.at,
+          })),
+      ),
+      heard: deviceIds.map((id) =>
+        fleet
+          .transcript(id)
+          .map((h) => ({ kind: h.kind, task: run.keyOf(h.task_id), text: h.text, at: ms(h.at) })),
+      ),
       states: deviceIds.map((id) => fleet.status(id)),
-      openAtEnd: deviceIds.map((id) => fleet.badge(id).openAlerts.map(keyOf)),
+      openAtEnd: deviceIds.map((id) => fleet.badge(id).openAlerts.map((t) => run.keyOf(t))),
     };
   } finally {
     await fleet.close();
   }
+}
+
+/** Each input as a user would do it: alerts and cancels over HTTP, taps and drops on badges. */
+function driver(stub: StubHandle, fleet: FleetHandle, run: EngineRecorder) {
+  const client = new ServiceClient({
+    baseUrl: stub.url,
+    subscriberId: SUBSCRIBER,
+    apiKey: fixtures.accounts[0]!.api_keys[0]!,
+  });
+  const seen = (deviceId: string, online: boolean) =>
+    stub.app.gateway.deviceWaiters.wait(deviceId, { online }, { timeoutMs: SEEN_WITHIN_MS });
+  return async (input: ModelInput): Promise<void> => {
+    switch (input.type) {
+      case 'POST':
+        return run.post(input, async (request) => (await client.alert(request)).task_id);
+      case 'TAP':
+        return fleet.badge(deviceIds[input.device]!).tap();
+      case 'DELETE':
+        try {
+          await client.cancel(run.idOf(input.task));
+        } catch (error) {
+          if (!(error instanceof ServiceError) || error.status !== 409) throw error;
+        }
+        return;
+      case 'DROP': {
+        const badge = fleet.badge(deviceIds[input.device]!);
+        if (!badge.online) return;
+        badge.goOffline();
+        await seen(deviceIds[input.device]!, false);
+        return;
+      }
+      case 'RETURN': {
+        const badge = fleet.badge(deviceIds[input.device]!);
+        if (badge.online) return;
+        badge.comeBack();
+        await seen(deviceIds[input.device]!, true);
+        return;
+      }
+      case 'ADVANCE':
+        return;
+    }
+  };
 }
 
 /** `heard` in order within `sent` (same clip, sent no later than heard): nothing heard unsent. */
