@@ -10,7 +10,7 @@ import { scheduleScenario } from '../../model/to-scenario.ts';
 
 export const DEVICES = 3;
 /** Past the longest timeout a schedule can ask for: every task has ended by then. */
-const SETTLE_MS = 120_000;
+const SETTLE_MS = 330_000;
 
 type Op =
   | { kind: 'post'; name: string; quorum: number | undefined; timeout: number }
@@ -24,25 +24,29 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('post' as const),
       name: fc.constantFrom('x', 'y'),
       quorum: fc.constantFrom(undefined, 1, 2, 3, 4),
-      timeout: fc.constantFrom(30, 45, 60, 90),
+      timeout: fc.constantFrom(30, 45, 60, 90, 300),
     }),
     weight: 3,
   },
   { arbitrary: fc.record({ kind: fc.constant('tap' as const), device }), weight: 4 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), task: fc.nat(7) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('drop' as const), device }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('return' as const), device }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('drop' as const), device }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('return' as const), device }), weight: 2 },
 );
-/** Time before an input: often nothing or a repeat's boundary, sometimes any ms, or a long jump. */
+/**
+ * Time before an input: mostly a few seconds (alerts overlap), often nothing or a repeat's
+ * boundary, sometimes any ms up to a minute, rarely a long jump.
+ */
 const gap = fc.oneof(
-  fc.constantFrom(0, 1_000, 5_000, 29_000, 30_000, 31_000, 45_000, 60_000),
-  fc.integer({ min: 0, max: 40_000 }),
-  fc.constantFrom(300_000, 3_600_000),
+  { arbitrary: fc.integer({ min: 0, max: 10_000 }), weight: 6 },
+  { arbitrary: fc.constantFrom(0, 1_000, 5_000, 29_000, 30_000, 31_000, 60_000), weight: 4 },
+  { arbitrary: fc.integer({ min: 0, max: 60_000 }), weight: 2 },
+  { arbitrary: fc.constantFrom(300_000, 3_600_000), weight: 1 },
 );
 
 /** A schedule: model inputs in time order, ending with a run past every timeout. */
 export const schedule: fc.Arbitrary<ModelInput[]> = fc
-  .array(fc.tuple(gap, op), { minLength: 1, maxLength: 14 })
+  .array(fc.tuple(gap, op), { minLength: 1, maxLength: 20 })
   .map((ops) => {
     const inputs: ModelInput[] = [];
     let at = 0;
