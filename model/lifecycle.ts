@@ -1,8 +1,9 @@
 /**
  * The alert lifecycle as the spec and docs/decisions.md tell it (L1–L11, D2–D5, D9, D11's
  * default tap rule, MB1–MB2), written apart from the engine so that the two can disagree: one
- * step function over plain data, which the statechart in `alert.model.ts` runs. It predicts, for inputs in time order, the analytic
- * events, what the service sends each device, and what each device hears.
+ * step function over plain data, which the statechart in `alert.model.ts` runs. It predicts,
+ * for inputs in time order, the analytic events, what the service sends each device, and what
+ * each device hears.
  *
  * Time counts in ms from the start. Devices and tasks are numbered (array indices), never
  * looked up by a word a client wrote. Everything here is JSON data, so a state can be
