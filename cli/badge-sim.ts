@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { analyticsCommand } from './analytics.command.ts';
 import { devicesCommand } from './devices.command.ts';
 import { envCommand } from './env.command.ts';
+import { generateCommand } from './generate.command.ts';
 import { mergeReportsCommand } from './merge-reports.command.ts';
 import { recordCommand } from './record.command.ts';
 import { reproCommand } from './repro.command.ts';
@@ -36,6 +37,7 @@ const program = new Command('badge-sim')
   .addCommand(analyticsCommand())
   .addCommand(reproCommand())
   .addCommand(recordCommand())
-  .addCommand(mergeReportsCommand());
+  .addCommand(mergeReportsCommand())
+  .addCommand(generateCommand());
 
 await program.parseAsync(process.argv);

@@ -10,7 +10,6 @@ import { parseAllDocuments } from 'yaml';
 import { runCli } from './support/cli.ts';
 
 const FILE = 'examples/kubernetes/badge-sim.yaml';
-// biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field below
 const docs = parseAllDocuments(readFileSync(FILE, 'utf8')).map((d) => d.toJS() as any);
 const byKind = (kind: string) => docs.find((d) => d.kind === kind);
 

@@ -609,6 +609,26 @@ describe('serial and concurrent alerting by name', () => {
     expect(engine.tap(LENA)).toEqual({ result: 'acknowledged', taskId: spill });
   });
 
+  it('replays the alerts playing on a device that comes back in the order they were posted, whatever the order of their names (MB2)', async () => {
+    // Found by the model's property tests: the engine replayed lane by lane, so an alert of
+    // an older name, released later, was replayed first and lost the tap to an older alert.
+    const { engine, at, advanceToSecond } = setup();
+    engine.createAlert(HOSPITAL, alert(['Pharmacy'], { name: 'restock' }));
+    await advanceToSecond(1);
+    const spill = engine.createAlert(HOSPITAL, alert(['Pharmacy'], { name: 'spill' })).taskId;
+    await advanceToSecond(2);
+    const second = engine.createAlert(HOSPITAL, alert(['Pharmacy'], { name: 'restock' })).taskId;
+    await advanceToSecond(30.5);
+    engine.tap(OMAR); // The first restock alert, repeated at 30 s: the second one plays now.
+    expect(playTimes(engine, OMAR, second)).toEqual([at(30.5)]);
+
+    await advanceToSecond(41);
+    engine.resume(OMAR);
+    const replays = entries(engine, OMAR, 'play').filter((e) => e.at === at(41));
+    expect(replays.map((e) => e.taskId)).toEqual([spill, second]);
+    expect(engine.tap(OMAR)).toEqual({ result: 'acknowledged', taskId: second });
+  });
+
   it('answers nothing_pending to a tap on a device with no alert', () => {
     const { engine } = setup();
     engine.createAlert(HOSPITAL, alert(['Pharmacy']));

@@ -108,12 +108,15 @@ interface TaskDevice {
   device: Device;
   status: DeviceAlertStatus;
   plays: number;
-  lastPlayedAt: number;
+  /** When it last played here, as a count of plays (`#plays`): ties of one instant told apart. */
+  lastPlayed: number;
   timer: TimerId | undefined;
 }
 
 interface Task {
   id: string;
+  /** The order of POSTs (ids are random): what a return replays in (MB2). */
+  serial: number;
   subscriberId: string;
   name: string;
   request: AlertRequest;
@@ -167,6 +170,10 @@ export class AlertEngine {
    */
   #lanes = new Map<string, Map<string, Lane>>();
   #transcripts = new Map<string, Transcript>();
+  /** The next task's `serial`. */
+  #serial = 0;
+  /** Plays so far: which of two alerts played at one instant played last (L9, MB2). */
+  #plays = 0;
   readonly #listeners = new Set<DeliveryListener>();
   readonly #eventListeners = new Set<EventListener>();
 
@@ -216,6 +223,7 @@ export class AlertEngine {
     const devices = this.#directory.resolveGroups(subscriberId, request.groups);
     const task: Task = {
       id: this.#ids.taskId(),
+      serial: this.#serial++,
       subscriberId,
       name: request.name ?? DEFAULT_ALERT_NAME,
       request,
@@ -229,7 +237,7 @@ export class AlertEngine {
       devices: new Map(
         devices.map((device) => [
           device.id,
-          { device, status: 'queued', plays: 0, lastPlayedAt: 0, timer: undefined },
+          { device, status: 'queued', plays: 0, lastPlayed: 0, timer: undefined },
         ]),
       ),
       recipients: undefined,
@@ -290,7 +298,7 @@ export class AlertEngine {
     for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
       const task = headOf(lane);
       const td = task.devices.get(deviceId)!;
-      if (td.status === 'playing' && (!heard || td.lastPlayedAt >= heard.lastPlayedAt)) {
+      if (td.status === 'playing' && (!heard || td.lastPlayed > heard.lastPlayed)) {
         heard = td;
         heardTask = task;
       }
@@ -331,13 +339,18 @@ export class AlertEngine {
   /**
    * A device (re)connected: every alert it is playing plays again now and repeats from now,
    * so a badge that joins or comes back mid-alert hears it. What it acknowledged stays
-   * acknowledged; what is queued waits its turn.
+   * acknowledged; what is queued waits its turn. They play in the order they were posted
+   * (decision MB2), not lane by lane: so the newest is heard last, as a tap expects (L9).
    */
   resume(deviceId: string): void {
+    const playing: Task[] = [];
     for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
       const task = headOf(lane);
+      if (task.devices.get(deviceId)!.status === 'playing') playing.push(task);
+    }
+    playing.sort((a, b) => a.serial - b.serial);
+    for (const task of playing) {
       const td = task.devices.get(deviceId)!;
-      if (td.status !== 'playing') continue;
       this.#clock.clearTimer(td.timer);
       this.#play(task, td);
     }
@@ -500,7 +513,7 @@ export class AlertEngine {
   }
 
   #play(task: Task, td: TaskDevice): void {
-    td.lastPlayedAt = this.#clock.now();
+    td.lastPlayed = ++this.#plays;
     this.#deliver(td.device.id, playCommand(task, td.plays++));
     td.timer = this.#clock.setTimer(REPEAT_INTERVAL_MS, () => this.#play(task, td));
   }
