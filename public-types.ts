@@ -23,6 +23,7 @@ export type {
   FixtureBehaviour,
   Fixtures,
   TapFaults,
+  TapRule,
 } from './fixtures/fixtures.schema.ts';
 export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
 // Clocks.
