@@ -4,6 +4,7 @@ import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
 import { ScenarioError } from '../scenarios/load-scenario.ts';
 import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
+import { BadgeCoverage } from '../simulator/badge-coverage.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
 
@@ -17,6 +18,7 @@ interface RunOptions {
   controlToken?: string;
   realtime?: boolean;
   shard?: Shard;
+  coverage?: boolean;
 }
 
 const names = Object.keys(REPORTERS) as ReporterName[];
@@ -48,6 +50,10 @@ export function runCommand(): Command {
     )
     .addOption(controlTokenOption())
     .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
+    .option(
+      '--coverage',
+      'say which transitions of the badge machine the run exercised, and which never (console and JSON report)',
+    )
     .option(
       '--shard <i/n>',
       'run the i-th of n slices of the suite (the same slices on every machine); merge their reports with badge-sim merge-reports',
@@ -109,6 +115,7 @@ Examples:
         mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
         stubUrl: options.stub,
         controlToken,
+        ...(options.coverage ? { coverage: new BadgeCoverage() } : {}),
       });
       for (const output of summary.outputs) {
         if (options.output) writeFileSync(options.output, output);

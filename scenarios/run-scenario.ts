@@ -24,6 +24,7 @@ import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import type { Badge } from '../simulator/badge.ts';
+import type { BadgeCoverage } from '../simulator/badge-coverage.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
 import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
@@ -52,6 +53,8 @@ export interface RunOptions {
   controlToken?: string;
   /** Seed when the scenario gives none (default 0). */
   seed?: number;
+  /** Collects the badge machine's transitions the run's badges take (`run --coverage`). */
+  coverage?: BadgeCoverage;
 }
 
 /** The outcome of one scenario. Deterministic for a seed: no wall-clock time in it. */
@@ -131,7 +134,7 @@ export async function runScenario(
   let fleet: FleetHandle | undefined;
   try {
     const start = await connection.now();
-    fleet = await startBadges(scenario, source, account, connection, seed);
+    fleet = await startBadges(scenario, source, account, connection, seed, options.coverage);
     const context = await stepContext(mode, source, start, account, connection, fleet);
 
     // Run the timeline through the step handlers.
@@ -292,6 +295,7 @@ async function startBadges(
   account: ScenarioAccount,
   connection: StubConnection,
   seed: number,
+  coverage: BadgeCoverage | undefined,
 ): Promise<FleetHandle | undefined> {
   const selection = scenario.badges;
   const badgeIds =
@@ -315,6 +319,7 @@ async function startBadges(
     behaviours,
     behaviour: scenario.behaviours?.['*'],
     seed,
+    ...(coverage ? { inspect: coverage.inspect } : {}),
   });
   await fleet.waitUntilConnected();
   return fleet;

@@ -2,7 +2,7 @@
  * A virtual badge: the badge machine, run as an actor on a clock, wired to its link to the
  * stub and to a text-to-speech engine. It keeps a transcript of what it heard.
  */
-import { type Actor, createActor } from 'xstate';
+import { type Actor, createActor, type InspectionEvent } from 'xstate';
 import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
 import {
   type BadgeStatus,
@@ -101,6 +101,8 @@ export interface BadgeOptions {
   link: (handlers: LinkHandlers) => BadgeLink;
   batteryLevel?: number;
   location?: Location | null;
+  /** Told of everything the badge's machine does (xstate's inspection): coverage listens here. */
+  inspect?: (event: InspectionEvent) => void;
   /** The fleet session its hello names (decision D13): another fleet cannot take its device. */
   session?: string;
   /** The stub's clock arrived (welcome or clock frame): the fleet's clock may follow it. */
@@ -193,6 +195,7 @@ export class Badge {
       stopClipTimer: () => options.clock.clearTimer(this.#clipTimer),
     };
     this.actor = createActor(badgeMachine, {
+      ...(options.inspect ? { inspect: options.inspect } : {}),
       input: {
         deviceId: options.deviceId,
         io,

@@ -7,6 +7,7 @@
  * until the stub has handled what the badges sent.
  */
 import { randomBytes } from 'node:crypto';
+import type { InspectionEvent } from 'xstate';
 import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import { deviceFaultProblem } from '../fixtures/device-faults.ts';
@@ -60,6 +61,8 @@ export interface FleetOptions {
    * device online in another session (decision D13).
    */
   session?: string;
+  /** Told of everything each badge's machine does (xstate's inspection): for coverage. */
+  inspect?: (event: InspectionEvent) => void;
   /** Behaviour of badges whose fixture gives none. */
   behaviour?: FixtureBehaviour;
   /** Behaviours by device id: before the fixture's and the default. */
@@ -212,6 +215,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
         batteryLevel: device.battery_level,
         location: device.location ?? null,
         session,
+        ...(options.inspect ? { inspect: options.inspect } : {}),
         link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
         onStubClock: badgeClock.follow,
         onStubTime: badgeClock.catchUp,

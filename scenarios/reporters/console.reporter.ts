@@ -1,5 +1,6 @@
 import { clearLine } from 'node:readline';
 import { styleText } from 'node:util';
+import type { TransitionCoverageReport } from '../../simulator/badge-coverage.ts';
 import type { Failure } from '../expectations.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
@@ -58,6 +59,16 @@ export function formatReport(report: ScenarioReport): string {
 }
 
 /** One line a scenario, the failures in full, a progress line on a terminal. */
+/** The coverage of `--coverage` in words: the share, then every transition never taken. */
+export function coverageText(coverage: TransitionCoverageReport): string {
+  const lines = [
+    `\ncoverage: the badge machine, ${coverage.exercised} of ${coverage.transitions} transitions (${coverage.percent} %)`,
+  ];
+  if (coverage.missing.length > 0)
+    lines.push('  never taken:', ...coverage.missing.map((key) => `    ${key}`));
+  return `${lines.join('\n')}\n`;
+}
+
 export function createConsoleReporter(out: NodeJS.WritableStream = process.stdout): Reporter {
   const progress = process.stderr.isTTY;
   const clear = () => progress && rewindProgress();
@@ -84,6 +95,7 @@ export function createConsoleReporter(out: NodeJS.WritableStream = process.stdou
       out.write(
         `\n${failed === 0 ? green('all scenarios passed') : red(`${failed} of ${summary.passed + failed} scenarios failed`)}\n`,
       );
+      if (summary.coverage) out.write(coverageText(summary.coverage.badge_machine));
       return undefined;
     },
   };

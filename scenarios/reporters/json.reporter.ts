@@ -13,6 +13,7 @@ export function createJsonReporter(): Reporter {
           failed: summary.failed,
           scenarios: summary.reports,
           loadErrors: summary.loadErrors,
+          ...(summary.coverage ? { coverage: summary.coverage } : {}),
         },
         null,
         2,

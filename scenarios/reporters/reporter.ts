@@ -2,6 +2,7 @@
  * A reporter is an object of optional hooks (the vitest and Playwright shape); the runner
  * calls them in order. Reporters are registered in one map by name.
  */
+import type { TransitionCoverageReport } from '../../simulator/badge-coverage.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 
 export interface RunSummary {
@@ -10,6 +11,8 @@ export interface RunSummary {
   reports: ScenarioReport[];
   /** Files that could not be loaded: each counts as a failure. */
   loadErrors: { source: string; message: string }[];
+  /** With `--coverage`: which transitions of the badge machine the run exercised. */
+  coverage?: { badge_machine: TransitionCoverageReport };
 }
 
 export interface Reporter {
