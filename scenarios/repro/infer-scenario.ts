@@ -28,7 +28,8 @@ export interface FieldAlert {
   endMs?: number;
   /** The `end` event's status (none from a table). */
   endStatus?: string;
-  acks: { user: string; atMs: number }[];
+  /** Who acknowledged and when; `order` is the event's place in the export. */
+  acks: { user: string; atMs: number; order: number }[];
   sent?: SentAlert;
 }
 
@@ -94,9 +95,12 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
           : undefined,
       );
   }
-  for (const alert of alerts)
-    for (const ack of alert.acks)
-      stepOf({ at: at(ack.atMs), tap: ack.user, note: `acknowledges ${alert.alias} in the field` });
+  // In the field's order: taps of one instant then come as the service logged them.
+  const taps = alerts
+    .flatMap((alert) => alert.acks.map((ack) => ({ alert, ack })))
+    .sort((a, b) => a.ack.order - b.ack.order);
+  for (const { alert, ack } of taps)
+    stepOf({ at: at(ack.atMs), tap: ack.user, note: `acknowledges ${alert.alias} in the field` });
   sortSteps(timeline, guesses);
 
   const aliasOf = new Map(alerts.map((a) => [a.taskId, a.alias]));
@@ -127,7 +131,7 @@ function fieldAlerts(
 ): FieldAlert[] {
   const byId = new Map<string, FieldAlert>();
   const perName = new Map<string, number>();
-  for (const e of events) {
+  for (const [order, e] of events.entries()) {
     const { task, content } = e.event;
     let alert = byId.get(task.id);
     if (!alert) {
@@ -149,7 +153,7 @@ function fieldAlerts(
       alert.startSeen = true;
     }
     if (content.type === 'acknowledged' && content.device)
-      alert.acks.push({ user: content.device, atMs: msOf(e) });
+      alert.acks.push({ user: content.device, atMs: msOf(e), order });
     if (content.type === 'timed_out') alert.outcome = 'timed_out';
     if (content.type === 'end') {
       alert.endMs = msOf(e);
