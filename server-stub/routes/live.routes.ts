@@ -4,6 +4,7 @@
  * rest of the control API. Registered inside the control routes, so a control token locks
  * them too (the page sends it in the header: `fetch`, not `EventSource`, reads the stream).
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ControlDeviceParams } from '../../protocol/control-api.schema.ts';
 import {
@@ -20,6 +21,31 @@ import type { LiveFeed } from '../live-feed.ts';
 import type { StubCore } from '../stub-core.ts';
 
 const tags = ['control'];
+
+/** One-off snapshots (`?once=true`) still being written: they count toward the stream cap. */
+let snapshotsInFlight = 0;
+
+/**
+ * A client that takes none of what it was sent for the stalled-answer time (30 s by default,
+ * decision UI2) is dropped: a reader that never reads cannot hold a snapshot's bytes, or a
+ * place among the streams, for ever. Returns what to call after each write.
+ */
+function stallGuard(raw: ServerResponse, stalledMs: number): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    if (raw.writableLength > 0 && timer === undefined)
+      timer = setTimeout(() => raw.destroy(), stalledMs).unref();
+  };
+  const taken = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    watch();
+  };
+  raw.on('drain', taken);
+  raw.once('finish', taken);
+  raw.once('close', () => clearTimeout(timer));
+  return watch;
+}
 
 export const liveRoutes: FastifyPluginAsyncTypebox<{ core: StubCore; feed: LiveFeed }> = async (
   app,
@@ -43,7 +69,8 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ core: StubCore; feed: LiveF
       },
     },
     async (request, reply) => {
-      if (request.query.once !== 'true' && feed.subscribers >= STREAM_CLIENTS_MAX) {
+      // Every open answer counts, a one-off snapshot too: each holds its snapshot's bytes.
+      if (feed.subscribers + snapshotsInFlight >= STREAM_CLIENTS_MAX) {
         throw new HttpError(
           429,
           'too_many_streams',
@@ -63,8 +90,15 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ core: StubCore; feed: LiveF
         raw.end();
         return;
       }
-      const write = (name: string, data: string) => raw.write(`event: ${name}\ndata: ${data}\n\n`);
+      const watch = stallGuard(raw, core.settings.httpTimeouts.stalledAnswerMs);
+      const write = (name: string, data: string) => {
+        const ok = raw.write(`event: ${name}\ndata: ${data}\n\n`);
+        watch();
+        return ok;
+      };
       if (request.query.once === 'true') {
+        snapshotsInFlight++;
+        raw.once('close', () => snapshotsInFlight--);
         write('snapshot', JSON.stringify(feed.snapshot()));
         raw.end();
         return;

@@ -4,9 +4,13 @@
  * does not read gets merged updates, never an unbounded queue; and the badges the stub runs
  * (`badges: 'all'`) can be taken offline and brought back.
  */
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { ServiceError } from '../../client/service-client.ts';
+import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
 import type { LiveSnapshot, LiveUpdate } from '../../protocol/live-stream.schema.ts';
 import {
   STREAM_CLIENTS_MAX,
@@ -280,6 +284,33 @@ describe('a client that does not read', () => {
       '350000000000005',
       'VIRTDESK01',
     ]);
+  });
+});
+
+describe('a client that never reads', () => {
+  test('is dropped once it has taken nothing for the stalled-answer time, a stream and a one-off snapshot alike', async () => {
+    // A snapshot larger than the socket buffers, so what a silent client is sent stays queued.
+    const fixtures = generateFixtures({ seed: 5, devicesPerAccount: 20_000 });
+    await using stub = await startStub({
+      fixtures,
+      settings: { httpTimeouts: { stalledAnswerMs: 300 } },
+    });
+    const { port } = new URL(stub.url);
+    const connections = () =>
+      new Promise<number>((resolve) => stub.app.server.getConnections((_, n) => resolve(n)));
+    for (const query of ['', '?once=true']) {
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(`GET /_stub/stream${query} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+      // Never read (a paused socket does not even see the close): the stub lets it go after
+      // 0.3 s, and holds neither its connection nor, for a stream, its place.
+      socket.pause();
+      await expect.poll(connections, { timeout: 10_000 }).toBe(1);
+      await expect.poll(connections, { timeout: 10_000 }).toBe(0);
+      expect(stub.app.feed.subscribers).toBe(0);
+      socket.destroy();
+    }
+    expect((await fetch(`${stub.controlUrl}/health`)).status).toBe(200);
   });
 });
 
