@@ -65,103 +65,110 @@ interface DevicesOptions {
 const DETAILED_LOG_LIMIT = 50;
 
 export function devicesCommand(): Command {
-  return new Command('devices')
-    .description('Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).')
-    .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
-    .addOption(controlTokenOption())
-    .option(
-      '-n, --count <n>',
-      'how many badges (the first of the selection)',
-      integerOption('--count', 1, 1_000_000),
-    )
-    .option('-g, --group <name>', "only the devices of this group (as in the stub's fixtures)")
-    .option('--account <subscriber-id>', 'only the devices of this account')
-    .option(
-      '--shard <i/n>',
-      'only the i-th of n slices of the selection: n processes or machines drive one stub between them, each device in one (the stub refuses a device another fleet holds)',
-      shardOption,
-    )
-    .option(
-      '--ack-after <duration>',
-      "tap this long after an alert first plays: '12s', or a range '5s..40s'",
-    )
-    .option(
-      '--ack-on-repeat <n>',
-      'tap when play number N starts (0 the first play)',
-      integerOption('--ack-on-repeat', 0, 10_000),
-    )
-    .option('--offline-at <duration>', 'drop off the network this long after starting')
-    .option('--offline-for <duration>', 'come back this long after dropping (with --offline-at)')
-    .option(
-      '--vanish-at <range>',
-      "the network vanishes without a close this long after starting (the stub still holds the old connection): '40s' or '10s..60s'",
-    )
-    .option(
-      '--vanish-for <range>',
-      'reconnect on a new socket with the same id this long after vanishing (with --vanish-at)',
-    )
-    .option(
-      '--flaky-every <range>',
-      "drop the connection every so often: '30s..90s' (with --flaky-down)",
-    )
-    .option('--flaky-down <range>', "stay down this long each time: '2s..10s'")
-    .option(
-      '--tap-lose <chance>',
-      'lose this share of taps on the way (0..1): the stub never hears them',
-      probabilityOption('--tap-lose'),
-    )
-    .option('--tap-delay <range>', "button frames leave this late: '3s', or a range '1s..5s'")
-    .option(
-      '--tap-delay-chance <chance>',
-      'only this share of taps is delayed (default all)',
-      probabilityOption('--tap-delay-chance'),
-    )
-    .option(
-      '--tap-duplicate <n>',
-      'button frames arrive n times (2 to 10)',
-      integerOption('--tap-duplicate', 2, MAX_TAP_COPIES),
-    )
-    .option(
-      '--tap-duplicate-chance <chance>',
-      'only this share of taps is duplicated (default all)',
-      probabilityOption('--tap-duplicate-chance'),
-    )
-    .option('--tap-gap <duration>', 'time between the copies of a duplicated tap (default 0)')
-    .option(
-      '--drop-on-play <n>',
-      "drop off the network during the badge's Nth alert play (with --drop-for)",
-      integerOption('--drop-on-play', 1, 1_000_000),
-    )
-    .option(
-      '--drop-chance <chance>',
-      'drop during this share of alert plays (with --drop-for)',
-      probabilityOption('--drop-chance'),
-    )
-    .option('--drop-after <range>', "this long into the play: '2s' or '0s..5s' (default 0s)")
-    .option('--drop-for <range>', "stay off this long, then come back: '20s' or '10s..30s'")
-    .option(
-      '--battery-from <level>',
-      'battery level at start, % (with --battery-drain)',
-      integerOption('--battery-from', 0, 100),
-    )
-    .option(
-      '--battery-drain <rate>',
-      `the battery drains this many % per minute (${BATTERY_DRAIN_MIN} to ${BATTERY_DRAIN_MAX}), reported in state frames`,
-      numberOption('--battery-drain', BATTERY_DRAIN_MIN, BATTERY_DRAIN_MAX),
-    )
-    .option(
-      '--tts <engine>',
-      `text-to-speech: ${TTS_NAMES.join(', ')}`,
-      choiceOption('--tts', TTS_NAMES),
-      'estimate',
-    )
-    .option('--seed <n>', 'seed of the behaviours’ random draws', integerOption('--seed'), 0)
-    .option('--for <duration>', 'stop after this much real time, e.g. 2m')
-    .option('--wait <duration>', 'at start, wait this long for the stub to answer (0: not)', '30s')
-    .option('-q, --quiet', 'only the progress line and the summary')
-    .addHelpText(
-      'after',
-      `
+  return (
+    new Command('devices')
+      // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
+      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      .description('Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).')
+      .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
+      .addOption(controlTokenOption())
+      .option(
+        '-n, --count <n>',
+        'how many badges (the first of the selection)',
+        integerOption('--count', 1, 1_000_000),
+      )
+      .option('-g, --group <name>', "only the devices of this group (as in the stub's fixtures)")
+      .option('--account <subscriber-id>', 'only the devices of this account')
+      .option(
+        '--shard <i/n>',
+        'only the i-th of n slices of the selection: n processes or machines drive one stub between them, each device in one (the stub refuses a device another fleet holds)',
+        shardOption,
+      )
+      .option(
+        '--ack-after <duration>',
+        "tap this long after an alert first plays: '12s', or a range '5s..40s'",
+      )
+      .option(
+        '--ack-on-repeat <n>',
+        'tap when play number N starts (0 the first play)',
+        integerOption('--ack-on-repeat', 0, 10_000),
+      )
+      .option('--offline-at <duration>', 'drop off the network this long after starting')
+      .option('--offline-for <duration>', 'come back this long after dropping (with --offline-at)')
+      .option(
+        '--vanish-at <range>',
+        "the network vanishes without a close this long after starting (the stub still holds the old connection): '40s' or '10s..60s'",
+      )
+      .option(
+        '--vanish-for <range>',
+        'reconnect on a new socket with the same id this long after vanishing (with --vanish-at)',
+      )
+      .option(
+        '--flaky-every <range>',
+        "drop the connection every so often: '30s..90s' (with --flaky-down)",
+      )
+      .option('--flaky-down <range>', "stay down this long each time: '2s..10s'")
+      .option(
+        '--tap-lose <chance>',
+        'lose this share of taps on the way (0..1): the stub never hears them',
+        probabilityOption('--tap-lose'),
+      )
+      .option('--tap-delay <range>', "button frames leave this late: '3s', or a range '1s..5s'")
+      .option(
+        '--tap-delay-chance <chance>',
+        'only this share of taps is delayed (default all)',
+        probabilityOption('--tap-delay-chance'),
+      )
+      .option(
+        '--tap-duplicate <n>',
+        'button frames arrive n times (2 to 10)',
+        integerOption('--tap-duplicate', 2, MAX_TAP_COPIES),
+      )
+      .option(
+        '--tap-duplicate-chance <chance>',
+        'only this share of taps is duplicated (default all)',
+        probabilityOption('--tap-duplicate-chance'),
+      )
+      .option('--tap-gap <duration>', 'time between the copies of a duplicated tap (default 0)')
+      .option(
+        '--drop-on-play <n>',
+        "drop off the network during the badge's Nth alert play (with --drop-for)",
+        integerOption('--drop-on-play', 1, 1_000_000),
+      )
+      .option(
+        '--drop-chance <chance>',
+        'drop during this share of alert plays (with --drop-for)',
+        probabilityOption('--drop-chance'),
+      )
+      .option('--drop-after <range>', "this long into the play: '2s' or '0s..5s' (default 0s)")
+      .option('--drop-for <range>', "stay off this long, then come back: '20s' or '10s..30s'")
+      .option(
+        '--battery-from <level>',
+        'battery level at start, % (with --battery-drain)',
+        integerOption('--battery-from', 0, 100),
+      )
+      .option(
+        '--battery-drain <rate>',
+        `the battery drains this many % per minute (${BATTERY_DRAIN_MIN} to ${BATTERY_DRAIN_MAX}), reported in state frames`,
+        numberOption('--battery-drain', BATTERY_DRAIN_MIN, BATTERY_DRAIN_MAX),
+      )
+      .option(
+        '--tts <engine>',
+        `text-to-speech: ${TTS_NAMES.join(', ')}`,
+        choiceOption('--tts', TTS_NAMES),
+        'estimate',
+      )
+      .option('--seed <n>', 'seed of the behaviours’ random draws', integerOption('--seed'), 0)
+      .option('--for <duration>', 'stop after this much real time, e.g. 2m')
+      .option(
+        '--wait <duration>',
+        'at start, wait this long for the stub to answer (0: not)',
+        '30s',
+      )
+      .option('-q, --quiet', 'only the progress line and the summary')
+      .addHelpText(
+        'after',
+        `
 Behaviours given here apply to badges whose fixture declares none.
 
 Badges whose connection drops (the stub restarted or died) reconnect on their own, 100 ms
@@ -180,8 +187,9 @@ Examples:
   badge-sim devices --group Security --tts say       speak aloud through festival
   badge-sim devices --group Nurses --ack-after 5s --vanish-at 30s --vanish-for 10s..20s
 `,
-    )
-    .action(runDevices);
+      )
+      .action(runDevices)
+  );
 }
 
 function behaviourFrom(options: DevicesOptions): FixtureBehaviour | undefined {

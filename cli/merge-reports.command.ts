@@ -29,20 +29,23 @@ interface MergeOptions {
 
 /** `badge-sim merge-reports`: the reports of a sharded run's shards as one (decision SH2). */
 export function mergeReportsCommand(): Command {
-  return new Command('merge-reports')
-    .description(
-      'Merge the reports of the shards of a run (badge-sim run --shard i/n) into one, as if the suite had run whole.',
-    )
-    .argument('<report...>', 'the shards’ reports: all JSON, all JUnit XML, or all HTML')
-    .option(
-      '-r, --reporter <kind>',
-      `what to write: ${OUTPUTS.join(', ')} (default: the kind of the inputs; JSON reports can be written as any)`,
-      choiceOption('--reporter', OUTPUTS),
-    )
-    .option('-o, --output <file>', 'where the merged report goes (default: standard output)')
-    .addHelpText(
-      'after',
-      `
+  return (
+    new Command('merge-reports')
+      // Exit 1 would say scenarios failed: a wrong option or argument is bad input, 2.
+      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      .description(
+        'Merge the reports of the shards of a run (badge-sim run --shard i/n) into one, as if the suite had run whole.',
+      )
+      .argument('<report...>', 'the shards’ reports: all JSON, all JUnit XML, or all HTML')
+      .option(
+        '-r, --reporter <kind>',
+        `what to write: ${OUTPUTS.join(', ')} (default: the kind of the inputs; JSON reports can be written as any)`,
+        choiceOption('--reporter', OUTPUTS),
+      )
+      .option('-o, --output <file>', 'where the merged report goes (default: standard output)')
+      .addHelpText(
+        'after',
+        `
 Scenarios come in the order an unsharded run gives them (by file), so the merged JSON of
 every shard equals the JSON of the whole suite run at once (wall times aside in JUnit and
 HTML). Exit 0 when merged (failed scenarios included: the shards' runs said so), 2 when a
@@ -55,30 +58,35 @@ Examples:
   badge-sim merge-reports shard-*.json --reporter html -o report.html
   badge-sim merge-reports shard-*.xml -o junit.xml
 `,
-    )
-    .action((files: string[], options: MergeOptions) => {
-      try {
-        const reports = files.map(readReport);
-        const kinds = new Set(reports.map(reportKind));
-        if (kinds.size > 1)
-          throw new MergeError(
-            `the reports are of different kinds (${[...kinds].join(', ')}): merge one kind at a time`,
+      )
+      .action((files: string[], options: MergeOptions) => {
+        try {
+          const reports = files.map(readReport);
+          const kinds = new Set(reports.map(reportKind));
+          if (kinds.size > 1)
+            throw new MergeError(
+              `the reports are of different kinds (${[...kinds].join(', ')}): merge one kind at a time`,
+            );
+          const kind = [...kinds][0]!;
+          const output = options.reporter ?? kind;
+          const text = merged(kind, output, reports);
+          if (text !== undefined) {
+            if (options.output) writeFileSync(options.output, text);
+            else process.stdout.write(text);
+          }
+          process.stderr.write(
+            `badge-sim merge-reports: merged ${reports.length} ${kind} report(s)\n`,
           );
-        const kind = [...kinds][0]!;
-        const output = options.reporter ?? kind;
-        const text = merged(kind, output, reports);
-        if (text !== undefined) {
-          if (options.output) writeFileSync(options.output, text);
-          else process.stdout.write(text);
+        } catch (error) {
+          if (error instanceof MergeError) fail(error.message);
+          // Whatever else a report makes go wrong is still a report that cannot be merged: exit
+          // 2, never 1 (which says scenarios failed).
+          fail(
+            `cannot merge the reports (${(error as Error).message}): are they badge-sim reports of one run, unedited?`,
+          );
         }
-        process.stderr.write(
-          `badge-sim merge-reports: merged ${reports.length} ${kind} report(s)\n`,
-        );
-      } catch (error) {
-        if (error instanceof MergeError) fail(error.message);
-        throw error;
-      }
-    });
+      })
+  );
 }
 
 /** The merged report as `output`; undefined for the console, which writes itself. */

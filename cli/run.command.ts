@@ -24,44 +24,47 @@ interface RunOptions {
 const names = Object.keys(REPORTERS) as ReporterName[];
 
 export function runCommand(): Command {
-  return new Command('run')
-    .description(
-      'Run scenarios (the built-in catalogue by default) and report; exit 1 if any fails.',
-    )
-    .argument('[paths...]', 'scenario files, folders or patterns (scenarios/**/*.scenario.yaml)')
-    .option(
-      '-r, --reporter <name>',
-      `${names.join(', ')} (repeat for several)`,
-      (value: string, previous: ReporterName[] | undefined) => [
-        ...(previous ?? []),
-        choiceOption('--reporter', names)(value),
-      ],
-    )
-    .option(
-      '-o, --output <file>',
-      'where the junit, json or html report goes (default: standard output)',
-    )
-    .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
-    .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
-    .option('--bail', 'stop at the first failure')
-    .option(
-      '--stub <url>',
-      'external mode: drive a running stub (a container) through its control API',
-    )
-    .addOption(controlTokenOption())
-    .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
-    .option(
-      '--coverage',
-      'say which transitions of the badge machine the run exercised, and which never (console and JSON report)',
-    )
-    .option(
-      '--shard <i/n>',
-      'run the i-th of n slices of the suite (the same slices on every machine); merge their reports with badge-sim merge-reports',
-      shardOption,
-    )
-    .addHelpText(
-      'after',
-      `
+  return (
+    new Command('run')
+      // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
+      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      .description(
+        'Run scenarios (the built-in catalogue by default) and report; exit 1 if any fails.',
+      )
+      .argument('[paths...]', 'scenario files, folders or patterns (scenarios/**/*.scenario.yaml)')
+      .option(
+        '-r, --reporter <name>',
+        `${names.join(', ')} (repeat for several)`,
+        (value: string, previous: ReporterName[] | undefined) => [
+          ...(previous ?? []),
+          choiceOption('--reporter', names)(value),
+        ],
+      )
+      .option(
+        '-o, --output <file>',
+        'where the junit, json or html report goes (default: standard output)',
+      )
+      .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
+      .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
+      .option('--bail', 'stop at the first failure')
+      .option(
+        '--stub <url>',
+        'external mode: drive a running stub (a container) through its control API',
+      )
+      .addOption(controlTokenOption())
+      .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
+      .option(
+        '--coverage',
+        'say which transitions of the badge machine the run exercised, and which never (console and JSON report)',
+      )
+      .option(
+        '--shard <i/n>',
+        'run the i-th of n slices of the suite (the same slices on every machine); merge their reports with badge-sim merge-reports',
+        shardOption,
+      )
+      .addHelpText(
+        'after',
+        `
 Examples:
   badge-sim run                                     the built-in catalogue
   badge-sim run my-suite/ --reporter junit -o junit.xml
@@ -71,56 +74,57 @@ Examples:
   BADGE_SIM_CONTROL_TOKEN=… badge-sim run --stub URL  against a stub with a locked control API
   badge-sim run --shard 2/4 --reporter json -o shard-2.json  one quarter of the catalogue
 `,
-    )
-    .action(async (paths: string[], options: RunOptions) => {
-      if (options.stub && options.realtime) fail('give either --stub or --realtime, not both.');
-      // The token is for a running stub; an embedded one has no lock, so it is ignored there.
-      const controlToken = options.stub ? checkedControlToken(options.controlToken) : undefined;
-      const chosen = options.reporter ?? ['console'];
-      const fileReporters = chosen.filter((r) => r !== 'console');
-      if (fileReporters.length > 1)
-        fail(
-          'one file report a run: give one of --reporter junit, json or html (run again for another).',
+      )
+      .action(async (paths: string[], options: RunOptions) => {
+        if (options.stub && options.realtime) fail('give either --stub or --realtime, not both.');
+        // The token is for a running stub; an embedded one has no lock, so it is ignored there.
+        const controlToken = options.stub ? checkedControlToken(options.controlToken) : undefined;
+        const chosen = options.reporter ?? ['console'];
+        const fileReporters = chosen.filter((r) => r !== 'console');
+        if (fileReporters.length > 1)
+          fail(
+            'one file report a run: give one of --reporter junit, json or html (run again for another).',
+          );
+        let files: string[];
+        try {
+          files = findScenarioFiles(paths);
+        } catch (error) {
+          if (error instanceof ScenarioError) fail(error.message);
+          throw error;
+        }
+        if (files.length === 0)
+          fail(
+            `no scenario files in ${paths.join(' ') || 'the catalogue'} (they end in .scenario.yaml).`,
+          );
+        if (options.shard) {
+          const all = files.length;
+          files = shardOf(files, options.shard);
+          process.stderr.write(
+            `badge-sim run: shard ${options.shard.index}/${options.shard.total}: ${files.length} of ${all} scenario files\n`,
+          );
+        }
+        // A file report on standard output leaves no room for the console reporter there.
+        const reporters = chosen.map((name) =>
+          name === 'console' && fileReporters.length > 0 && !options.output
+            ? REPORTERS.console(process.stderr)
+            : REPORTERS[name](),
         );
-      let files: string[];
-      try {
-        files = findScenarioFiles(paths);
-      } catch (error) {
-        if (error instanceof ScenarioError) fail(error.message);
-        throw error;
-      }
-      if (files.length === 0)
-        fail(
-          `no scenario files in ${paths.join(' ') || 'the catalogue'} (they end in .scenario.yaml).`,
-        );
-      if (options.shard) {
-        const all = files.length;
-        files = shardOf(files, options.shard);
-        process.stderr.write(
-          `badge-sim run: shard ${options.shard.index}/${options.shard.total}: ${files.length} of ${all} scenario files\n`,
-        );
-      }
-      // A file report on standard output leaves no room for the console reporter there.
-      const reporters = chosen.map((name) =>
-        name === 'console' && fileReporters.length > 0 && !options.output
-          ? REPORTERS.console(process.stderr)
-          : REPORTERS[name](),
-      );
-      if (options.stub) await checkControlAccess(options.stub, controlToken);
-      const summary = await runSuite(files, {
-        reporters,
-        seed: options.seed,
-        grep: options.grep,
-        bail: options.bail,
-        mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
-        stubUrl: options.stub,
-        controlToken,
-        ...(options.coverage ? { coverage: new BadgeCoverage() } : {}),
-      });
-      for (const output of summary.outputs) {
-        if (options.output) writeFileSync(options.output, output);
-        else process.stdout.write(output);
-      }
-      process.exitCode = summary.failed > 0 ? 1 : 0;
-    });
+        if (options.stub) await checkControlAccess(options.stub, controlToken);
+        const summary = await runSuite(files, {
+          reporters,
+          seed: options.seed,
+          grep: options.grep,
+          bail: options.bail,
+          mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
+          stubUrl: options.stub,
+          controlToken,
+          ...(options.coverage ? { coverage: new BadgeCoverage() } : {}),
+        });
+        for (const output of summary.outputs) {
+          if (options.output) writeFileSync(options.output, output);
+          else process.stdout.write(output);
+        }
+        process.exitCode = summary.failed > 0 ? 1 : 0;
+      })
+  );
 }

@@ -185,6 +185,10 @@ export function placeFailure(failure: Failure, lanes: BadgeLane[]): PageFailure 
  * JSON that can sit in a `<script>` element: no `<` (so no `</script>` or `<!--` ends it),
  * and the two line separators old parsers choke on, all as escapes JSON reads back the same.
  */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 export function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,
@@ -194,7 +198,9 @@ export function scriptSafeJson(value: unknown): string {
 
 /** The whole file. No text of a scenario is written as markup: the page sets it as text. */
 export function renderHtmlReport(data: PageData): string {
-  const title = data.failed === 0 ? 'badge-sim: all passed' : `badge-sim: ${data.failed} failed`;
+  // A number, but a merged shard's data may claim otherwise: whatever it is, it is text here.
+  const failed = escapeHtml(String(data.failed));
+  const title = data.failed === 0 ? 'badge-sim: all passed' : `badge-sim: ${failed} failed`;
   return `<!doctype html>
 <html lang="en">
 <head>

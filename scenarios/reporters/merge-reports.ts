@@ -5,7 +5,9 @@
  * summary), JUnit XML, or HTML (its embedded data). Scenarios come in the order an unsharded
  * run gives them: by file, then load errors by file.
  */
+import { resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { ownValue } from '../../protocol/own.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import { type PageData, renderHtmlReport } from './html.reporter.ts';
 import { junitXml } from './junit.reporter.ts';
@@ -36,17 +38,21 @@ export function reportKind({ file, text }: ReportFile): ReportKind {
 export function mergeJsonReports(files: ReportFile[]): RunSummary {
   const reports: ScenarioReport[] = [];
   const loadErrors: RunSummary['loadErrors'] = [];
+  const seen = new Sources();
   for (const { file, text } of files) {
-    const report = parseJson(file, text) as Partial<{
-      scenarios: unknown;
-      loadErrors: unknown;
-    }>;
-    if (!Array.isArray(report.scenarios) || !Array.isArray(report.loadErrors))
-      throw new MergeError(
-        `${file}: not a badge-sim JSON report: it needs "scenarios" and "loadErrors" lists`,
-      );
-    reports.push(...(report.scenarios as ScenarioReport[]));
-    loadErrors.push(...(report.loadErrors as RunSummary['loadErrors']));
+    const report = parseJson(file, text);
+    const scenarios = listAt(file, report, 'scenarios');
+    const errors = listAt(file, report, 'loadErrors');
+    scenarios.forEach((scenario, i) => {
+      checkScenarioReport(file, scenario, `scenarios[${i}]`);
+      seen.add(file, (scenario as ScenarioReport).source);
+      reports.push(scenario as ScenarioReport);
+    });
+    errors.forEach((error, i) => {
+      checkFields(file, error, `loadErrors[${i}]`, { source: 'string', message: 'string' });
+      seen.add(file, (error as { source: string }).source);
+      loadErrors.push(error as RunSummary['loadErrors'][number]);
+    });
   }
   reports.sort(bySource);
   loadErrors.sort(bySource);
@@ -56,10 +62,26 @@ export function mergeJsonReports(files: ReportFile[]): RunSummary {
 
 /** HTML reports merged: their embedded data, drawn again as one page. */
 export function mergeHtmlReports(files: ReportFile[]): string {
+  const seen = new Sources();
   const pages = files.map(({ file, text }) => {
     const json = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(text);
     if (!json) throw new MergeError(`${file}: an HTML report without its data`);
-    return parseJson(file, json[1]!) as PageData;
+    const page = parseJson(file, json[1]!);
+    checkFields(file, page, 'the report', { passed: 'count', failed: 'count', wallMs: 'count' });
+    const scenarios = listAt(file, page, 'scenarios');
+    scenarios.forEach((scenario, i) => {
+      checkFields(file, scenario, `scenarios[${i}]`, {
+        name: 'string',
+        source: 'string',
+        passed: 'boolean',
+      });
+      seen.add(file, (scenario as { source: string }).source);
+    });
+    listAt(file, page, 'loadErrors').forEach((error, i) => {
+      checkFields(file, error, `loadErrors[${i}]`, { source: 'string', message: 'string' });
+      seen.add(file, (error as { source: string }).source);
+    });
+    return page as PageData;
   });
   const merged: PageData = {
     passed: sum(pages.map((p) => p.passed)),
@@ -70,6 +92,72 @@ export function mergeHtmlReports(files: ReportFile[]): string {
     loadErrors: pages.flatMap((p) => p.loadErrors).sort(bySource),
   };
   return renderHtmlReport(merged);
+}
+
+/** Each scenario's file once across the reports: a shard's report given twice is refused. */
+class Sources {
+  readonly #where = new Map<string, string>();
+  add(file: string, source: string): void {
+    const other = this.#where.get(source);
+    if (other !== undefined)
+      throw new MergeError(
+        `${file}: ${source} is in ${other === file ? 'this report twice' : `${other} too`}: give each shard's report once`,
+      );
+    this.#where.set(source, file);
+  }
+}
+
+type FieldKind = 'string' | 'boolean' | 'count' | 'list';
+
+function checkFields(
+  file: string,
+  value: unknown,
+  where: string,
+  fields: Record<string, FieldKind>,
+): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new MergeError(`${file}: ${where} must be an object`);
+  for (const [name, kind] of Object.entries(fields)) {
+    const field = ownValue(value, name);
+    const ok =
+      kind === 'count'
+        ? Number.isSafeInteger(field) && (field as number) >= 0
+        : kind === 'list'
+          ? Array.isArray(field)
+          : typeof field === kind;
+    if (!ok)
+      throw new MergeError(
+        `${file}: ${where}.${name} must be ${kind === 'count' ? 'a whole number, 0 or more' : kind === 'list' ? 'a list' : `a ${kind}`}`,
+      );
+  }
+}
+
+function listAt(file: string, value: unknown, name: string): unknown[] {
+  checkFields(file, value, 'the report', { [name]: 'list' });
+  return ownValue(value, name) as unknown[];
+}
+
+/** What the reporters read of a scenario's report. */
+function checkScenarioReport(file: string, value: unknown, where: string): void {
+  checkFields(file, value, where, {
+    name: 'string',
+    source: 'string',
+    proves: 'string',
+    passed: 'boolean',
+    seed: 'count',
+    mode: 'string',
+    rerun: 'string',
+    failures: 'list',
+  });
+  (ownValue(value, 'failures') as unknown[]).forEach((failure, i) => {
+    checkFields(file, failure, `${where}.failures[${i}]`, {
+      what: 'string',
+      message: 'string',
+      expected: 'list',
+      actual: 'list',
+    });
+  });
+  checkFields(file, ownValue(value, 'actual'), `${where}.actual`, { events: 'list' });
 }
 
 const parser = new XMLParser({
@@ -84,6 +172,7 @@ const parser = new XMLParser({
 /** JUnit reports merged: every test case, run cases by file, then errors by file. */
 export function mergeJunitReports(files: ReportFile[]): string {
   const cases: Record<string, unknown>[] = [];
+  const seen = new Sources();
   for (const { file, text } of files) {
     let document: { testsuites?: { testsuite?: { testcase?: Record<string, unknown>[] }[] } };
     try {
@@ -93,7 +182,13 @@ export function mergeJunitReports(files: ReportFile[]): string {
     }
     const suites = document.testsuites?.testsuite;
     if (!suites) throw new MergeError(`${file}: a JUnit report without <testsuites><testsuite>`);
-    for (const suite of suites) cases.push(...(suite.testcase ?? []));
+    for (const suite of suites)
+      for (const testcase of suite.testcase ?? []) {
+        if (typeof testcase['@classname'] !== 'string' || typeof testcase['@name'] !== 'string')
+          throw new MergeError(`${file}: a <testcase> without classname and name`);
+        seen.add(file, `${testcase['@classname']} (${testcase['@name']})`);
+        cases.push(testcase);
+      }
   }
   const key = (c: Record<string, unknown>) => ({ source: String(c['@classname'] ?? '') });
   const run = cases.filter((c) => c.error === undefined).sort((a, b) => bySource(key(a), key(b)));
@@ -111,9 +206,15 @@ function parseJson(file: string, text: string): unknown {
   }
 }
 
-/** The order of an unsharded run: files sorted as `findScenarioFiles` sorts them. */
+/**
+ * The order of an unsharded run: files sorted as `findScenarioFiles` sorts them, by absolute
+ * path (a report shows a file below the working folder relative to it, others absolute; merge
+ * in the folder the shards ran in).
+ */
 function bySource(a: { source: string }, b: { source: string }): number {
-  return a.source < b.source ? -1 : a.source > b.source ? 1 : 0;
+  const x = resolve(a.source);
+  const y = resolve(b.source);
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function sum(values: number[]): number {

@@ -6,7 +6,6 @@
  */
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { ServiceError } from '../../client/service-client.ts';

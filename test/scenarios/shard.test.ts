@@ -124,7 +124,8 @@ describe('shards', () => {
       scenarios: [],
     });
     const bad = runCli(['run', '--shard', '4/3']);
-    expect(bad.status).not.toBe(0);
+    expect(bad.status).toBe(2);
+    expect(runCli(['devices', '--shard', '0/3']).status).toBe(2);
     expect(bad.stderr).toContain('--shard must be i/n with 1 ≤ i ≤ n ≤ 1000, such as 2/4');
 
     writeFileSync(
@@ -145,6 +146,36 @@ describe('shards', () => {
     expect(junitToHtml.stderr).toContain(
       "junit reports merge into junit only: merge the shards' JSON reports",
     );
+    // A report given twice, a crafted one, a wrong option: exit 2 saying what, never a merge.
+    const twice = runCli(['merge-reports', join(dir, 'e.json'), join(dir, 'e.json')]);
+    expect(twice.status).toBe(0); // an empty shard has no scenario to repeat
+    writeFileSync(
+      join(dir, 'one.json'),
+      JSON.stringify({
+        passed: 0,
+        failed: 1,
+        scenarios: [],
+        loadErrors: [{ source: 'a.scenario.yaml', message: 'x' }],
+      }),
+    );
+    const repeated = runCli(['merge-reports', join(dir, 'one.json'), join(dir, 'one.json')]);
+    expect(repeated.status).toBe(2);
+    expect(repeated.stderr).toContain('a.scenario.yaml is in this report twice: give each shard');
+    writeFileSync(
+      join(dir, 'evil.html'),
+      `<!doctype html><script type="application/json" id="report-data">${JSON.stringify({ passed: 0, failed: '1</title><script>alert(1)</script>', wallMs: 0, scenarios: [], loadErrors: [] }).replaceAll('<', '\\u003c')}</script>`,
+    );
+    const evil = runCli(['merge-reports', join(dir, 'evil.html'), '-o', join(dir, 'out.html')]);
+    expect(evil.status).toBe(2);
+    expect(evil.stderr).toContain('evil.html: the report.failed must be a whole number, 0 or more');
+    writeFileSync(
+      join(dir, 'null.json'),
+      '{"passed":0,"failed":0,"scenarios":[null],"loadErrors":[]}',
+    );
+    const nulls = runCli(['merge-reports', join(dir, 'null.json')]);
+    expect(nulls.status).toBe(2);
+    expect(nulls.stderr).toContain('null.json: scenarios[0] must be an object');
+    expect(runCli(['merge-reports', '-r', 'xml', join(dir, 'e.json')]).status).toBe(2);
     const missing = runCli(['merge-reports', join(dir, 'nope.json')]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('cannot read');
