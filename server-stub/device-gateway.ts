@@ -568,12 +568,9 @@ export class DeviceGateway {
     }
     const previous = this.#connections.get(device.id);
     // Two fleets (shards) never share a device (decision D13): a device online in one fleet's
-    // session is refused to another session; the same session takes its old connection over.
-    if (
-      previous?.session !== undefined &&
-      hello.session !== undefined &&
-      previous.session !== hello.session
-    ) {
+    // session is refused to any other hello, one naming no session too; the same session takes
+    // its old connection over.
+    if (previous?.session !== undefined && previous.session !== hello.session) {
       this.#sendError(
         connection,
         'device_claimed',

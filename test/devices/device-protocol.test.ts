@@ -103,7 +103,7 @@ describe('hello', () => {
     second.ws.close();
   });
 
-  test('a device online in one fleet session is refused to another (4010 device_claimed); the same session takes it over (4003)', async () => {
+  test('a device online in one fleet session is refused to another (4010 device_claimed), or to a hello naming none; the same session takes it over (4003)', async () => {
     await using stub = await startStub();
     const first = await rawClient(stub.devicesUrl);
     first.send(hello({ session: 'fleet-a' }));
@@ -132,12 +132,22 @@ describe('hello', () => {
     const later = await rawClient(stub.devicesUrl);
     later.send(hello({ session: 'fleet-b' }));
     await later.next('welcome');
-    // A hello naming no session keeps the old rule: the newer connection wins.
+    // A hello naming no session cannot take it from a session either.
     const plain = await rawClient(stub.devicesUrl);
     plain.send(hello());
-    await plain.next('welcome');
-    await expect.poll(later.closed).toMatchObject({ code: CLOSE_CODES.replaced });
-    plain.ws.close();
+    expect(await plain.next('error')).toMatchObject({ code: 'device_claimed' });
+    expect(later.closed()).toBeUndefined();
+    later.ws.close();
+    await expect.poll(() => stub.app.gateway.connected()).toEqual([]);
+    // Between hellos naming no session the newer connection wins, as ever (D6).
+    const bare = await rawClient(stub.devicesUrl);
+    bare.send(hello());
+    await bare.next('welcome');
+    const newer = await rawClient(stub.devicesUrl);
+    newer.send(hello());
+    await newer.next('welcome');
+    await expect.poll(bare.closed).toMatchObject({ code: CLOSE_CODES.replaced });
+    newer.ws.close();
   });
 
   test('a session that is not 1 to 64 letters, digits, - or _ is an invalid hello', async () => {
