@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { ScenarioError } from '../scenarios/load-scenario.ts';
@@ -16,6 +17,7 @@ import {
 import { reproduce } from '../scenarios/repro/reproduce.ts';
 import {
   label,
+  SEARCH_MAX_MS,
   SEARCH_MAX_RUNS,
   type SearchResult,
   searchAlternatives,
@@ -104,7 +106,7 @@ cancel_events: end-normal) when an alert ended normal with no acknowledgement th
 where the histories part at a tap, that tap pressed earlier while its wearer heard the alert
 it acknowledged (and late on the way), or its wearer off the network just before it. It
 lists those whose history matches the field's, simplest first; --write saves the first.
-At most ${SEARCH_MAX_RUNS} runs.
+At most ${SEARCH_MAX_RUNS} runs and ${SEARCH_MAX_MS / 1000} s.
 
 Exit status: 0 the histories match (with --search: some variant explains the log), 1 they
 differ (the first difference is marked >> and said in a sentence), 2 an input cannot be used
@@ -129,6 +131,8 @@ Examples:
             throw new ExportError(
               '--write saves what --search found: add --search (the inferred scenario is --scenario-out)',
             );
+          if (options.scenarioOut) checkWritable('--scenario-out', options.scenarioOut);
+          if (options.write) checkWritable('--write', options.write);
           const exports = files.map(readInput);
           const sent: SentAlert[] = [
             ...(options.alerts
@@ -222,6 +226,21 @@ Examples:
   );
 }
 
+/** A file the command will write: its folder must exist and take it, before any work is done. */
+function checkWritable(flag: string, file: string): void {
+  const folder = dirname(resolve(file));
+  try {
+    if (existsSync(file) && statSync(file).isDirectory())
+      throw new ExportError(`${flag} ${file}: a folder; give a file name in it`);
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    if (error instanceof ExportError) throw error;
+    throw new ExportError(
+      `${flag} ${file}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a file in a folder that exists and you may write to`,
+    );
+  }
+}
+
 /** A file's text, refused before it is read when it is larger than an export may be. */
 function readInput(file: string): ExportFile {
   let size: number;
@@ -247,7 +266,7 @@ function searchText(
   const { written, pick } = options;
   const lines = [
     '',
-    `Searched ${plural(search.trials.length, 'variant')} of the scenario${search.stopped ? ` (stopped at the bound of ${SEARCH_MAX_RUNS} runs)` : ''}.`,
+    `Searched ${plural(search.trials.length, 'variant')} of the scenario${search.stopped ? ` (stopped at a bound: ${SEARCH_MAX_RUNS} runs or ${SEARCH_MAX_MS / 1000} s; export a shorter span to search it all)` : ''}.`,
   ];
   if (options.placeholders)
     lines.push(

@@ -42,7 +42,8 @@ export type Alternative =
 /** One variant run: the alternatives it applies and how its history compared. */
 export interface Trial {
   alternatives: Alternative[];
-  comparison: Comparison;
+  /** How it compared: the histories themselves are not kept (a search runs many). */
+  comparison: Pick<Comparison, 'match' | 'difference'>;
 }
 
 /** A variant whose history matches the field's, as a scenario ready to save. */
@@ -64,6 +65,13 @@ export interface SearchResult {
 
 /** Runs one search may make at most, by default (each is one scenario run). */
 export const SEARCH_MAX_RUNS = 200;
+/**
+ * Real time one search may take: no new run starts past it (an export of 100,000 events runs
+ * for most of a minute a variant). The variants found so far are reported.
+ */
+export const SEARCH_MAX_MS = 120_000;
+/** Explanations kept, each with its scenario; past it, the search still counts its trials. */
+const MAX_EXPLANATIONS = 20;
 /** Taps mended one after another from one base, at most. */
 const MAX_MENDS = 20;
 /** How long before its logged instant a late tap may have been pressed. */
@@ -77,24 +85,27 @@ const RETURN_BEFORE_TAP_MS = [500, 2_000, 5_000];
 const OFFLINE_AT_MOST_MS = 30_000;
 
 export async function searchAlternatives(
-  input: ReproInput & { maxRuns?: number },
+  input: ReproInput & { maxRuns?: number; maxMs?: number },
 ): Promise<SearchResult> {
   const say = input.progress ?? (() => {});
   const maxRuns = input.maxRuns ?? SEARCH_MAX_RUNS;
+  const maxMs = input.maxMs ?? SEARCH_MAX_MS;
   const toleranceMs = input.toleranceMs ?? 0;
   const events = readEvents(input);
   const trials: Trial[] = [];
   const explanations: Explanation[] = [];
   let stopped = false;
 
+  const started = performance.now();
   const run = async (variant: Variant): Promise<InferredRun | undefined> => {
-    if (trials.length >= maxRuns) {
+    if (trials.length >= maxRuns || performance.now() - started > maxMs) {
       stopped = true;
       return undefined;
     }
     const result = await runInferred(variant.inferred, toleranceMs, variant.yaml);
-    trials.push({ alternatives: variant.alternatives, comparison: result.comparison });
-    if (result.comparison.match) explanations.push(variant);
+    const { match, difference } = result.comparison;
+    trials.push({ alternatives: variant.alternatives, comparison: { match, difference } });
+    if (match && explanations.length < MAX_EXPLANATIONS) explanations.push(variant);
     return result;
   };
 

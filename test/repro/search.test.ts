@@ -238,6 +238,35 @@ describe('repro --search', () => {
     expect(passed.status).toBe(0);
   });
 
+  it('stops at its time bound and says so; keeps no history of a trial, only how it compared', async () => {
+    const exports = [
+      { file: 'events.json', text: readFileSync(fieldExportFileSync(tempDir()), 'utf8') },
+    ];
+    const none = await searchAlternatives({ exports, fixtures: FIXTURES, maxMs: 0 });
+    expect(none).toMatchObject({ stopped: true, trials: [], explanations: [] });
+    const some = await searchAlternatives({ exports, fixtures: FIXTURES });
+    expect(some.stopped).toBe(false);
+    expect(some.trials.length).toBeGreaterThan(1);
+    for (const trial of some.trials) {
+      expect(trial.comparison).not.toHaveProperty('field');
+      expect(trial.comparison).not.toHaveProperty('stub');
+    }
+  });
+
+  it('a --write or --scenario-out it cannot write is refused before any work (exit 2)', () => {
+    const dir = tempDir();
+    const exports = fieldExportFileSync(dir);
+    const missing = runCli(['repro', exports, '--search', '--write', join(dir, 'no', 'x.yaml')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(
+      'cannot write there (ENOENT); give a file in a folder that exists',
+    );
+    expect(missing.stdout).toBe('');
+    const folder = runCli(['repro', exports, '--scenario-out', dir]);
+    expect(folder.status).toBe(2);
+    expect(folder.stderr).toContain('a folder; give a file name in it');
+  });
+
   it('refuses --write without --search, --pick without --write, and a --pick past the list (exit 2)', () => {
     const dir = tempDir();
     const exports = fieldExportFileSync(dir);
