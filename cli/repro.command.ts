@@ -187,6 +187,7 @@ Examples:
                   tolerance_ms: comparison.toleranceMs,
                   events: result.eventCount,
                   difference: comparison.difference ?? null,
+                  refused: result.refused,
                   field: comparison.field,
                   stub: comparison.stub,
                   ...(options.scenarioOut ? { scenario: options.scenarioOut } : {}),
@@ -197,6 +198,10 @@ Examples:
               )}\n`,
             );
           } else {
+            if (result.refused.length > 0)
+              process.stdout.write(
+                `The stub refused what the scenario sent where the field's service took it (fix these first; see the scenario's "guessed" lines):\n${result.refused.map((r) => `  ${r}`).join('\n')}\n\n`,
+              );
             process.stdout.write(timeline(comparison, { all: options.allRows }));
             process.stdout.write(
               comparison.match

@@ -9,6 +9,7 @@ import { Document, isMap, type Node } from 'yaml';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../../fixtures/fixtures.schema.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { ownValue } from '../../protocol/own.ts';
+import { TIMEOUT_MAX_S } from '../../protocol/service-api.schema.ts';
 import { formatMicros } from '../../protocol/timestamp.ts';
 import { checkScenario } from '../load-scenario.ts';
 import type { EventMatcher, Scenario, ScenarioSettings, Step } from '../scenario.schema.ts';
@@ -81,8 +82,9 @@ export function inferScenario(events: FieldEvent[], options: InferOptions): Infe
     const { body, comments } = alertBody(alert, groupsOf(alert));
     if (!alert.startSeen)
       comments.unshift('guessed: it began before the export; posted here, at its first event');
+    // Checked: a body the stub refuses is said as such, not as a history that parts (FB13).
     stepOf(
-      { at: at(alert.startMs), alert: body, as: alert.alias },
+      { at: at(alert.startMs), alert: body, as: alert.alias, expect: { status: 200 } },
       comments.join('\n') || undefined,
     );
     if (alert.outcome === 'cancelled')
@@ -238,9 +240,12 @@ function alertBody(
       body.timeout = Math.max(1, Math.round(lasted / 1000));
       comments.push(`inferred: timeout ${body.timeout}s, from its start to timed_out`);
     } else if (lasted >= 300_000) {
-      body.timeout = Math.floor(lasted / 1000) + 1;
+      // At most the longest timeout the service takes: a longer guess would be refused (FB13).
+      body.timeout = Math.min(TIMEOUT_MAX_S, Math.floor(lasted / 1000) + 1);
       comments.push(
-        `guessed: timeout ${body.timeout}s, as it did not time out in ${Math.round(lasted / 1000)}s`,
+        body.timeout === TIMEOUT_MAX_S
+          ? `guessed: timeout ${body.timeout}s, the longest the service takes; it ran ${Math.round(lasted / 1000)}s without timing out, longer than any timeout can be`
+          : `guessed: timeout ${body.timeout}s, as it did not time out in ${Math.round(lasted / 1000)}s`,
       );
     }
   }

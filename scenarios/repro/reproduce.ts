@@ -40,6 +40,8 @@ export interface ReproResult {
   inferred: Inferred;
   yaml: string;
   comparison: Comparison;
+  /** Steps the stub refused that the field's service took: said before the histories. */
+  refused: string[];
   eventCount: number;
 }
 
@@ -52,8 +54,8 @@ export async function reproduce(input: ReproInput): Promise<ReproResult> {
   say(
     `running the inferred scenario: ${inferred.alerts.length} alert(s), ${inferred.scenario.timeline.length} steps, on the virtual clock`,
   );
-  const { comparison } = await runInferred(inferred, input.toleranceMs ?? 0, yaml);
-  return { inferred, yaml, comparison, eventCount: events.length };
+  const { comparison, refused } = await runInferred(inferred, input.toleranceMs ?? 0, yaml);
+  return { inferred, yaml, comparison, refused, eventCount: events.length };
 }
 
 /** The export's events, merged and ordered; none is an error that says what to export. */
@@ -84,6 +86,8 @@ export function inferFrom(
 /** What one run of an inferred scenario (or a variant of it) gave, against the field's. */
 export interface InferredRun {
   comparison: Comparison;
+  /** Steps whose answer was not what the field's service gave (a body the stub refused). */
+  refused: string[];
   /** What each badge heard in the run, by user name. */
   heard: HeardByUser;
 }
@@ -112,7 +116,10 @@ export async function runInferred(
     stub.filter((e) => !(e.type === 'start' && startedBefore.has(e.task))),
     { toleranceMs, heard },
   );
-  return { comparison, heard };
+  const refused = report.failures
+    .filter((f) => f.what.startsWith('timeline['))
+    .map((f) => `${f.what}: ${f.message}; ${f.actual.find((a) => a.startsWith('body ')) ?? ''}`);
+  return { comparison, heard, refused };
 }
 
 /** The field's events as a history: the scenario's expectations, times in ms. */

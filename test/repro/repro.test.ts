@@ -392,6 +392,57 @@ describe('where histories part', () => {
   });
 });
 
+describe('what the stub refuses (FB13)', () => {
+  const event = (task: string, type: string, timestamp: string, content: object = {}) => ({
+    category: 'tasks',
+    event_id: `${task}${type}${timestamp}`
+      .replace(/[^0-9a-z]/gi, '')
+      .padEnd(32, '0')
+      .slice(0, 32),
+    timestamp,
+    content: { type, ...content },
+    task: {
+      id: task,
+      name: 'spill',
+      task_type: { major: 1, minor: 4, name: 'alerts', namespace: 'system' },
+    },
+  });
+
+  it('an alert open longer than any timeout gets the longest one, which the stub takes', async () => {
+    const events = [
+      event('T1', 'start', '2026-01-01T00:00:00.000000Z'),
+      event('T1', 'acknowledged', '2026-01-09T00:00:00.000000Z', { device: 'Lena Ortiz' }),
+    ];
+    const result = await reproduce({ exports: [{ file: 'long.json', text: json(events) }] });
+    expect(result.inferred.scenario.timeline[0]).toMatchObject({ alert: { timeout: 604_800 } });
+    expect(result.yaml).toContain('the longest the service takes');
+    expect(result.refused).toEqual([]);
+  });
+
+  it('a body sent that the stub refuses is said first, with its answer, not as a history that parts', () => {
+    const dir = tempDir();
+    const events = [
+      event('T1', 'start', '2026-01-01T00:00:00.000000Z'),
+      event('T1', 'acknowledged', '2026-01-01T00:00:05.000000Z', { device: 'Lena Ortiz' }),
+      event('T1', 'end', '2026-01-01T00:00:05.000000Z', { status: 'normal' }),
+    ];
+    writeFileSync(join(dir, 'events.json'), json(events));
+    const sent = {
+      at: '2026-01-01T00:00:00Z',
+      body: { name: 'spill', notification: 'Spill', groups: ['Ward'], priority: 'high' },
+    };
+    writeFileSync(join(dir, 'sent.jsonl'), JSON.stringify(sent));
+    const run = runCli(['repro', join(dir, 'events.json'), '--alerts', join(dir, 'sent.jsonl')]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain(
+      "The stub refused what the scenario sent where the field's service took it",
+    );
+    expect(run.stdout).toMatch(
+      /timeline\[0\] alert answer \(spill\): status 400, expected 200; body .*"field":"priority"/,
+    );
+  });
+});
+
 describe('a long timeline', () => {
   const events = (n: number, odd?: number): HistoryEvent[] =>
     Array.from({ length: n }, (_, i) => ({
