@@ -1,9 +1,8 @@
 /** `badge-sim devices` as a user runs it: a stub process, a fleet process, an alert acknowledged. */
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { runCli, startCli, startStubProcess } from '../support/cli.ts';
-import { RIVERSIDE, request } from '../support/http.ts';
+import { freePort, RIVERSIDE, request } from '../support/http.ts';
 
 describe('badge-sim devices', () => {
   test('badges connect, hear an alert, acknowledge after 12 s of virtual time, and report at the end', async () => {
@@ -258,13 +257,3 @@ describe('badge-sim devices', () => {
     }
   });
 });
-
-/** A port nothing listens on now, for a stub that starts (again) on it. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}

@@ -4,10 +4,9 @@
  * twice, and an alert to everyone is acknowledged by the badges of both shards.
  */
 import { spawnSync } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, describe, expect, inject, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
+import { freePort } from '../support/http.ts';
 
 const FILE = 'examples/compose/docker-compose.yml';
 const PROJECT = `badgesim${process.pid}`;
@@ -25,15 +24,6 @@ if (!compose && process.env.CI === 'true')
   throw new Error(
     'CI=true and no docker-compose: .ci/run installs it (apt-get install docker-compose)',
   );
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 describe.skipIf(!compose)('examples/compose: a stub and two fleet shards', () => {
   let env: NodeJS.ProcessEnv = process.env;

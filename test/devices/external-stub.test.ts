@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
@@ -13,7 +12,7 @@ import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fix
 import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { startStubProcess } from '../support/cli.ts';
-import { RIVERSIDE, request } from '../support/http.ts';
+import { freePort, RIVERSIDE, request } from '../support/http.ts';
 
 const START = Date.UTC(2026, 0, 1);
 const seconds = (timestamp: string) => (Date.parse(timestamp) - START) / 1000;
@@ -118,16 +117,6 @@ describe('badges against a stub in another process', () => {
       .toBe('end');
   });
 });
-
-/** A port nothing listens on now, for a stub that restarts on the same one. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** The devices the stub at `url` shows online (its control API). */
 async function onlineOnStub(url: string): Promise<string[]> {

@@ -1,4 +1,6 @@
 /** Small helpers for tests that talk to a real stub over HTTP. */
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import type { StubHandle } from '../../server-stub/start-stub.ts';
 
 export const RIVERSIDE = { id: '100001', key: 'demo-api-key-riverside-0001' } as const;
@@ -99,4 +101,14 @@ export async function seedEvents(
     if (advanced.status !== 200)
       throw new Error(`seeding events: POST /_stub/clock/advance answered ${advanced.status}`);
   }
+}
+
+/** A port nothing listens on now, for a stub (or a container) that starts on it. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
 }
