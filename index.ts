@@ -17,6 +17,7 @@ export { runScenario } from './scenarios/run-scenario.ts';
 export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
 export { startStub } from './server-stub/start-stub.ts';
 export { TlsSetupError } from './server-stub/tls.ts';
+export { BadgeCoverage, badgeTransitions } from './simulator/badge-coverage.ts';
 export { startFleet, waitForStub } from './simulator/fleet.ts';
 export { HttpStubConnection } from './simulator/http-stub-connection.ts';
 export { InProcessStubConnection } from './simulator/in-process-stub-connection.ts';

@@ -111,6 +111,7 @@ export type {
   HeardEntry,
   TapCounts,
 } from './simulator/badge.ts';
+export type { TransitionCoverageReport } from './simulator/badge-coverage.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export type { TapFate } from './simulator/device-faults.ts';
 export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';
