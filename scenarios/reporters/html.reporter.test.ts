@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { lateAcknowledgementScenario } from '../../test/support/late-scenario.ts';
 import { CATALOGUE_DIR, runSuite } from '../run-suite.ts';
 import {
   createHtmlReporter,
@@ -25,23 +26,10 @@ const TIMEOUT = join(CATALOGUE_DIR, 'timeout-at-a-repeat-instant.scenario.yaml')
 
 /** Omar acknowledges at 140 s; this one expects 141 s, and a scenario name that is markup. */
 const HOSTILE_NAME = '</script><script>window.pwned=1</script><!--';
-const LATE = `name: '${HOSTILE_NAME}'
-proves: The first difference is found on the timeline.
-badges: { group: Pharmacy }
-timeline:
-  - at: 0s
-    alert: { notification: Delivery at dock, groups: [Pharmacy] }
-    as: delivery
-  - { at: 5s, tap: Lena Ortiz }
-  - { at: 140s, tap: Omar Haddad }
-duration: 200s
-expect:
-  events:
-    items:
-      - { type: start, task: delivery, at: 0s }
-      - { type: acknowledged, device: Lena Ortiz, at: 5s }
-      - { type: acknowledged, device: Omar Haddad, at: 141s }
-`;
+const LATE = lateAcknowledgementScenario(
+  HOSTILE_NAME,
+  'The first difference is found on the timeline.',
+);
 
 /** Runs scenario files through the HTML reporter; the file, and the data embedded in it. */
 async function htmlReportOf(files: string[]): Promise<{ html: string; data: PageData }> {

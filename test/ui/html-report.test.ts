@@ -14,26 +14,14 @@ import { renderHtmlReport } from '../../scenarios/reporters/html.reporter.ts';
 import { CATALOGUE_DIR } from '../../scenarios/run-suite.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { BIN } from '../support/cli.ts';
+import { lateAcknowledgementScenario } from '../support/late-scenario.ts';
 
 const HOSTILE_NAME = '<img src=x onerror="window.pwned=1">Late </script> ack';
 /** Omar acknowledges at 140 s; this one expects it at 141 s. */
-const LATE = `name: '${HOSTILE_NAME}'
-proves: The first difference is marked on the timeline.
-badges: { group: Pharmacy }
-timeline:
-  - at: 0s
-    alert: { notification: Delivery at dock, groups: [Pharmacy] }
-    as: delivery
-  - { at: 5s, tap: Lena Ortiz }
-  - { at: 140s, tap: Omar Haddad }
-duration: 200s
-expect:
-  events:
-    items:
-      - { type: start, task: delivery, at: 0s }
-      - { type: acknowledged, device: Lena Ortiz, at: 5s }
-      - { type: acknowledged, device: Omar Haddad, at: 141s }
-`;
+const LATE = lateAcknowledgementScenario(
+  HOSTILE_NAME,
+  'The first difference is marked on the timeline.',
+);
 
 /** Opens a file and records every request the page makes, failing any but the file's own. */
 async function openFromDisk(browser: Browser, file: string) {
