@@ -20,6 +20,7 @@ import type { DeviceCommand, SpeechCause, StopCause, TranscriptEntry } from './d
 import type { Device, Directory } from './directory.ts';
 import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
+import { FanOut } from './fan-out.ts';
 import { Transcript } from './transcript.ts';
 
 /** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
@@ -148,12 +149,20 @@ export interface AlertEngineOptions {
   ids: IdSource;
   directory: Directory;
   cancelEvents?: CancelEvents;
+  /**
+   * Whether an alert's or a broadcast's devices are reached after the request has returned, in
+   * chunks (real and scaled time, decision D14), or at once (the virtual clock). Asked per
+   * request: the clock's mode may change.
+   */
+  deferFanOut?: () => boolean;
 }
 
 export class AlertEngine {
   readonly #clock: Clock;
   readonly #ids: IdSource;
   readonly #cancelEvents: CancelEvents;
+  readonly #deferFanOut: () => boolean;
+  readonly #fanOut = new FanOut();
   #directory: Directory;
   readonly #events = new EventStore(EVENT_RETENTION_MS);
   // The stores below are replaced, not cleared, on reset: nothing of their size survives it.
@@ -182,6 +191,17 @@ export class AlertEngine {
     this.#ids = options.ids;
     this.#directory = options.directory;
     this.#cancelEvents = options.cancelEvents ?? 'end-cancelled';
+    this.#deferFanOut = options.deferFanOut ?? (() => false);
+  }
+
+  /** Devices an alert or a broadcast has still to reach (decision D14). */
+  get fanOutPending(): number {
+    return this.#fanOut.pending;
+  }
+
+  /** Reaches every device still waiting for an alert or a broadcast, now. */
+  drainFanOut(): void {
+    this.#fanOut.drain();
   }
 
   get directory(): Directory {
@@ -251,7 +271,10 @@ export class AlertEngine {
     task.timeoutTimer = this.#clock.setTimer(task.timeoutS * 1000, () =>
       this.#finish(task, 'timed_out'),
     );
-    for (const td of task.devices.values()) this.#enqueue(task, td);
+    // A task that ends before its fan-out is through (a cancel, a quorum) reaches no one more.
+    this.#reach([...task.devices.values()], (td) => {
+      if (task.state === 'alerting') this.#enqueue(task, td);
+    });
     return { taskId: task.id };
   }
 
@@ -281,7 +304,7 @@ export class AlertEngine {
     const devices = this.#directory.resolveGroups(subscriberId, request.groups);
     const taskId = this.#ids.taskId();
     const command: DeviceCommand = { type: 'broadcast', taskId, text: request.notification };
-    for (const device of devices) this.#deliver(device.id, command);
+    this.#reach(devices, (device) => this.#deliver(device.id, command));
     return { taskId };
   }
 
@@ -461,6 +484,7 @@ export class AlertEngine {
       this.#clock.clearTimer(task.timeoutTimer);
       for (const td of task.devices.values()) this.#clock.clearTimer(td.timer);
     }
+    this.#fanOut.clear();
     this.#tasks = new Map();
     this.#ended = [];
     this.#endedHead = 0;
@@ -494,6 +518,12 @@ export class AlertEngine {
     } else {
       this.#endedHead = head;
     }
+  }
+
+  /** Reaches every item, at once or after the request (D14), after what is already waiting. */
+  #reach<T>(items: readonly T[], reach: (item: T) => void): void {
+    this.#fanOut.add(items, reach);
+    if (!this.#deferFanOut()) this.#fanOut.drain();
   }
 
   #enqueue(task: Task, td: TaskDevice): void {
