@@ -9,7 +9,6 @@ import {
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { type Shard, shardOption } from '../protocol/shard.ts';
-import type { BadgeStatus } from '../simulator/badge.ts';
 import {
   FleetError,
   type FleetHandle,
@@ -17,6 +16,8 @@ import {
   startFleet,
   waitForStub,
 } from '../simulator/fleet.ts';
+import { FleetActivity, type FleetActivityCounts } from '../simulator/fleet-activity.ts';
+import { MAX_WORKERS, type WorkerFleetHandle } from '../simulator/fleet-workers.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
 import {
   choiceOption,
@@ -32,6 +33,7 @@ interface DevicesOptions {
   controlToken?: string;
   count?: number;
   shard?: Shard;
+  workers?: number;
   group?: string;
   account?: string;
   ackAfter?: string;
@@ -83,6 +85,11 @@ export function devicesCommand(): Command {
         '--shard <i/n>',
         'only the i-th of n slices of the selection: n processes or machines drive one stub between them, each device in one (the stub refuses a device another fleet holds)',
         shardOption,
+      )
+      .option(
+        '--workers <n>',
+        `run the badges in n worker threads (1 to ${MAX_WORKERS}), so a large fleet uses several cores; the log is then counts, not a line per badge`,
+        integerOption('--workers', 1, MAX_WORKERS),
       )
       .option(
         '--ack-after <duration>',
@@ -184,6 +191,7 @@ Examples:
   badge-sim devices --drop-chance 0.1 --drop-after 0s..5s --drop-for 10s..30s --battery-from 30 --battery-drain 1
   badge-sim devices --stub http://127.0.0.1:8080 --count 500 --flaky-every 30s..90s --flaky-down 2s..10s
   badge-sim devices --stub http://stub:8080 --shard 2/4                  a quarter of the devices (one of four processes)
+  badge-sim devices --count 50000 --workers 2 --ack-after 5s..60s        a large fleet on both cores
   badge-sim devices --group Security --tts say       speak aloud through festival
   badge-sim devices --group Nurses --ack-after 5s --vanish-at 30s --vanish-for 10s..20s
 `,
@@ -336,7 +344,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   const waitMs = parseDuration(options.wait);
   if (waitMs === undefined) fail(`--wait '${options.wait}' is not a duration such as 30s.`);
   const started = performance.now();
-  let fleet: FleetHandle;
+  let fleet: FleetHandle | WorkerFleetHandle;
   try {
     // Started at the same time as its stub: wait for it rather than fail.
     let said = false;
@@ -350,7 +358,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
         );
       },
     });
-    fleet = await startFleet({
+    const fleetOptions = {
       stub: options.stub,
       controlToken: checkedControlToken(options.controlToken),
       count: options.count,
@@ -360,14 +368,17 @@ async function runDevices(options: DevicesOptions): Promise<void> {
       behaviour,
       tts: options.tts,
       seed: options.seed,
-    });
+    };
+    fleet =
+      options.workers === undefined
+        ? await startFleet(fleetOptions)
+        : await startFleet({ ...fleetOptions, workers: options.workers });
   } catch (error) {
     if (error instanceof FleetError || error instanceof TtsUnavailableError) fail(error.message);
     throw error;
   }
-  const total = fleet.badges.length;
-  const detailed = !options.quiet && total <= DETAILED_LOG_LIMIT;
-  const stats = { alertsHeard: 0, taps: 0, speech: 0, broadcasts: 0 };
+  const view = fleetView(fleet);
+  const total = view.total;
   const elapsed = () => formatDuration(performance.now() - started);
   // A live line on a terminal (stderr); plain lines in the log when not one.
   const live = process.stderr.isTTY === true;
@@ -378,74 +389,23 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     }
     process.stdout.write(`${line}\n`);
   };
-
-  for (const badge of fleet.badges) {
-    const who = () => `${badge.user ?? badge.deviceId} (${badge.deviceId})`;
-    badge.actor.on('clipStarted', ({ clip }) => {
-      if (clip.kind === 'alert') stats.alertsHeard++;
-      if (clip.kind === 'speech') stats.speech++;
-      if (clip.kind === 'broadcast') stats.broadcasts++;
-      if (!detailed) return;
-      const what =
-        clip.kind === 'alert'
-          ? `alert ${clip.taskId}${clip.repeat ? ` (play ${clip.repeat + 1})` : ''}`
-          : clip.kind === 'speech'
-            ? `${clip.cause}`
-            : 'broadcast';
-      log(`${elapsed().padStart(6)}  ${who()} hears ${what}: "${clip.text}"`);
-    });
-    let counted = badge.taps;
-    badge.actor.on('tapped', ({ taskId }) => {
-      stats.taps++;
-      if (!detailed) return;
-      // The badge decides the tap's fate as it sends it: read what became of it right after.
-      setImmediate(() => {
-        const now = badge.taps;
-        const fate =
-          now.lost > counted.lost && now.sent === counted.sent
-            ? `is lost on the way: the stub never hears it (the badge believes it acknowledged ${taskId})`
-            : now.delayed > counted.delayed
-              ? `leaves late (fault): it will acknowledge ${taskId}`
-              : now.duplicated > counted.duplicated
-                ? `arrives more than once (fault): acknowledges ${taskId}`
-                : `acknowledges ${taskId}`;
-        counted = now;
-        log(`${elapsed().padStart(6)}  ${who()} taps the talk button: the tap ${fate}`);
-      });
-    });
-    if (detailed) {
-      let last: string | undefined;
-      badge.actor.on('stateChanged', ({ state }) => {
-        // Online after connecting; offline after being online. A failed reconnect attempt
-        // (connecting, then offline again) is not news: the reconnecting line says it.
-        if (
-          (state === 'offline' &&
-            last !== undefined &&
-            last !== 'offline' &&
-            last !== 'connecting') ||
-          (state === 'idle' && last === 'connecting')
-        ) {
-          log(
-            `${elapsed().padStart(6)}  ${who()} is ${state === 'offline' ? 'offline' : 'online'}`,
-          );
-        }
-        last = state;
-      });
-    }
-  }
+  // A line per badge event for a small fleet in this thread; counts otherwise.
+  const detailed = 'badges' in fleet && !options.quiet && total <= DETAILED_LOG_LIMIT;
+  if (detailed && 'badges' in fleet)
+    logEveryBadge(fleet, (line) => log(`${elapsed().padStart(6)}  ${line}`));
 
   // The live progress line: connected badges, on stderr so the log stays clean.
   const progress = setInterval(() => {
     process.stderr.write(
-      `\rconnected ${fleet.connectedCount().toLocaleString('en')}/${total.toLocaleString('en')} ${' '.repeat(8)}`,
+      `\rconnected ${view.summary().online.toLocaleString('en')}/${total.toLocaleString('en')} ${' '.repeat(8)}`,
     );
   }, 250);
   try {
-    await fleet.waitUntilConnected(total, 60_000 + total * 10);
+    await view.waitUntilConnected(total, 60_000 + total * 10);
   } catch (error) {
     clearInterval(progress);
     process.stderr.write('\n');
-    await fleet.close();
+    await view.close();
     if (error instanceof FleetError) fail(error.message);
     throw error;
   }
@@ -453,16 +413,12 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   process.stderr.write(
     `\rconnected ${total.toLocaleString('en')}/${total.toLocaleString('en')} in ${elapsed()}\n`,
   );
+  const threads = 'workers' in fleet ? ` in ${fleet.workers} worker threads` : '';
   log(
-    `${total} badges online against ${options.stub}${behaviour ? ` (behaviour ${JSON.stringify(behaviour)})` : ''}. Press Ctrl+C to stop.`,
+    `${total} badges online${threads} against ${options.stub}${behaviour ? ` (behaviour ${JSON.stringify(behaviour)})` : ''}. Press Ctrl+C to stop.`,
   );
 
-  const counts = () => {
-    const byState = new Map<BadgeStatus, number>();
-    for (const badge of fleet.badges)
-      byState.set(badge.status, (byState.get(badge.status) ?? 0) + 1);
-    return [...byState].map(([state, n]) => `${state} ${n}`).join(' · ');
-  };
+  const counts = () => statesText(view.activity());
   const periodic =
     detailed || options.quiet
       ? undefined
@@ -474,7 +430,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   let outage: { since: number; said: number } | undefined;
   const watch = setInterval(() => {
     const now = performance.now();
-    const summary = fleet.summary();
+    const summary = view.summary();
     if (live) {
       process.stderr.write(`\r${connections(summary)}`);
       clearLine(process.stderr, 1);
@@ -501,40 +457,109 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     stopping = true;
     if (periodic) clearInterval(periodic);
     clearInterval(watch);
+    await view.refresh().catch(() => undefined);
+    const activity = view.activity();
     log(`\n${why}: stopping ${total} badges after ${elapsed()}`);
-    log(`  states now     ${counts()}`);
-    const summary = fleet.summary();
+    log(`  states now     ${statesText(activity)}`);
+    const summary = view.summary();
     log(`  connections    ${connections(summary)}; ${summary.reconnects} reconnects`);
     log(
-      `  alerts heard   ${stats.alertsHeard} plays, ${stats.broadcasts} broadcasts, ${stats.speech} spoken replies`,
+      `  alerts heard   ${activity.alertPlays} plays, ${activity.broadcasts} broadcasts, ${activity.speech} spoken replies`,
     );
-    log(`  taps sent      ${stats.taps}`);
+    log(`  taps sent      ${activity.taps}`);
     if (behaviour?.tap) {
-      const taps = fleet.badges.reduce(
-        (sum, b) => {
-          const t = b.taps;
-          return {
-            lost: sum.lost + t.lost,
-            delayed: sum.delayed + t.delayed,
-            duplicated: sum.duplicated + t.duplicated,
-          };
-        },
-        { lost: 0, delayed: 0, duplicated: 0 },
-      );
-      log(
-        `  taps faulted   ${taps.lost} frames lost, ${taps.delayed} delayed, ${taps.duplicated} duplicated`,
-      );
+      const { lost, delayed, duplicated } = activity.tapFaults;
+      log(`  taps faulted   ${lost} frames lost, ${delayed} delayed, ${duplicated} duplicated`);
     }
-    const errors = fleet.badges.flatMap((b) =>
-      b.errors.map((e) => `${b.deviceId}: ${e.code}: ${e.message}`),
-    );
-    if (errors.length > 0) log(`  stub errors    ${errors.length} (first: ${errors[0]})`);
-    await fleet.close();
+    if (activity.errors > 0)
+      log(`  stub errors    ${activity.errors} (first: ${activity.firstError})`);
+    await view.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   if (stopAfter !== undefined) setTimeout(() => void stop(`--for ${options.for}`), stopAfter);
+}
+
+/** One face for a fleet in this thread and one in worker threads: numbers, not badges. */
+interface FleetView {
+  total: number;
+  summary(): FleetSummary;
+  activity(): FleetActivityCounts;
+  refresh(): Promise<void>;
+  waitUntilConnected(count: number, timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function fleetView(fleet: FleetHandle | WorkerFleetHandle): FleetView {
+  if (!('badges' in fleet)) return fleet;
+  const activity = new FleetActivity(fleet.badges);
+  return {
+    total: fleet.badges.length,
+    summary: () => fleet.summary(),
+    activity: () => activity.counts(),
+    refresh: async () => {},
+    waitUntilConnected: (count, timeoutMs) => fleet.waitUntilConnected(count, timeoutMs),
+    close: () => {
+      activity.stop();
+      return fleet.close();
+    },
+  };
+}
+
+/** "idle 12 · playing 3 · offline 1" */
+function statesText(activity: FleetActivityCounts): string {
+  return Object.entries(activity.states)
+    .map(([state, n]) => `${state} ${n}`)
+    .join(' · ');
+}
+
+/** A line for each clip a badge hears, each tap and each time it goes offline or online. */
+function logEveryBadge(fleet: FleetHandle, log: (line: string) => void): void {
+  for (const badge of fleet.badges) {
+    const who = () => `${badge.user ?? badge.deviceId} (${badge.deviceId})`;
+    badge.actor.on('clipStarted', ({ clip }) => {
+      const what =
+        clip.kind === 'alert'
+          ? `alert ${clip.taskId}${clip.repeat ? ` (play ${clip.repeat + 1})` : ''}`
+          : clip.kind === 'speech'
+            ? `${clip.cause}`
+            : 'broadcast';
+      log(`${who()} hears ${what}: "${clip.text}"`);
+    });
+    let counted = badge.taps;
+    badge.actor.on('tapped', ({ taskId }) => {
+      // The badge decides the tap's fate as it sends it: read what became of it right after.
+      setImmediate(() => {
+        const now = badge.taps;
+        const fate =
+          now.lost > counted.lost && now.sent === counted.sent
+            ? `is lost on the way: the stub never hears it (the badge believes it acknowledged ${taskId})`
+            : now.delayed > counted.delayed
+              ? `leaves late (fault): it will acknowledge ${taskId}`
+              : now.duplicated > counted.duplicated
+                ? `arrives more than once (fault): acknowledges ${taskId}`
+                : `acknowledges ${taskId}`;
+        counted = now;
+        log(`${who()} taps the talk button: the tap ${fate}`);
+      });
+    });
+    let last: string | undefined;
+    badge.actor.on('stateChanged', ({ state }) => {
+      // Online after connecting; offline after being online. A failed reconnect attempt
+      // (connecting, then offline again) is not news: the reconnecting line says it.
+      if (
+        (state === 'offline' &&
+          last !== undefined &&
+          last !== 'offline' &&
+          last !== 'connecting') ||
+        (state === 'idle' && last === 'connecting')
+      ) {
+        log(`${who()} is ${state === 'offline' ? 'offline' : 'online'}`);
+      }
+      last = state;
+    });
+  }
 }
 
 /** "120 of 200 online · 80 reconnecting (stub unreachable 3s)", and what else is not online. */

@@ -12,6 +12,7 @@ import {
 } from '../protocol/control-api.schema.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
 import { JOURNAL_LIMIT_MAX } from '../protocol/journal.schema.ts';
+import { OPEN_FILES_HEADROOM, roomForBadges } from '../protocol/open-files.ts';
 import { RECORDING_LIMIT_DEFAULT, RECORDING_LIMIT_MAX } from '../protocol/recording.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
@@ -410,6 +411,11 @@ async function runStub(options: StubOptions): Promise<void> {
 ${options.badges === undefined ? '' : `  badges       ${stub.app.gateway.connected().length} virtual badges run here (${options.badges === true ? 'all' : options.badges})\n`}${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
 ${recording ? `  recording    ${options.record} (JSON lines, at most ${options.recordLimit} records)\n` : ''}  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
+  const fit = roomForBadges();
+  if (fit !== undefined && core.directory.devices().length > fit)
+    console.log(
+      `  open files   at most ${(fit + OPEN_FILES_HEADROOM).toLocaleString('en-US')} (ulimit -n): about ${fit.toLocaleString('en-US')} badges can be connected at once, fewer than the devices; raise the limit (ulimit -n) to connect them all`,
+    );
   for (const account of core.fixtures.accounts) {
     const key = account.api_keys[0]!;
     // Keys are secrets: show only enough to tell them apart.

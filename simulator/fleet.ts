@@ -21,6 +21,7 @@ import type { Clock } from '../protocol/clock.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
+import { OPEN_FILES_HEADROOM, roomForBadges } from '../protocol/open-files.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
 import { shardOf } from '../protocol/shard.ts';
@@ -28,6 +29,7 @@ import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
+import type { WorkerFleetHandle } from './fleet-workers.ts';
 import { HttpStubConnection } from './http-stub-connection.ts';
 import { InProcessStubConnection } from './in-process-stub-connection.ts';
 import type { StubConnection } from './stub-connection.ts';
@@ -167,7 +169,33 @@ export function checkBehaviour(behaviour: unknown, where: string): FixtureBehavi
   return b;
 }
 
-export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
+/** A fleet split over worker threads: `startFleet({ ...options, workers: n })`. */
+export interface WorkerFleetOptions extends FleetOptions {
+  /**
+   * Run the badges in this many worker threads (1 to 64), so a large fleet uses several cores:
+   * the handle adds up their numbers (`WorkerFleetHandle`). The stub must be reachable by URL
+   * (an embedded stub is reached by its `url`), `tts` is a name, and there is no `inspect`.
+   */
+  workers: number;
+}
+
+/**
+ * Starts a fleet: its badges in this thread (a `FleetHandle` with every `Badge`), or with
+ * `workers`, split over worker threads (a `WorkerFleetHandle` with the fleet's numbers).
+ */
+export function startFleet(options: WorkerFleetOptions): Promise<WorkerFleetHandle>;
+export function startFleet(options: FleetOptions & { workers?: undefined }): Promise<FleetHandle>;
+export async function startFleet(
+  options: FleetOptions & { workers?: number },
+): Promise<FleetHandle | WorkerFleetHandle> {
+  if (options.workers !== undefined) {
+    const { startFleetInWorkers } = await import('./fleet-workers.ts');
+    return startFleetInWorkers(options as WorkerFleetOptions);
+  }
+  return startFleetHere(options);
+}
+
+async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   // Set once the badges exist: what an unreachable stub means for them.
   let started: readonly Badge[] | undefined;
   const connection = connectionOf(options, (code, error) =>
@@ -179,6 +207,7 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
   );
   const ca = options.ca ?? connection.ca;
   const devices = selectDevices(await connection.fixtures(), options);
+  checkOpenFiles(devices.length, roomForBadges());
   const tts =
     typeof options.tts === 'object'
       ? options.tts
@@ -246,7 +275,9 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       );
     }
   });
-  if (options.connect ?? true) for (const badge of badges) badge.connect();
+  // Badges waiting their turn to connect for the first time (they count as connecting).
+  const queued = new Set<Badge>();
+  if (options.connect ?? true) cleanups.push(connectInWaves(badges, queued));
 
   const badge = (deviceId: string) => {
     const found = byId.get(deviceId);
@@ -311,9 +342,14 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
       // Woken by every change of a badge's state, not by polling.
       if (connectedCount() < count) {
         await new Promise<void>((resolve, reject) => {
+          // Kept as badges change, not counted again on every change: with 50,000 badges
+          // connecting, counting them all each time is billions of steps.
+          const online = new Set(badges.filter((b) => b.online));
           const subscriptions = badges.map((b) =>
             b.actor.on('stateChanged', () => {
-              if (connectedCount() >= count) {
+              if (b.online) online.add(b);
+              else online.delete(b);
+              if (online.size >= count) {
                 stopWaiting();
                 resolve();
               }
@@ -343,6 +379,52 @@ export async function startFleet(options: FleetOptions): Promise<FleetHandle> {
     advanceBy: (ms) => badgeClock.advanceBy(ms, settled),
     close,
     [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * Every badge holds a socket of this process: more badges than the process may open files
+ * would connect only in part, the rest failing again and again (decision SC2).
+ */
+export function checkOpenFiles(badges: number, fit: number | undefined): void {
+  if (fit === undefined || badges <= fit) return;
+  throw new FleetError(
+    `badge-sim: ${badges.toLocaleString('en-US')} badges need ${badges.toLocaleString('en-US')} sockets, but this process may open at most ${(fit + OPEN_FILES_HEADROOM).toLocaleString('en-US')} files (ulimit -n), room for ${fit.toLocaleString('en-US')} badges: raise the limit (ulimit -n) or split the fleet over processes with --shard i/n (startFleet's shard), each under it.`,
+  );
+}
+
+/** First connects in flight at once: more only queue up in the stub's accept backlog. */
+export const CONNECT_WINDOW = 256;
+
+/**
+ * Connects every badge, at most CONNECT_WINDOW at a time: each one welcomed (or failed) lets
+ * the next start. Thousands of connects at once overflow the stub's listen backlog and starve
+ * the event loop, so hellos leave late and the stub's handshake guard drops them. Returns the
+ * function that stops starting more (the fleet closes).
+ */
+function connectInWaves(badges: readonly Badge[], queued: Set<Badge>): () => void {
+  for (const badge of badges) queued.add(badge);
+  let next = 0;
+  let inFlight = 0;
+  let stopped = false;
+  const startMore = () => {
+    while (!stopped && inFlight < CONNECT_WINDOW && next < badges.length) {
+      const badge = badges[next++]!;
+      queued.delete(badge);
+      inFlight++;
+      const subscription = badge.actor.on('stateChanged', ({ state }) => {
+        if (state === 'connecting') return;
+        subscription.unsubscribe();
+        inFlight--;
+        startMore();
+      });
+      badge.connect();
+    }
+  };
+  startMore();
+  return () => {
+    stopped = true;
+    queued.clear();
   };
 }
 
@@ -472,7 +554,8 @@ class FleetStubControl extends StubControlClient {
   }
 }
 
-function selectDevices(fixtures: Fixtures, options: FleetOptions): FixtureDevice[] {
+/** The devices the options select, in the fixtures' order (then `count`, then `shard`). */
+export function selectDevices(fixtures: Fixtures, options: FleetOptions): FixtureDevice[] {
   if (options.devices) {
     const byId = new Map(fixtures.accounts.flatMap((a) => a.devices.map((d) => [d.id, d])));
     return options.devices.map((id) => {

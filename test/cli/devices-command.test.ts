@@ -1,7 +1,9 @@
 /** `badge-sim devices` as a user runs it: a stub process, a fleet process, an alert acknowledged. */
+
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { runCli, startCli, startStubProcess } from '../support/cli.ts';
+import { BIN, runCli, startCli, startStubProcess } from '../support/cli.ts';
 import { freePort, RIVERSIDE, request } from '../support/http.ts';
 
 describe('badge-sim devices', () => {
@@ -36,6 +38,101 @@ describe('badge-sim devices', () => {
     const [code] = await once(devices.child, 'exit');
     expect(code).toBe(0);
     expect(devices.output()).toContain('taps sent      3');
+  });
+
+  test('--workers 2: the badges run in two threads, acknowledge at 12 s of the jump, and the summary adds both up', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    await using devices = await startCli(
+      ['devices', '--stub', stub.url, '--group', 'Nurses', '--ack-after', '12s', '--workers', '2'],
+      'Press Ctrl+C to stop.',
+    );
+    expect(devices.output()).toContain('3 badges online in 2 worker threads');
+    const api = `${stub.url}/subscribers/100001/api/v1`;
+    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+    await request(`${api}/alerts`, {
+      method: 'POST',
+      headers: auth,
+      body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
+    });
+    await request(`${stub.url}/_stub/clock/advance`, { method: 'POST', body: { by: '1m' } });
+    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
+    expect(events.map((e) => `${e.content.type}@${e.timestamp.slice(17, 19)}`)).toEqual([
+      'start@00',
+      'acknowledged@12',
+      'acknowledged@12',
+      'acknowledged@12',
+      'end@12',
+    ]);
+    devices.child.kill('SIGINT');
+    const [code] = await once(devices.child, 'exit');
+    expect(code).toBe(0);
+    expect(devices.output()).toContain('alerts heard   3 plays');
+    expect(devices.output()).toContain('taps sent      3');
+    expect(devices.output()).toContain('3 of 3 online');
+    const bad = runCli(['devices', '--workers', '0']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--workers');
+  });
+
+  test('more badges than the process may open files (ulimit -n) is refused before connecting, saying what to do; the stub warns in its banner', async () => {
+    const underLimit = (limit: number, args: string[]) =>
+      spawnSync(
+        'bash',
+        ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, BIN, ...args],
+        {
+          encoding: 'utf8',
+          timeout: 45_000,
+        },
+      );
+    await using stub = await startStubProcess(['--generate', '700', '--clock', 'real']);
+    const refused = underLimit(500, ['devices', '--stub', stub.url, '--count', '700']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(
+      'badge-sim: 700 badges need 700 sockets, but this process may open at most 500 files (ulimit -n), room for 400 badges',
+    );
+    expect(refused.stderr).toContain('--shard i/n');
+    const limited = spawn(
+      'bash',
+      ['-c', 'ulimit -n 500 && exec "$0" "$@"', process.execPath, BIN, 'stub', '--port', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let banner = '';
+    limited.stdout.on('data', (chunk) => {
+      banner += chunk;
+    });
+    try {
+      await expect.poll(() => banner, { timeout: 30_000 }).toContain('Press Ctrl+C to stop.');
+    } finally {
+      limited.kill();
+    }
+    expect(banner).not.toContain('open files');
+    const crowded = spawn(
+      'bash',
+      [
+        '-c',
+        'ulimit -n 500 && exec "$0" "$@"',
+        process.execPath,
+        BIN,
+        'stub',
+        '--port',
+        '0',
+        '--generate',
+        '700',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    banner = '';
+    crowded.stdout.on('data', (chunk) => {
+      banner += chunk;
+    });
+    try {
+      await expect.poll(() => banner, { timeout: 30_000 }).toContain('Press Ctrl+C to stop.');
+    } finally {
+      crowded.kill();
+    }
+    expect(banner).toContain(
+      'open files   at most 500 (ulimit -n): about 400 badges can be connected at once, fewer than the devices',
+    );
   });
 
   test('an unreachable stub, an unknown group and bad behaviours are reported plainly', async () => {

@@ -1,0 +1,332 @@
+/**
+ * A fleet split over worker threads (`startFleet({ workers: n })`, `badge-sim devices
+ * --workers n`), so that a large fleet uses several cores: the selected devices are cut into n
+ * contiguous slices, each thread runs an ordinary fleet of its slice (fleet-worker.ts) under
+ * the fleet's one session (decision D13), and this handle adds their reports up. Badges live in
+ * their threads: the handle gives counts, summaries and first-play times, not Badge objects.
+ * The threads follow the stub's clock as any fleet by URL does; moving a virtual clock is for
+ * the stub's control API (decision SC1).
+ */
+import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { StubControlClient } from '../client/control-client.ts';
+import { roomForBadges } from '../protocol/open-files.ts';
+import type { FleetSummary } from './fleet.ts';
+import { checkOpenFiles, FleetError, type FleetOptions, selectDevices } from './fleet.ts';
+import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
+
+/** At most this many worker threads (more than cores only costs memory). */
+export const MAX_WORKERS = 64;
+
+/** What a fleet in worker threads offers: the whole fleet's numbers, one handle. */
+export interface WorkerFleetHandle extends AsyncDisposable {
+  /** Badges in the fleet, over every thread. */
+  readonly total: number;
+  /** Threads running badges. */
+  readonly workers: number;
+  /** Badges online, as last reported (every 100 ms). */
+  connectedCount(): number;
+  /** Online, connecting, reconnecting and offline counts over every thread, as last reported. */
+  summary(): FleetSummary;
+  /** States, what was heard and tapped, errors: over every thread, as last reported. */
+  activity(): FleetActivityCounts;
+  /** Asks every thread for its numbers now (the next `summary()` and `activity()` see them). */
+  refresh(): Promise<void>;
+  /** Waits (real time) until `count` badges (all by default) are online. */
+  waitUntilConnected(count?: number, timeoutMs?: number): Promise<void>;
+  /** Resolves when every thread's badges have had every frame they sent handled. */
+  settled(): Promise<void>;
+  /** When each badge first heard the alert (epoch ms; one of the 16 most recent alerts). */
+  firstPlays(taskId: string): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Main thread to worker. */
+export type ToWorker =
+  | { id: number; what: 'settle' | 'report' | 'close' }
+  | { id: number; what: 'firstPlays'; taskId: string };
+
+/** Worker to main thread. */
+export type WorkerMessage =
+  | { type: 'report'; summary: FleetSummary; activity: FleetActivityCounts }
+  | { type: 'failed'; message: string }
+  | { type: 'reply'; id: number; value?: unknown; error?: string };
+
+/** Options a thread cannot be given: they are objects of this thread. */
+const THREAD_BOUND = ['inspect'] as const;
+
+export async function startFleetInWorkers(
+  options: FleetOptions & { workers: number },
+): Promise<WorkerFleetHandle> {
+  const { workers: asked } = options;
+  if (!(Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS))
+    throw new FleetError(`badge-sim: workers must be a whole number from 1 to ${MAX_WORKERS}`);
+  for (const name of THREAD_BOUND)
+    if (options[name] !== undefined)
+      throw new FleetError(
+        `badge-sim: ${name} cannot be used with workers (badges run in threads)`,
+      );
+  if (options.tts !== undefined && typeof options.tts !== 'string')
+    throw new FleetError(
+      "badge-sim: with workers, tts must be an engine's name (each thread makes its own)",
+    );
+  const stub = options.stub;
+  const url = typeof stub === 'string' ? stub : stub.url;
+  const ca =
+    options.ca ??
+    (typeof stub === 'string' ? undefined : 'badgeClock' in stub ? stub.ca : stub.tls?.caPem);
+  const control = new StubControlClient(url.replace(/\/+$/, ''), {
+    controlToken: options.controlToken,
+    ca,
+  });
+  let fixtures: Awaited<ReturnType<StubControlClient['fixtures']>>;
+  try {
+    fixtures = await control.fixtures();
+  } catch (error) {
+    throw new FleetError(
+      `badge-sim: cannot read the fixtures of the stub at ${url} (${(error as Error).message}): is it running?`,
+    );
+  }
+  const ids = selectDevices(fixtures, options).map((d) => d.id);
+  // The threads share this process's open files: the whole fleet must fit under its limit.
+  checkOpenFiles(ids.length, roomForBadges());
+  const session = options.session ?? randomBytes(12).toString('base64url');
+  const count = Math.max(1, Math.min(asked, ids.length));
+  const slices = Array.from({ length: count }, (_, k) =>
+    ids.slice(Math.floor((k * ids.length) / count), Math.floor(((k + 1) * ids.length) / count)),
+  );
+  const { workers: _w, stub: _s, inspect: _i, count: _c, shard: _h, ...rest } = options;
+  const threads = slices.map(
+    (devices) =>
+      new FleetThread({
+        ...rest,
+        stub: url,
+        ...(ca === undefined ? {} : { ca }),
+        session,
+        devices,
+        group: undefined,
+        subscriberId: undefined,
+      }),
+  );
+  try {
+    await Promise.all(threads.map((t) => t.started));
+  } catch (error) {
+    await Promise.all(threads.map((t) => t.terminate()));
+    throw error;
+  }
+  return new WorkerFleet(threads, ids.length);
+}
+
+/** One worker thread and what it last reported. */
+class FleetThread {
+  readonly #worker: Worker;
+  readonly #replies = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
+  #nextId = 0;
+  #failure: Error | undefined;
+  #closing = false;
+  summary: FleetSummary | undefined;
+  activity: FleetActivityCounts = emptyActivity();
+  onReport: () => void = () => {};
+  readonly started: Promise<void>;
+
+  constructor(options: FleetOptions) {
+    this.#worker = new Worker(BOOTSTRAP, {
+      eval: true,
+      workerData: { ...workerEntry(), options },
+    });
+    this.started = new Promise<void>((resolve, reject) => {
+      this.#worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'report') {
+          this.summary = message.summary;
+          this.activity = message.activity;
+          resolve();
+          this.onReport();
+        } else if (message.type === 'failed') {
+          this.#fail(new FleetError(message.message));
+          reject(this.#failure);
+        } else {
+          const waiting = this.#replies.get(message.id);
+          this.#replies.delete(message.id);
+          if (message.error !== undefined) waiting?.reject(new FleetError(message.error));
+          else waiting?.resolve(message.value);
+        }
+      });
+      this.#worker.on('error', (error) => {
+        this.#fail(new FleetError(`badge-sim: a fleet worker thread failed: ${error.message}`));
+        reject(this.#failure);
+      });
+      this.#worker.on('exit', (code) => {
+        if (this.#closing) return;
+        this.#fail(new FleetError(`badge-sim: a fleet worker thread stopped (exit code ${code})`));
+        reject(this.#failure);
+      });
+    });
+  }
+
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  request<T>(
+    message: { what: 'settle' | 'report' | 'close' } | { what: 'firstPlays'; taskId: string },
+  ): Promise<T> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#replies.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.#worker.postMessage({ ...message, id } as ToWorker);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#failure) return this.terminate();
+    this.#closing = true;
+    let guard: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.request({ what: 'close' }).catch(() => undefined),
+      new Promise((resolve) => {
+        guard = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(guard);
+    await this.terminate();
+  }
+
+  async terminate(): Promise<void> {
+    this.#closing = true;
+    await this.#worker.terminate();
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const waiting of this.#replies.values()) waiting.reject(this.#failure);
+    this.#replies.clear();
+    this.onReport();
+  }
+}
+
+/** Real time a thread has to close its badges before it is stopped. */
+const CLOSE_GRACE_MS = 10_000;
+
+class WorkerFleet implements WorkerFleetHandle {
+  readonly #threads: FleetThread[];
+  readonly total: number;
+  #closed: Promise<void> | undefined;
+
+  constructor(threads: FleetThread[], total: number) {
+    this.#threads = threads;
+    this.total = total;
+  }
+
+  get workers(): number {
+    return this.#threads.length;
+  }
+
+  connectedCount(): number {
+    return this.summary().online;
+  }
+
+  summary(): FleetSummary {
+    const sum: FleetSummary = {
+      total: this.total,
+      online: 0,
+      connecting: 0,
+      reconnecting: 0,
+      offline: 0,
+      refused: 0,
+      reconnects: 0,
+      downForMs: 0,
+    };
+    for (const { summary: s } of this.#threads) {
+      if (!s) continue;
+      sum.online += s.online;
+      sum.connecting += s.connecting;
+      sum.reconnecting += s.reconnecting;
+      sum.offline += s.offline;
+      sum.refused += s.refused;
+      sum.reconnects += s.reconnects;
+      sum.downForMs = Math.max(sum.downForMs, s.downForMs);
+    }
+    return sum;
+  }
+
+  activity(): FleetActivityCounts {
+    return this.#threads.reduce((sum, t) => addActivity(sum, t.activity), emptyActivity());
+  }
+
+  async refresh(): Promise<void> {
+    await Promise.all(this.#threads.map((t) => t.request({ what: 'report' })));
+  }
+
+  async waitUntilConnected(count = this.total, timeoutMs = 30_000): Promise<void> {
+    // Woken by the threads' reports (every 100 ms), bounded in real time.
+    if (this.connectedCount() < count) {
+      await new Promise<void>((resolve, reject) => {
+        const check = () => {
+          const failed = this.#threads.find((t) => t.failure)?.failure;
+          if (failed) finish(failed);
+          else if (this.connectedCount() >= count) finish();
+        };
+        const guard = setTimeout(() => {
+          const { firstError } = this.activity();
+          finish(
+            new FleetError(
+              `badge-sim: ${this.connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
+                (firstError ? ` (device ${firstError})` : ''),
+            ),
+          );
+        }, timeoutMs);
+        const finish = (error?: Error) => {
+          clearTimeout(guard);
+          for (const t of this.#threads) t.onReport = () => {};
+          if (error) reject(error);
+          else resolve();
+        };
+        for (const t of this.#threads) t.onReport = check;
+      });
+    }
+    await this.settled();
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all(this.#threads.map((t) => t.request({ what: 'settle' })));
+  }
+
+  async firstPlays(taskId: string): Promise<number[]> {
+    const parts = await Promise.all(
+      this.#threads.map((t) => t.request<number[]>({ what: 'firstPlays', taskId })),
+    );
+    return parts.flat().sort((a, b) => a - b);
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= Promise.all(this.#threads.map((t) => t.close())).then(() => undefined);
+    return this.#closed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/**
+ * A thread's first code: from the TypeScript sources it registers tsx (a dev dependency) in
+ * the thread before loading the entry, as bin/badge-sim.js does for the CLI; the installed
+ * package's entry is JavaScript.
+ */
+const BOOTSTRAP = `const { workerData } = require('node:worker_threads');
+(async () => {
+  if (workerData.tsx) (await import(workerData.tsx)).register();
+  await import(workerData.entry);
+})().catch((error) => { setImmediate(() => { throw error; }); });`;
+
+function workerEntry(): { entry: string; tsx: string | undefined } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./fleet-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
+  // tsx's ES module entry (a require() resolution would give its CommonJS one).
+  const tsx = fromSource ? import.meta.resolve('tsx/esm/api') : undefined;
+  return { entry, tsx };
+}
