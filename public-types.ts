@@ -114,7 +114,14 @@ export type {
 export type { TransitionCoverageReport } from './simulator/badge-coverage.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export type { TapFate } from './simulator/device-faults.ts';
-export type { FleetHandle, FleetOptions, FleetSummary } from './simulator/fleet.ts';
+export type {
+  FleetHandle,
+  FleetOptions,
+  FleetSummary,
+  WorkerFleetOptions,
+} from './simulator/fleet.ts';
+export type { FleetActivityCounts } from './simulator/fleet-activity.ts';
+export type { WorkerFleetHandle } from './simulator/fleet-workers.ts';
 // One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).
 export type { HttpStubConnectionOptions } from './simulator/http-stub-connection.ts';
 export type { BadgeClock, StubConnection, WakeMessenger } from './simulator/stub-connection.ts';
