@@ -842,7 +842,27 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   },
   {
     id: 'CV1',
-    case: 'What run --coverage counts (so far)',
+    case: 'What run --coverage counts of the badge machine',
+  },
+  {
+    id: 'CV2',
+    case: 'What run --coverage counts of the alert model',
+  },
+  {
+    id: 'CV3',
+    case: 'How a scenario says which rows of this file it exercises',
+  },
+  {
+    id: 'CV4',
+    case: 'Which scenarios touch a row, and out of what',
+  },
+  {
+    id: 'CV5',
+    case: 'Coverage of merged shards',
+  },
+  {
+    id: 'CV6',
+    case: 'Where coverage is said',
   },
   {
     id: 'AW1',

@@ -13,7 +13,7 @@ import { parseDecisionRows } from '../../scenarios/decision-rows.ts';
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { DECISIONS_DOC } from '../../scenarios/publish-schema.ts';
 import { REPORTERS } from '../../scenarios/reporters/index.ts';
-import { mergeJsonReports } from '../../scenarios/reporters/merge-reports.ts';
+import { mergeHtmlReports, mergeJsonReports } from '../../scenarios/reporters/merge-reports.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
 import { badgeTransitions } from '../../simulator/badge-coverage.ts';
 import { runCli } from '../support/cli.ts';
@@ -171,6 +171,16 @@ describe('coverage in the reports', () => {
       { file: 'plain.json', text: withoutCoverage },
     ]);
     expect(mixed.coverage).toBeUndefined();
+    const html = async (file: string) => {
+      const run = await runSuite([file], {
+        reporters: [REPORTERS.html()],
+        coverage: new RunCoverage(),
+      });
+      return { file, text: run.outputs[0]! };
+    };
+    const page = mergeHtmlReports([await html(TWO[0]!), await html(TWO[1]!)]);
+    const data = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(page)!;
+    expect(JSON.parse(data[1]!).coverage).toEqual(whole.report());
   }, 60_000);
 
   test('badge-sim run --coverage prints the three shares, then what is missing, grouped', () => {
