@@ -21,11 +21,16 @@ export async function startRunRecording(control: StubControlClient): Promise<boo
   return true;
 }
 
-/** The run's history from what the stub kept; `events` are the account's since `start`. */
+/**
+ * The run's history from what the stub kept: `events` are the account's since `start`; of the
+ * recording, only what concerns the account's devices and its own DELETEs (a stub in another
+ * process may serve others meanwhile).
+ */
 export async function runHistory(
   connection: StubConnection,
   control: StubControlClient,
   start: number,
+  account: { subscriberId: string; devices: ReadonlySet<string> },
   events: readonly AnalyticEvent[],
 ): Promise<ServiceHistory> {
   const ms = (at: string) => Date.parse(at) - start;
@@ -69,7 +74,7 @@ export async function runHistory(
       ...(e.content.status === undefined ? {} : { status: e.content.status }),
     })),
     sent,
-    ...fromRecording((await control.recording()).records, ms),
+    ...fromRecording((await control.recording()).records, ms, account),
   };
 }
 
@@ -77,16 +82,23 @@ export async function runHistory(
 function fromRecording(
   records: readonly RecordLine[],
   ms: (at: string) => number,
+  account: { subscriberId: string; devices: ReadonlySet<string> },
 ): Pick<ServiceHistory, 'deletes' | 'taps' | 'links'> {
+  const alertPath = new RegExp(
+    `/subscribers/${escapeRegExp(encodeURIComponent(account.subscriberId))}/api/v1/alerts/([^/]+)$`,
+  );
   const deletes: ServiceHistory['deletes'] = [];
   const taps: ServiceHistory['taps'] = [];
   const links: ServiceHistory['links'] = [];
   for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
     const at = ms(record.time);
-    const device = typeof record.device === 'string' ? record.device : undefined;
+    const device =
+      typeof record.device === 'string' && account.devices.has(record.device)
+        ? record.device
+        : undefined;
     if (record.kind === 'request') {
       const request = record.request as { method?: string; path?: string; status?: number | null };
-      const match = /\/alerts\/([^/]+)$/.exec(request.path ?? '');
+      const match = alertPath.exec(request.path ?? '');
       if (request.method === 'DELETE' && match && typeof request.status === 'number')
         deletes.push({ task: decodeURIComponent(match[1]!), at, status: request.status });
     } else if (record.kind === 'tap' && device && typeof record.result === 'string') {
@@ -103,4 +115,8 @@ function fromRecording(
     }
   }
   return { deletes, taps, links };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -163,7 +163,11 @@ export async function runScenario(
       }),
     );
     if (options.coverage && control) {
-      options.coverage.addHistory(await runHistory(connection, control, start, actual.rawEvents));
+      const devices = new Set(account.devices.keys());
+      const subscriberId = account.fixture.subscriber_id;
+      options.coverage.addHistory(
+        await runHistory(connection, control, start, { subscriberId, devices }, actual.rawEvents),
+      );
       if (failures.length === 0) options.coverage.addDecisions(scenario.decisions ?? []);
     }
 
