@@ -32,7 +32,7 @@ export async function runHistory(
   start: number,
   account: { subscriberId: string; devices: ReadonlySet<string> },
   events: readonly AnalyticEvent[],
-): Promise<ServiceHistory> {
+): Promise<{ history: ServiceHistory; dropped: number }> {
   const ms = (at: string) => Date.parse(at) - start;
   const tasks: ServiceHistory['tasks'] = [];
   const users = new Map<string, string>();
@@ -63,7 +63,8 @@ export async function runHistory(
     }
     sent.set(device, lines);
   }
-  return {
+  const recording = await control.recording();
+  const history: ServiceHistory = {
     tasks,
     users,
     events: events.map((e) => ({
@@ -74,8 +75,9 @@ export async function runHistory(
       ...(e.content.status === undefined ? {} : { status: e.content.status }),
     })),
     sent,
-    ...fromRecording((await control.recording()).records, ms, account),
+    ...fromRecording(recording.records, ms, account),
   };
+  return { history, dropped: recording.dropped };
 }
 
 /** DELETE answers, taps and network changes, from the session recording's records. */

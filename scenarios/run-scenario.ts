@@ -165,9 +165,18 @@ export async function runScenario(
     if (options.coverage && control) {
       const devices = new Set(account.devices.keys());
       const subscriberId = account.fixture.subscriber_id;
-      options.coverage.addHistory(
-        await runHistory(connection, control, start, { subscriberId, devices }, actual.rawEvents),
+      const { history, dropped } = await runHistory(
+        connection,
+        control,
+        start,
+        { subscriberId, devices },
+        actual.rawEvents,
       );
+      options.coverage.addHistory(history);
+      if (dropped > 0)
+        notes.add(
+          `coverage: the stub's session recording was full, ${dropped} records dropped: taps, DELETEs and drops after it are not counted`,
+        );
       if (failures.length === 0) options.coverage.addDecisions(scenario.decisions ?? []);
     }
 

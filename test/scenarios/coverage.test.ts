@@ -15,6 +15,7 @@ import { DECISIONS_DOC } from '../../scenarios/publish-schema.ts';
 import { REPORTERS } from '../../scenarios/reporters/index.ts';
 import { mergeHtmlReports, mergeJsonReports } from '../../scenarios/reporters/merge-reports.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
 import { badgeTransitions } from '../../simulator/badge-coverage.ts';
 import { runCli } from '../support/cli.ts';
 
@@ -105,6 +106,27 @@ describe('coverage of the alert model and of the decision rows', () => {
     const report = coverage.report();
     expect(report.decisions.touched).toBe(0);
     expect(report.alert_model.missing.some((m) => m.startsWith('cancelled:'))).toBe(false);
+  });
+
+  test('against a stub whose recording fills up, the scenario notes that coverage missed what came after', async () => {
+    await using stub = await startStub({ recordingLimit: 5 });
+    const coverage = new RunCoverage();
+    const summary = await runSuite([TWO[0]!], {
+      reporters: [],
+      mode: 'external',
+      stubUrl: stub.url,
+      coverage,
+    });
+    expect(summary.failed).toBe(0);
+    expect(summary.reports[0]!.notes).toContainEqual(
+      expect.stringMatching(
+        /^coverage: the stub's session recording was full, \d+ records dropped/,
+      ),
+    );
+    // What the recording lost: the second DELETE's 409.
+    expect(
+      coverage.report().alert_model.missing.some((m) => m.startsWith('delete-of-ended-refused:')),
+    ).toBe(true);
   });
 
   test('a decision id that is no row is refused, naming the field and the id', () => {
