@@ -36,7 +36,10 @@ export function reportKind({ file, text }: ReportFile): ReportKind {
 }
 
 /** JSON reports merged into one run's summary. */
-export function mergeJsonReports(files: ReportFile[]): RunSummary {
+export function mergeJsonReports(
+  files: ReportFile[],
+  note?: (message: string) => void,
+): RunSummary {
   const reports: ScenarioReport[] = [];
   const loadErrors: RunSummary['loadErrors'] = [];
   const coverages: (CoverageReport | undefined)[] = [];
@@ -60,7 +63,7 @@ export function mergeJsonReports(files: ReportFile[]): RunSummary {
   reports.sort(bySource);
   loadErrors.sort(bySource);
   const failed = reports.filter((r) => !r.passed).length + loadErrors.length;
-  const coverage = mergedCoverage(coverages);
+  const coverage = mergedCoverage(coverages, files, note);
   return {
     passed: reports.length - (failed - loadErrors.length),
     failed,
@@ -98,13 +101,22 @@ function coverageOf(file: string, report: unknown): CoverageReport | undefined {
   return coverage as CoverageReport;
 }
 
-function mergedCoverage(coverages: (CoverageReport | undefined)[]): CoverageReport | undefined {
-  if (coverages.some((c) => c === undefined)) return undefined;
+function mergedCoverage(
+  coverages: (CoverageReport | undefined)[],
+  files: ReportFile[],
+  note: ((message: string) => void) | undefined,
+): CoverageReport | undefined {
+  const without = files.filter((_, i) => coverages[i] === undefined).map((f) => f.file);
+  if (without.length > 0 && without.length < files.length)
+    note?.(
+      `the merged report has no coverage: ${without.join(', ')} ${without.length === 1 ? 'was' : 'were'} run without --coverage`,
+    );
+  if (without.length > 0) return undefined;
   return mergeCoverage(coverages as CoverageReport[]);
 }
 
 /** HTML reports merged: their embedded data, drawn again as one page. */
-export function mergeHtmlReports(files: ReportFile[]): string {
+export function mergeHtmlReports(files: ReportFile[], note?: (message: string) => void): string {
   const seen = new Sources();
   const coverages: (CoverageReport | undefined)[] = [];
   const pages = files.map(({ file, text }) => {
@@ -128,7 +140,7 @@ export function mergeHtmlReports(files: ReportFile[]): string {
     coverages.push(coverageOf(file, page));
     return page as PageData;
   });
-  const coverage = mergedCoverage(coverages);
+  const coverage = mergedCoverage(coverages, files, note);
   const merged: PageData = {
     passed: sum(pages.map((p) => p.passed)),
     failed: sum(pages.map((p) => p.failed)),

@@ -188,11 +188,15 @@ describe('coverage in the reports', () => {
     expect(merged.coverage).toEqual(whole.report());
     const withoutCoverage = (await runSuite([TWO[0]!], { reporters: [REPORTERS.json()] }))
       .outputs[0]!;
-    const mixed = mergeJsonReports([
-      await shard(TWO[1]!),
-      { file: 'plain.json', text: withoutCoverage },
-    ]);
+    const notes: string[] = [];
+    const mixed = mergeJsonReports(
+      [await shard(TWO[1]!), { file: 'plain.json', text: withoutCoverage }],
+      (note) => notes.push(note),
+    );
     expect(mixed.coverage).toBeUndefined();
+    expect(notes).toEqual([
+      'the merged report has no coverage: plain.json was run without --coverage',
+    ]);
     const html = async (file: string) => {
       const run = await runSuite([file], {
         reporters: [REPORTERS.html()],
