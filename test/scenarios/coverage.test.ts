@@ -14,7 +14,7 @@ import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { DECISIONS_DOC } from '../../scenarios/publish-schema.ts';
 import { REPORTERS } from '../../scenarios/reporters/index.ts';
 import { mergeHtmlReports, mergeJsonReports } from '../../scenarios/reporters/merge-reports.ts';
-import { runSuite } from '../../scenarios/run-suite.ts';
+import { findScenarioFiles, runSuite } from '../../scenarios/run-suite.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { badgeTransitions } from '../../simulator/badge-coverage.ts';
 import { runCli } from '../support/cli.ts';
@@ -222,4 +222,16 @@ describe('coverage in the reports', () => {
     expect(run.stdout).toMatch(/\n {2}decision rows no scenario names:\n {4}A1 A2 A3 /);
     expect(run.stdout).toMatch(/\n {4}L1 L1a L2 L5 L7 L8 L9 L10 L11\n/);
   });
+});
+
+describe('the README', () => {
+  test('gives the built-in catalogue’s coverage as a run of it measures it', async () => {
+    const coverage = new RunCoverage();
+    const summary = await runSuite(findScenarioFiles([]), { reporters: [], coverage });
+    expect(summary.failed).toBe(0);
+    const { badge_machine: b, alert_model: a, decisions: d } = coverage.report();
+    expect(readFileSync('README.md', 'utf8').replace(/\s+/g, ' ')).toContain(
+      `**badge machine ${b.exercised}/${b.transitions} (${b.percent} %), alert model ${a.exercised}/${a.transitions} (${a.percent} %), decision rows ${d.touched}/${d.rows} (${d.percent} %)**`,
+    );
+  }, 120_000);
 });
