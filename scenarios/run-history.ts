@@ -10,6 +10,7 @@ import type { ServiceHistory } from '../model/observe.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import type { StubConnection } from '../simulator/stub-connection.ts';
+import type { RunCoverage } from './coverage.ts';
 
 /**
  * Starts the stub's session recording for a run, unless it records already (a stub started
@@ -22,11 +23,41 @@ export async function startRunRecording(control: StubControlClient): Promise<boo
 }
 
 /**
+ * Adds what one scenario's run exercised to `coverage`: its stub history, and the decision
+ * rows it names (empty when it failed, CV4). Returns a note when the recording was full.
+ */
+export async function addRunCoverage(
+  coverage: RunCoverage,
+  run: {
+    connection: StubConnection;
+    control: StubControlClient;
+    start: number;
+    subscriberId: string;
+    devices: ReadonlySet<string>;
+    events: readonly AnalyticEvent[];
+    decisions: readonly string[];
+  },
+): Promise<string | undefined> {
+  const { history, dropped } = await runHistory(
+    run.connection,
+    run.control,
+    run.start,
+    run,
+    run.events,
+  );
+  coverage.addHistory(history);
+  coverage.addDecisions(run.decisions);
+  return dropped > 0
+    ? `coverage: the stub's session recording was full, ${dropped} records dropped: taps, DELETEs and drops after it are not counted`
+    : undefined;
+}
+
+/**
  * The run's history from what the stub kept: `events` are the account's since `start`; of the
  * recording, only what concerns the account's devices and its own DELETEs (a stub in another
  * process may serve others meanwhile).
  */
-export async function runHistory(
+async function runHistory(
   connection: StubConnection,
   control: StubControlClient,
   start: number,

@@ -39,7 +39,7 @@ import {
   type ScenarioActual,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
-import { runHistory, startRunRecording } from './run-history.ts';
+import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
@@ -163,21 +163,16 @@ export async function runScenario(
       }),
     );
     if (options.coverage && control) {
-      const devices = new Set(account.devices.keys());
-      const subscriberId = account.fixture.subscriber_id;
-      const { history, dropped } = await runHistory(
+      const note = await addRunCoverage(options.coverage, {
         connection,
         control,
         start,
-        { subscriberId, devices },
-        actual.rawEvents,
-      );
-      options.coverage.addHistory(history);
-      if (dropped > 0)
-        notes.add(
-          `coverage: the stub's session recording was full, ${dropped} records dropped: taps, DELETEs and drops after it are not counted`,
-        );
-      if (failures.length === 0) options.coverage.addDecisions(scenario.decisions ?? []);
+        subscriberId: account.fixture.subscriber_id,
+        devices: new Set(account.devices.keys()),
+        events: actual.rawEvents,
+        decisions: failures.length === 0 ? (scenario.decisions ?? []) : [],
+      });
+      if (note) notes.add(note);
     }
 
     return {
