@@ -123,7 +123,11 @@ function fromRecording(
   const deletes: ServiceHistory['deletes'] = [];
   const taps: ServiceHistory['taps'] = [];
   const links: ServiceHistory['links'] = [];
-  for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
+  const ordered = [...records].sort((a, b) => a.seq - b.seq);
+  // This run's part: after the last session record (the run's reset of the stub, or the start
+  // of the recording), even on a stub that was recording before.
+  const since = ordered.findLastIndex((r) => r.kind === 'session');
+  for (const record of ordered.slice(since + 1)) {
     const at = ms(record.time);
     const device =
       typeof record.device === 'string' && account.devices.has(record.device)

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
 import { lifecycleTransitions } from '../../model/transitions.ts';
 import { RunCoverage } from '../../scenarios/coverage.ts';
 import { DECISION_ROWS } from '../../scenarios/decision-rows.generated.ts';
@@ -127,6 +128,19 @@ describe('coverage of the alert model and of the decision rows', () => {
     expect(
       coverage.report().alert_model.missing.some((m) => m.startsWith('delete-of-ended-refused:')),
     ).toBe(true);
+  });
+
+  test('against a stub that records already, a run reads only its own part and leaves the recording on', async () => {
+    await using stub = await startStub({ record: true });
+    const external = { reporters: [], mode: 'external' as const, stubUrl: stub.url };
+    await runSuite([TWO[0]!], { ...external, coverage: new RunCoverage() });
+    const later = new RunCoverage();
+    await runSuite([TWO[1]!], { ...external, coverage: later });
+    // The first run's 409 DELETE is in the recording, but before the second run began.
+    const missing = later.report().alert_model.missing;
+    expect(missing.some((m) => m.startsWith('delete-of-ended-refused:'))).toBe(true);
+    expect(missing.some((m) => m.startsWith('ack-after-end-ignored:'))).toBe(false);
+    expect((await new StubControlClient(stub.url).recording()).recording).toBe(true);
   });
 
   test('a decision id that is no row is refused, naming the field and the id', () => {
