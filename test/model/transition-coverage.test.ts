@@ -8,9 +8,10 @@ import { describe, expect, test } from 'vitest';
 import { transitionsTaken } from '../../model/alert.model.ts';
 import { serviceConfig } from '../../model/configs.ts';
 import type { ModelInput } from '../../model/lifecycle.ts';
-import { historyOfModel, transitionsIn } from '../../model/observe.ts';
+import { historyOfModel, type ServiceHistory, transitionsIn } from '../../model/observe.ts';
 import { GENERATED_TEXTS, GENERATED_USERS } from '../../model/to-scenario.ts';
 import { lifecycleTransitions } from '../../model/transitions.ts';
+import { type EngineRun, runOnEngine } from './engine-run.ts';
 import { DEVICES, schedule } from './schedules.ts';
 
 const users = GENERATED_USERS.slice(0, DEVICES);
@@ -40,9 +41,12 @@ const s = (seconds: number) => seconds * 1000;
  * sent that device at the same instant (decision CV2), so where a drop shares its instant with
  * a line sent that device, whether it came mid-alert is not compared.
  */
-function readAndTaken(inputs: ModelInput[]): { read: string[]; taken: string[] } {
+function readAndTaken(
+  inputs: ModelInput[],
+  engine?: EngineRun,
+): { read: string[]; taken: string[] } {
   const { taken, final } = transitionsTaken(config, inputs);
-  const history = historyOfModel(final, users);
+  const history = engine ? historyOfEngine(inputs, engine) : historyOfModel(final, users);
   const tie = history.links.some(
     (l) => !l.online && history.sent.get(l.device)!.some((line) => line.at === l.at),
   );
@@ -75,6 +79,30 @@ const HAND_WRITTEN: ModelInput[][] = [
   ],
 ];
 
+/** What an engine recorded, as `run --coverage` reads a stub's (devices named by their users). */
+function historyOfEngine(inputs: ModelInput[], run: EngineRun): ServiceHistory {
+  const posts = inputs.filter((i) => i.type === 'POST');
+  const deletes = inputs.filter((i) => i.type === 'DELETE');
+  return {
+    tasks: run.tasks.map((t) => ({
+      key: t.key,
+      name: posts.find((p) => p.task === t.key)?.name ?? 'alerts',
+      createdAt: t.createdAt,
+      devices: [...users],
+    })),
+    users: new Map(users.map((u) => [u, u])),
+    events: run.events,
+    sent: new Map(users.map((u, d) => [u, run.sent[d]!])),
+    deletes: run.deletes.map((status, i) => ({
+      task: deletes[i]!.task,
+      at: deletes[i]!.at,
+      status,
+    })),
+    taps: run.taps.map((t) => ({ ...t, device: users[t.device]! })),
+    links: run.links.map((l) => ({ ...l, device: users[l.device]! })),
+  };
+}
+
 describe('the alert model’s named transitions', () => {
   test('every one is taken by some schedule, and each is read back from the history', () => {
     const all = new Set<string>();
@@ -96,4 +124,17 @@ describe('the alert model’s named transitions', () => {
       { numRuns: RUNS, seed: Number(process.env.BADGE_SIM_PROPERTY_SEED ?? Date.now() % 2 ** 31) },
     );
   });
+
+  test(`${RUNS / 4} random schedules on the engine: what its history shows is exactly what the model took`, async () => {
+    await fc.assert(
+      fc.asyncProperty(withNamedTaps, async (inputs) => {
+        const { read, taken } = readAndTaken(inputs, await runOnEngine(inputs));
+        expect(read, JSON.stringify(inputs)).toEqual(taken);
+      }),
+      {
+        numRuns: RUNS / 4,
+        seed: Number(process.env.BADGE_SIM_PROPERTY_SEED ?? Date.now() % 2 ** 31),
+      },
+    );
+  }, 60_000);
 });
