@@ -12,6 +12,7 @@ export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixture
 export { SystemClock, VirtualClock } from './protocol/clock.ts';
 export { CONTROL_TOKEN_HEADER } from './protocol/control-api.schema.ts';
 export type * from './public-types.ts';
+export { RunCoverage } from './scenarios/coverage.ts';
 export { defineScenario, loadScenarioFile, ScenarioError } from './scenarios/load-scenario.ts';
 export { runScenario } from './scenarios/run-scenario.ts';
 export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';

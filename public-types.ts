@@ -26,6 +26,9 @@ export type {
   TapRule,
 } from './fixtures/fixtures.schema.ts';
 export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
+// The alert model's history, as `run --coverage` reads a run (RunCoverage.addHistory).
+export type { Sent } from './model/lifecycle.ts';
+export type { ServiceHistory } from './model/observe.ts';
 // Clocks.
 export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';
 export type {
@@ -85,6 +88,8 @@ export type {
 } from './protocol/service-api.schema.ts';
 export type { TokenValidation } from './protocol/token-api.schema.ts';
 // Scenarios: the file model, running one or a suite, and what comes out.
+export type { CoverageReport, DecisionCoverageReport } from './scenarios/coverage.ts';
+export type { DecisionRow } from './scenarios/decision-rows.ts';
 export type { ActualHeard, Failure } from './scenarios/expectations.ts';
 export type { LoadedScenario } from './scenarios/load-scenario.ts';
 export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';

@@ -89,14 +89,19 @@ Examples:
   );
 }
 
+/** Something the merged report leaves out, said on stderr (CV5). */
+function warn(message: string): void {
+  process.stderr.write(`badge-sim merge-reports: ${message}\n`);
+}
+
 /** The merged report as `output`; undefined for the console, which writes itself. */
 function merged(kind: ReportKind, output: Output, reports: ReportFile[]): string | undefined {
-  if (kind === 'json') return written(mergeJsonReports(reports), output);
+  if (kind === 'json') return written(mergeJsonReports(reports, warn), output);
   if (output !== kind)
     throw new MergeError(
       `${kind} reports merge into ${kind} only: merge the shards' JSON reports (--reporter json) to write ${output}`,
     );
-  return kind === 'junit' ? mergeJunitReports(reports) : mergeHtmlReports(reports);
+  return kind === 'junit' ? mergeJunitReports(reports) : mergeHtmlReports(reports, warn);
 }
 
 /** A merged run written by the reporter `output` (no wall times: the shards kept their own). */

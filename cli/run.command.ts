@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
+import { RunCoverage } from '../scenarios/coverage.ts';
 import { ScenarioError } from '../scenarios/load-scenario.ts';
 import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
-import { BadgeCoverage } from '../simulator/badge-coverage.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
 
@@ -55,7 +55,7 @@ export function runCommand(): Command {
       .option('--realtime', 'real-time mode: an embedded stub on the wall clock (slow: for demos)')
       .option(
         '--coverage',
-        'say which transitions of the badge machine the run exercised, and which never (console and JSON report)',
+        "report what the run exercised, as shares and what is missing (console, JSON and HTML reports): the badge machine's transitions its badges took, the alert model's named transitions (repeat, acknowledged, quorum, timeout, cancel, L1-L11, …) its stub's history shows, and the rows of docs/decisions.md its passing scenarios name in `decisions:`",
       )
       .option(
         '--shard <i/n>',
@@ -118,7 +118,7 @@ Examples:
           mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
           stubUrl: options.stub,
           controlToken,
-          ...(options.coverage ? { coverage: new BadgeCoverage() } : {}),
+          ...(options.coverage ? { coverage: new RunCoverage() } : {}),
         });
         for (const output of summary.outputs) {
           if (options.output) writeFileSync(options.output, output);

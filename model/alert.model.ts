@@ -17,6 +17,7 @@ import {
   type Sent,
   step,
 } from './lifecycle.ts';
+import type { LifecycleTransition } from './transitions.ts';
 
 export interface AlertModelInput {
   config: ModelConfig;
@@ -101,6 +102,23 @@ export function predict(
   const all = until === undefined ? inputs : [...inputs, { type: 'ADVANCE', to: until } as const];
   for (const input of all) [snapshot] = transition(alertModel, snapshot, input);
   return predictionOf(snapshot.context.state);
+}
+
+/** The named transitions (transitions.ts) a schedule takes, each once, and the state it ends in. */
+export function transitionsTaken(
+  config: ModelConfig,
+  inputs: readonly ModelInput[],
+): { taken: Set<LifecycleTransition>; final: ModelState } {
+  let snapshot = alertModel.resolveState({
+    value: 'quiet',
+    context: { config, state: initialState(config.users.length) },
+  });
+  const taken = new Set<LifecycleTransition>();
+  for (const input of inputs) {
+    [snapshot] = transition(alertModel, snapshot, input);
+    for (const id of snapshot.context.state.taken) taken.add(id);
+  }
+  return { taken, final: snapshot.context.state };
 }
 
 export function predictionOf(state: ModelState): Prediction {

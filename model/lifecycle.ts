@@ -8,7 +8,11 @@
  * Time counts in ms from the start. Devices and tasks are numbered (array indices), never
  * looked up by a word a client wrote. Everything here is JSON data, so a state can be
  * serialised (the path enumeration tells states apart by it).
+ *
+ * Each step also says which named transitions (transitions.ts) it took, in `taken`: what
+ * `run --coverage` counts.
  */
+import type { LifecycleTransition } from './transitions.ts';
 
 /** The spec's repeat interval. */
 export const REPEAT_MS = 30_000;
@@ -27,7 +31,11 @@ export type ModelInput =
       /** Seconds. */
       timeout?: number;
     }
-  | { type: 'TAP'; at: number; device: number }
+  /**
+   * A tap on a device; with `task`, an acknowledgement naming that alert, as a badge's button
+   * frame does (a late or repeated frame can name one that ended or was acknowledged).
+   */
+  | { type: 'TAP'; at: number; device: number; task?: string }
   | { type: 'DELETE'; at: number; task: string }
   | { type: 'DROP'; at: number; device: number }
   | { type: 'RETURN'; at: number; device: number }
@@ -133,7 +141,20 @@ export interface ModelState {
   events: PredictedEvent[];
   /** DELETE answers, in order: 204, or 409 for an ended task. */
   deletes: { task: string; at: number; status: 204 | 409 }[];
+  /** Taps that reached the service, in order, and what each did (the stub's tap results). */
+  taps: ModelTap[];
+  /** Devices going off and back on the network, in order (only changes). */
+  links: { device: number; at: number; online: boolean }[];
   inputs: ModelInput[];
+  /** The named transitions the last step took, in order. */
+  taken: LifecycleTransition[];
+}
+
+export interface ModelTap {
+  device: number;
+  at: number;
+  result: 'acknowledged' | 'duplicate' | 'ended' | 'not_playing' | 'nothing_pending';
+  task?: string;
 }
 
 export function initialState(deviceCount: number): ModelState {
@@ -152,7 +173,10 @@ export function initialState(deviceCount: number): ModelState {
     })),
     events: [],
     deletes: [],
+    taps: [],
+    links: [],
     inputs: [],
+    taken: [],
   };
 }
 
@@ -160,6 +184,7 @@ export function initialState(deviceCount: number): ModelState {
 export function step(state: ModelState, input: ModelInput, config: ModelConfig): ModelState {
   const s: ModelState = structuredClone(state);
   s.inputs.push(input);
+  s.taken = [];
   const at = input.type === 'ADVANCE' ? input.to : input.at;
   if (at < s.now) throw new RangeError(`model: input at ${at} ms comes before ${s.now} ms`);
   advance(s, at, config);
@@ -169,13 +194,14 @@ export function step(state: ModelState, input: ModelInput, config: ModelConfig):
       post(s, input, config);
       break;
     case 'TAP':
-      tap(s, input.device, config);
+      tap(s, input.device, input.task, config);
       break;
     case 'DELETE': {
       const task = s.tasks.find((t) => t.key === input.task);
       if (!task) throw new RangeError(`model: no task ${input.task}`);
       s.deletes.push({ task: task.key, at: s.now, status: task.endedAt === null ? 204 : 409 });
       if (task.endedAt === null) finish(s, task, 'cancelled', config);
+      else s.taken.push('delete-of-ended-refused');
       break;
     }
     case 'DROP':
@@ -208,7 +234,7 @@ function nextTimer(s: ModelState): { at: number; fire: (config: ModelConfig) => 
       if (td.nextPlayAt === null) return;
       const at = td.nextPlayAt;
       if (!best || at < best.at || (at === best.at && td.playSeq < best.order))
-        best = { at, order: td.playSeq, fire: (c) => play(s, task, d, c) };
+        best = { at, order: td.playSeq, fire: (c) => play(s, task, d, c, 'repeated') };
     });
   }
   return best;
@@ -257,11 +283,19 @@ function post(
         t.name === task.name &&
         (t.devices[d]!.status === 'queued' || t.devices[d]!.status === 'playing'),
     );
-    if (!busy) play(s, task, d, config);
+    if (busy) s.taken.push('queued');
+    else play(s, task, d, config, 'played');
   }
 }
 
-function play(s: ModelState, task: ModelTask, d: number, config: ModelConfig): void {
+function play(
+  s: ModelState,
+  task: ModelTask,
+  d: number,
+  config: ModelConfig,
+  why: 'played' | 'repeated' | 'released' | 'replayed-on-return',
+): void {
+  s.taken.push(why);
   const td = task.devices[d]!;
   td.status = 'playing';
   td.plays++;
@@ -276,20 +310,50 @@ function play(s: ModelState, task: ModelTask, d: number, config: ModelConfig): v
   );
 }
 
-/** A tap: which alert it acknowledges depends on the way it takes (see `TapPath`). */
-function tap(s: ModelState, d: number, config: ModelConfig): void {
-  const index = config.taps === 'badge' ? badgeTapTarget(s, d) : serviceTapTarget(s, d);
-  if (index === undefined) return;
+/**
+ * A tap: which alert it acknowledges depends on the way it takes (see `TapPath`), unless it
+ * names one. A badge's tap with no open alert sends nothing (D5): the service never hears it.
+ */
+function tap(s: ModelState, d: number, named: string | undefined, config: ModelConfig): void {
+  const index =
+    named !== undefined
+      ? indexOf(s, named)
+      : config.taps === 'badge'
+        ? badgeTapTarget(s, d)
+        : serviceTapTarget(s, d);
+  if (index === undefined || index < 0) {
+    if (named !== undefined || config.taps === 'badge') return;
+    s.taps.push({ device: d, at: s.now, result: 'nothing_pending' });
+    s.taken.push('tap-with-nothing-playing');
+    return;
+  }
   const task = s.tasks[index]!;
   const td = task.devices[d]!;
-  // L5, L6, L8: only an alert playing on the device is acknowledged, once.
-  if (task.endedAt !== null || td.status !== 'playing') return;
+  // L6, L5, L8 (checked in this order, as the service answers): only an alert playing on the
+  // device is acknowledged, once.
+  const refused =
+    task.endedAt !== null
+      ? ({ result: 'ended', why: 'ack-after-end-ignored' } as const)
+      : td.status === 'acknowledged'
+        ? ({ result: 'duplicate', why: 'duplicate-ack-ignored' } as const)
+        : td.status !== 'playing'
+          ? ({ result: 'not_playing', why: 'ack-of-queued-refused' } as const)
+          : undefined;
+  s.taps.push({ device: d, at: s.now, result: refused?.result ?? 'acknowledged', task: task.key });
+  if (refused) {
+    s.taken.push(refused.why);
+    return;
+  }
+  s.taken.push('acknowledged');
   td.status = 'acknowledged';
   td.nextPlayAt = null;
   task.acks++;
   s.events.push({ type: 'acknowledged', task: task.key, at: s.now, device: config.users[d]! });
   send(s, d, { at: s.now, type: 'stop', task: task.key, cause: 'acknowledged' }, config);
-  if (config.texts.onAck) speak(s, d, task, 'on_ack', config.texts.onAck, config);
+  if (config.texts.onAck) {
+    s.taken.push('spoke-on-ack');
+    speak(s, d, task, 'on_ack', config.texts.onAck, config);
+  }
   release(s, d, task.name, config);
   if (task.acks >= task.quorum) finish(s, task, 'quorum', config);
 }
@@ -335,13 +399,25 @@ function release(s: ModelState, d: number, name: string, config: ModelConfig): v
   const same = s.tasks.filter((t) => t.endedAt === null && t.name === name);
   if (same.some((t) => t.devices[d]!.status === 'playing')) return;
   const next = same.find((t) => t.devices[d]!.status === 'queued');
-  if (!next || next.createdAt + next.timeoutMs <= s.now) return;
-  play(s, next, d, config);
+  if (!next) return;
+  if (next.createdAt + next.timeoutMs <= s.now) s.taken.push('not-released-at-its-timeout');
+  else play(s, next, d, config, 'released');
 }
 
 function finish(s: ModelState, task: ModelTask, outcome: Outcome, config: ModelConfig): void {
   task.endedAt = s.now;
   task.outcome = outcome;
+  s.taken.push(
+    outcome === 'cancelled'
+      ? 'cancelled'
+      : outcome === 'quorum'
+        ? task.acks < task.devices.length
+          ? 'quorum-some'
+          : 'quorum-all'
+        : task.acks > 0
+          ? 'timed-out-short-of-quorum'
+          : 'timed-out',
+  );
   if (outcome === 'timed_out') s.events.push({ type: 'timed_out', task: task.key, at: s.now });
   const speech =
     outcome === 'quorum'
@@ -356,8 +432,11 @@ function finish(s: ModelState, task: ModelTask, outcome: Outcome, config: ModelC
     td.nextPlayAt = null;
     if (wasPlaying) send(s, d, { at: s.now, type: 'stop', task: task.key, cause: outcome }, config);
     // L10: spoken also where it was still queued; L3: nothing on a cancel.
-    if (speech)
+    if (speech) {
+      s.taken.push(outcome === 'quorum' ? 'spoke-on-quorum' : 'spoke-on-timeout');
+      if (!wasPlaying) s.taken.push('spoke-where-queued');
       speak(s, d, task, outcome === 'quorum' ? 'on_quorum' : 'on_timeout', speech, config);
+    }
     release(s, d, task.name, config);
   });
   s.events.push({
@@ -384,8 +463,10 @@ function comeBack(s: ModelState, d: number, config: ModelConfig): void {
   const device = s.devices[d]!;
   if (device.online) return;
   device.online = true;
+  s.links.push({ device: d, at: s.now, online: true });
   for (const task of s.tasks) {
-    if (task.endedAt === null && task.devices[d]!.status === 'playing') play(s, task, d, config);
+    if (task.endedAt === null && task.devices[d]!.status === 'playing')
+      play(s, task, d, config, 'replayed-on-return');
   }
 }
 
@@ -395,6 +476,9 @@ function drop(s: ModelState, d: number, config: ModelConfig): void {
   if (!device.online) return;
   if (config.taps === 'badge') catchUp(device, s.now);
   device.online = false;
+  s.links.push({ device: d, at: s.now, online: false });
+  if (s.tasks.some((t) => t.endedAt === null && t.devices[d]!.status === 'playing'))
+    s.taken.push('dropped-mid-alert');
   device.current = null;
   device.queue = [];
   device.open = [];

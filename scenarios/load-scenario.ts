@@ -2,6 +2,7 @@
  * Reading scenarios: YAML files for QA, `defineScenario(...)` for developers. Both go through
  * the same check, and every error names the file, the line and the field.
  */
+
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
 import { deviceFaultProblem } from '../fixtures/device-faults.ts';
@@ -12,6 +13,7 @@ import { hasOwn } from '../protocol/own.ts';
 import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
+import { decisionRow } from './decision-rows.ts';
 import { Scenario, Step } from './scenario.schema.ts';
 
 /** A scenario that cannot be used; the message says where and what. */
@@ -117,6 +119,13 @@ export function checkScenario(input: unknown): Scenario {
     throw new ScenarioError(message, path);
   }
   const scenario = input as Scenario;
+  scenario.decisions?.forEach((id, i) => {
+    if (!decisionRow(id))
+      throw new ScenarioError(
+        `decisions[${i}]: '${id}' is no row of docs/decisions.md (ids such as L1, D3; see the Decisions table of the README)`,
+        `decisions[${i}]`,
+      );
+  });
   scenario.timeline.forEach((step, i) => {
     checkStep(step, `timeline[${i}]`);
   });

@@ -3,8 +3,9 @@
  * $schema=…` at the top of a scenario file). `npm run schema` runs it; a test checks the
  * committed file is current.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { decisionRowsModule, parseDecisionRows } from './decision-rows.ts';
 import { Scenario } from './scenario.schema.ts';
 
 export const SCENARIO_SCHEMA_FILE = fileURLToPath(
@@ -21,7 +22,19 @@ export function scenarioJsonSchema(): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
+/** The decision rows an installed badge-sim knows (scenarios' `decisions:`, decision CV3). */
+export const DECISION_ROWS_FILE = fileURLToPath(
+  new URL('./decision-rows.generated.ts', import.meta.url),
+);
+export const DECISIONS_DOC = fileURLToPath(new URL('../docs/decisions.md', import.meta.url));
+
+export function decisionRowsSource(): string {
+  return decisionRowsModule(parseDecisionRows(readFileSync(DECISIONS_DOC, 'utf8')));
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(SCENARIO_SCHEMA_FILE, scenarioJsonSchema());
   console.log(`wrote ${SCENARIO_SCHEMA_FILE}`);
+  writeFileSync(DECISION_ROWS_FILE, decisionRowsSource());
+  console.log(`wrote ${DECISION_ROWS_FILE}`);
 }

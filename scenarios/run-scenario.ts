@@ -24,11 +24,11 @@ import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import type { Badge } from '../simulator/badge.ts';
-import type { BadgeCoverage } from '../simulator/badge-coverage.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
 import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
 import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
 import type { StubConnection } from '../simulator/stub-connection.ts';
+import type { RunCoverage } from './coverage.ts';
 import {
   type ActualEvent,
   type ActualHeard,
@@ -39,6 +39,7 @@ import {
   type ScenarioActual,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
+import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
@@ -53,8 +54,11 @@ export interface RunOptions {
   controlToken?: string;
   /** Seed when the scenario gives none (default 0). */
   seed?: number;
-  /** Collects the badge machine's transitions the run's badges take (`run --coverage`). */
-  coverage?: BadgeCoverage;
+  /**
+   * Collects what the run exercised (`run --coverage`): the badge machine's transitions its
+   * badges take, the alert model's its stub's history shows, the decision rows it names.
+   */
+  coverage?: RunCoverage;
 }
 
 /** The outcome of one scenario. Deterministic for a seed: no wall-clock time in it. */
@@ -132,8 +136,14 @@ export async function runScenario(
   const notes = new Set<string>();
   const stopHolds = connection.onHold((message) => notes.add(message));
   let fleet: FleetHandle | undefined;
+  // Coverage reads the stub's session recording: taps, DELETE answers, badges off and on line.
+  const control = options.coverage
+    ? new ScenarioStubControl(connection.url, options.controlToken)
+    : undefined;
+  let recordingStarted = false;
   try {
     const start = await connection.now();
+    if (control) recordingStarted = await startRunRecording(control);
     fleet = await startBadges(scenario, source, account, connection, seed, options.coverage);
     const context = await stepContext(mode, source, start, account, connection, fleet);
 
@@ -152,6 +162,18 @@ export async function runScenario(
         problem: (path, message) => new ScenarioError(`badge-sim: ${source}: ${path}: ${message}`),
       }),
     );
+    if (options.coverage && control) {
+      const note = await addRunCoverage(options.coverage, {
+        connection,
+        control,
+        start,
+        subscriberId: account.fixture.subscriber_id,
+        devices: new Set(account.devices.keys()),
+        events: actual.rawEvents,
+        decisions: failures.length === 0 ? (scenario.decisions ?? []) : [],
+      });
+      if (note) notes.add(note);
+    }
 
     return {
       name: scenario.name,
@@ -177,6 +199,7 @@ export async function runScenario(
     };
   } finally {
     stopHolds();
+    if (recordingStarted && mode === 'external') await control?.stopRecording();
     await fleet?.close();
     await connection.close();
   }
@@ -295,7 +318,7 @@ async function startBadges(
   account: ScenarioAccount,
   connection: StubConnection,
   seed: number,
-  coverage: BadgeCoverage | undefined,
+  coverage: RunCoverage | undefined,
 ): Promise<FleetHandle | undefined> {
   const selection = scenario.badges;
   const badgeIds =
@@ -319,7 +342,7 @@ async function startBadges(
     behaviours,
     behaviour: scenario.behaviours?.['*'],
     seed,
-    ...(coverage ? { inspect: coverage.inspect } : {}),
+    ...(coverage ? { inspect: coverage.badges.inspect } : {}),
   });
   await fleet.waitUntilConnected();
   return fleet;

@@ -144,7 +144,7 @@ export async function runSuite(
     failed: reports.filter((r) => !r.passed).length + loadErrors.length,
     reports,
     loadErrors,
-    ...(options.coverage ? { coverage: { badge_machine: options.coverage.report() } } : {}),
+    ...(options.coverage ? { coverage: options.coverage.report() } : {}),
   };
   const outputs = call('onEnd', summary).filter((o): o is string => typeof o === 'string');
   return { ...summary, outputs };

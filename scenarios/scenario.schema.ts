@@ -526,6 +526,14 @@ export const Scenario = Type.Object(
     name: Type.String({ minLength: 1 }),
     proves: Type.String({ minLength: 1, description: 'One line: what this scenario proves.' }),
     tags: Type.Optional(Type.Array(Type.String())),
+    decisions: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Z]+[0-9]+[a-z]?$' }), {
+        maxItems: 100,
+        uniqueItems: true,
+        description:
+          'Ids of the rows of docs/decisions.md this scenario exercises (`L1`, `D3`): `run --coverage` reports the rows no scenario touched. An id that is no row is refused.',
+      }),
+    ),
     seed: Type.Optional(Type.Integer({ description: 'Default: the runner’s --seed (0).' })),
     settings: Type.Optional(ScenarioSettings),
     fixtures: Type.Optional(

@@ -1,6 +1,6 @@
 import { clearLine } from 'node:readline';
 import { styleText } from 'node:util';
-import type { TransitionCoverageReport } from '../../simulator/badge-coverage.ts';
+import type { CoverageReport } from '../coverage.ts';
 import type { Failure } from '../expectations.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
@@ -59,13 +59,31 @@ export function formatReport(report: ScenarioReport): string {
 }
 
 /** One line a scenario, the failures in full, a progress line on a terminal. */
-/** The coverage of `--coverage` in words: the share, then every transition never taken. */
-export function coverageText(coverage: TransitionCoverageReport): string {
+/**
+ * The coverage of `--coverage` in words: the three shares on one line, then what is missing:
+ * each transition never taken, and the decision rows no scenario names, their ids grouped by
+ * prefix (the JSON and HTML reports give each row's case).
+ */
+export function coverageText(coverage: CoverageReport): string {
+  const { badge_machine: badge, alert_model: alert, decisions } = coverage;
   const lines = [
-    `\ncoverage: the badge machine, ${coverage.exercised} of ${coverage.transitions} transitions (${coverage.percent} %)`,
+    `\ncoverage: badge machine ${badge.exercised}/${badge.transitions} transitions (${badge.percent} %), alert model ${alert.exercised}/${alert.transitions} (${alert.percent} %), decision rows ${decisions.touched}/${decisions.rows} (${decisions.percent} %)`,
   ];
-  if (coverage.missing.length > 0)
-    lines.push('  never taken:', ...coverage.missing.map((key) => `    ${key}`));
+  if (badge.missing.length > 0)
+    lines.push('  badge machine, never taken:', ...badge.missing.map((key) => `    ${key}`));
+  if (alert.missing.length > 0)
+    lines.push('  alert model, never taken:', ...alert.missing.map((key) => `    ${key}`));
+  if (decisions.missing.length > 0) {
+    const groups = new Map<string, string[]>();
+    for (const { id } of decisions.missing) {
+      const prefix = id.replace(/[0-9].*$/, '');
+      groups.set(prefix, [...(groups.get(prefix) ?? []), id]);
+    }
+    lines.push(
+      '  decision rows no scenario names:',
+      ...[...groups.values()].map((ids) => `    ${ids.join(' ')}`),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -95,7 +113,7 @@ export function createConsoleReporter(out: NodeJS.WritableStream = process.stdou
       out.write(
         `\n${failed === 0 ? green('all scenarios passed') : red(`${failed} of ${summary.passed + failed} scenarios failed`)}\n`,
       );
-      if (summary.coverage) out.write(coverageText(summary.coverage.badge_machine));
+      if (summary.coverage) out.write(coverageText(summary.coverage));
       return undefined;
     },
   };

@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../../protocol/duration.ts';
+import type { CoverageReport } from '../coverage.ts';
 import type { Failure } from '../expectations.ts';
 import type { BadgeLane, ScenarioReport } from '../run-scenario.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
@@ -53,6 +54,8 @@ export interface PageData {
   wallMs: number;
   scenarios: PageScenario[];
   loadErrors: RunSummary['loadErrors'];
+  /** With `--coverage`: drawn as a section after the summary. */
+  coverage?: CoverageReport;
 }
 
 const asset = (name: string) =>
@@ -86,6 +89,7 @@ export function pageData(
     wallMs: Math.round(wallMs),
     scenarios: summary.reports.map((report) => pageScenario(report, wallTimes.get(report) ?? 0)),
     loadErrors: summary.loadErrors,
+    ...(summary.coverage ? { coverage: summary.coverage } : {}),
   };
 }
 

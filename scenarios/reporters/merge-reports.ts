@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { ownValue } from '../../protocol/own.ts';
+import { type CoverageReport, mergeCoverage } from '../coverage.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import { type PageData, renderHtmlReport } from './html.reporter.ts';
 import { junitXml } from './junit.reporter.ts';
@@ -35,12 +36,17 @@ export function reportKind({ file, text }: ReportFile): ReportKind {
 }
 
 /** JSON reports merged into one run's summary. */
-export function mergeJsonReports(files: ReportFile[]): RunSummary {
+export function mergeJsonReports(
+  files: ReportFile[],
+  note?: (message: string) => void,
+): RunSummary {
   const reports: ScenarioReport[] = [];
   const loadErrors: RunSummary['loadErrors'] = [];
+  const coverages: (CoverageReport | undefined)[] = [];
   const seen = new Sources();
   for (const { file, text } of files) {
     const report = parseJson(file, text);
+    coverages.push(coverageOf(file, report));
     const scenarios = listAt(file, report, 'scenarios');
     const errors = listAt(file, report, 'loadErrors');
     scenarios.forEach((scenario, i) => {
@@ -57,12 +63,62 @@ export function mergeJsonReports(files: ReportFile[]): RunSummary {
   reports.sort(bySource);
   loadErrors.sort(bySource);
   const failed = reports.filter((r) => !r.passed).length + loadErrors.length;
-  return { passed: reports.length - (failed - loadErrors.length), failed, reports, loadErrors };
+  const coverage = mergedCoverage(coverages, files, note);
+  return {
+    passed: reports.length - (failed - loadErrors.length),
+    failed,
+    reports,
+    loadErrors,
+    ...(coverage ? { coverage } : {}),
+  };
+}
+
+/**
+ * A report's coverage, checked for what merging reads (CV5); undefined when it has none.
+ * Merged only when every shard has one: any shard's run without `--coverage` would make the
+ * union a guess.
+ */
+function coverageOf(file: string, report: unknown): CoverageReport | undefined {
+  const coverage = ownValue(report, 'coverage');
+  if (coverage === undefined) return undefined;
+  for (const part of ['badge_machine', 'alert_model']) {
+    checkFields(file, ownValue(coverage, part), `coverage.${part}`, {
+      transitions: 'count',
+      missing: 'list',
+    });
+    (ownValue(ownValue(coverage, part), 'missing') as unknown[]).forEach((key, i) => {
+      if (typeof key !== 'string')
+        throw new MergeError(`${file}: coverage.${part}.missing[${i}] must be a string`);
+    });
+  }
+  checkFields(file, ownValue(coverage, 'decisions'), 'coverage.decisions', {
+    rows: 'count',
+    missing: 'list',
+  });
+  (ownValue(ownValue(coverage, 'decisions'), 'missing') as unknown[]).forEach((row, i) => {
+    checkFields(file, row, `coverage.decisions.missing[${i}]`, { id: 'string', case: 'string' });
+  });
+  return coverage as CoverageReport;
+}
+
+function mergedCoverage(
+  coverages: (CoverageReport | undefined)[],
+  files: ReportFile[],
+  note: ((message: string) => void) | undefined,
+): CoverageReport | undefined {
+  const without = files.filter((_, i) => coverages[i] === undefined).map((f) => f.file);
+  if (without.length > 0 && without.length < files.length)
+    note?.(
+      `the merged report has no coverage: ${without.join(', ')} ${without.length === 1 ? 'was' : 'were'} run without --coverage`,
+    );
+  if (without.length > 0) return undefined;
+  return mergeCoverage(coverages as CoverageReport[]);
 }
 
 /** HTML reports merged: their embedded data, drawn again as one page. */
-export function mergeHtmlReports(files: ReportFile[]): string {
+export function mergeHtmlReports(files: ReportFile[], note?: (message: string) => void): string {
   const seen = new Sources();
+  const coverages: (CoverageReport | undefined)[] = [];
   const pages = files.map(({ file, text }) => {
     const json = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(text);
     if (!json) throw new MergeError(`${file}: an HTML report without its data`);
@@ -81,8 +137,10 @@ export function mergeHtmlReports(files: ReportFile[]): string {
       checkFields(file, error, `loadErrors[${i}]`, { source: 'string', message: 'string' });
       seen.add(file, (error as { source: string }).source);
     });
+    coverages.push(coverageOf(file, page));
     return page as PageData;
   });
+  const coverage = mergedCoverage(coverages, files, note);
   const merged: PageData = {
     passed: sum(pages.map((p) => p.passed)),
     failed: sum(pages.map((p) => p.failed)),
@@ -90,6 +148,7 @@ export function mergeHtmlReports(files: ReportFile[]): string {
     wallMs: Math.max(0, ...pages.map((p) => p.wallMs)),
     scenarios: pages.flatMap((p) => p.scenarios).sort(bySource),
     loadErrors: pages.flatMap((p) => p.loadErrors).sort(bySource),
+    ...(coverage ? { coverage } : {}),
   };
   return renderHtmlReport(merged);
 }

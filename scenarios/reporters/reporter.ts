@@ -2,7 +2,7 @@
  * A reporter is an object of optional hooks (the vitest and Playwright shape); the runner
  * calls them in order. Reporters are registered in one map by name.
  */
-import type { TransitionCoverageReport } from '../../simulator/badge-coverage.ts';
+import type { CoverageReport } from '../coverage.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 
 export interface RunSummary {
@@ -11,8 +11,11 @@ export interface RunSummary {
   reports: ScenarioReport[];
   /** Files that could not be loaded: each counts as a failure. */
   loadErrors: { source: string; message: string }[];
-  /** With `--coverage`: which transitions of the badge machine the run exercised. */
-  coverage?: { badge_machine: TransitionCoverageReport };
+  /**
+   * With `--coverage`: which transitions of the badge machine and of the alert model the run
+   * exercised, and which decision rows its scenarios name.
+   */
+  coverage?: CoverageReport;
 }
 
 export interface Reporter {

@@ -29,6 +29,9 @@ export interface EngineRun {
   tasks: SeenTask[];
   sent: Sent[][];
   deletes: number[];
+  /** What each tap did (the engine's answer), and the devices going off and on the network. */
+  taps: { device: number; at: number; result: string; task?: string }[];
+  links: { device: number; at: number; online: boolean }[];
 }
 
 /**
@@ -128,6 +131,8 @@ export async function runOnEngine(inputs: readonly ModelInput[]): Promise<Engine
   const t0 = clock.now();
   const run = new EngineRecorder(engine, () => clock.now() - t0);
   const deletes: number[] = [];
+  const taps: EngineRun['taps'] = [];
+  const links: EngineRun['links'] = [];
   const offline = new Set<number>();
   for (const input of inputs) {
     await clock.advanceTo(t0 + (input.type === 'ADVANCE' ? input.to : input.at));
@@ -135,25 +140,42 @@ export async function runOnEngine(inputs: readonly ModelInput[]): Promise<Engine
       case 'POST':
         await run.post(input, (request) => engine.createAlert(SUBSCRIBER, request).taskId);
         break;
-      case 'TAP':
-        engine.tap(deviceIds[input.device]!);
+      case 'TAP': {
+        // A tap naming its alert is a badge's button frame (the gateway's acknowledge).
+        const device = deviceIds[input.device]!;
+        const outcome =
+          input.task === undefined
+            ? engine.tap(device)
+            : engine.acknowledge(device, run.idOf(input.task));
+        taps.push({
+          device: input.device,
+          at: input.at,
+          result: outcome.result,
+          ...('taskId' in outcome ? { task: run.keyOf(outcome.taskId) } : {}),
+        });
         break;
+      }
       case 'DELETE':
         deletes.push(cancel(engine, run.idOf(input.task)));
         break;
       case 'DROP':
+        if (!offline.has(input.device))
+          links.push({ device: input.device, at: input.at, online: false });
         offline.add(input.device);
         break;
       case 'RETURN':
         // The gateway resumes a device that connects again (D3).
-        if (offline.delete(input.device)) engine.resume(deviceIds[input.device]!);
+        if (offline.delete(input.device)) {
+          links.push({ device: input.device, at: input.at, online: true });
+          engine.resume(deviceIds[input.device]!);
+        }
         break;
       case 'ADVANCE':
         break;
     }
   }
   run.countReached();
-  return { events: run.events, tasks: run.tasks, sent: run.sent, deletes };
+  return { events: run.events, tasks: run.tasks, sent: run.sent, deletes, taps, links };
 }
 
 /** DELETE's answer: 204, or 409 for a task that has ended. */

@@ -53,7 +53,7 @@ describe.skipIf(browserUnavailable())('the HTML report in Chromium', () => {
     const drops = join(CATALOGUE_DIR, 'device-drops-mid-alert.scenario.yaml');
     const run = spawnSync(
       process.execPath,
-      [BIN, 'run', drops, late, '--reporter', 'html', '-o', report],
+      [BIN, 'run', drops, late, '--reporter', 'html', '-o', report, '--coverage'],
       { encoding: 'utf8', timeout: 60_000 },
     );
     expect(run.status, run.stderr).toBe(1);
@@ -68,6 +68,28 @@ describe.skipIf(browserUnavailable())('the HTML report in Chromium', () => {
     const summary = page.getByRole('region', { name: 'Summary' });
     await expect.poll(() => summary.textContent()).toContain('1 passed');
     expect(await summary.textContent()).toContain('1 failed');
+  });
+
+  test('with --coverage, a section gives the three shares; each opens on what was missed', async () => {
+    const coverage = page.getByRole('region', { name: 'Coverage' });
+    const share = (name: string) => coverage.locator(`details[data-coverage="${name}"]`);
+    // Only the passing scenario's rows count (D2, D3 of device-drops-mid-alert).
+    await expect
+      .poll(() => share('decision rows').locator('summary').textContent())
+      .toMatch(/^decision rows2\/\d+ \(0 %\)$/);
+    expect(await share('alert model').locator('summary').textContent()).toMatch(
+      /^alert model\d+\/22 \(\d+ %\)$/,
+    );
+    expect(await share('badge machine').locator('summary').textContent()).toMatch(
+      /^badge machine\d+\/\d+/,
+    );
+    const missed = share('alert model').getByText('cancelled: cancelled by DELETE (L3)');
+    expect(await missed.isVisible()).toBe(false);
+    await share('alert model').locator('summary').click();
+    await missed.waitFor({ state: 'visible' });
+    await share('decision rows').locator('summary').click();
+    await share('decision rows').getByText('L5: Second acknowledgement by a device').waitFor();
+    expect(await share('decision rows').getByText(/^D2: /).count()).toBe(0);
   });
 
   test('the failing scenario comes first, open, with its difference marked on the timeline', async () => {

@@ -59,6 +59,58 @@
     );
   }
 
+  // ---- coverage (run --coverage) ----
+
+  /** One share of the coverage, closed: opened, what was missed. */
+  function coverageShare(name, part, whole, percent, missing) {
+    return el(
+      'details',
+      'share',
+      { 'data-coverage': name },
+      el(
+        'summary',
+        '',
+        {},
+        el('span', 'what', {}, name),
+        el('meter', '', { min: '0', max: String(whole), value: String(part) }),
+        el('span', 'figure', {}, `${part}/${whole} (${percent} %)`),
+      ),
+      missing.length === 0
+        ? el('p', 'none', {}, 'nothing missing')
+        : el('ul', 'missing', {}, ...missing.map((text) => el('li', '', {}, text))),
+    );
+  }
+
+  function coverage(c) {
+    return el(
+      'section',
+      'coverage',
+      { 'aria-label': 'Coverage' },
+      el('h2', '', {}, 'Coverage'),
+      coverageShare(
+        'badge machine',
+        c.badge_machine.exercised,
+        c.badge_machine.transitions,
+        c.badge_machine.percent,
+        c.badge_machine.missing,
+      ),
+      coverageShare(
+        'alert model',
+        c.alert_model.exercised,
+        c.alert_model.transitions,
+        c.alert_model.percent,
+        c.alert_model.missing,
+      ),
+      coverageShare(
+        'decision rows',
+        c.decisions.touched,
+        c.decisions.rows,
+        c.decisions.percent,
+        c.decisions.missing.map((row) => `${row.id}: ${row.case}`),
+      ),
+    );
+  }
+
   function filters(items) {
     const bar = el('div', 'filters', { role: 'search' });
     const search = el('input', '', {
@@ -393,7 +445,9 @@
     });
     list.append(item);
   }
-  root.append(summary(), filters(items), list);
+  root.append(summary());
+  if (data.coverage) root.append(coverage(data.coverage));
+  root.append(filters(items), list);
   document.documentElement.dataset.rendered = 'true';
   // When the page was first drawn, for `npm run bench:report`.
   performance.mark('report-rendered');
