@@ -1,1263 +1,1279 @@
 // Written by `npm run schema` from docs/decisions.md: do not edit.
 export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
-    id: 'A1',
-    case: 'Error body shape',
+    "id": "A1",
+    "case": "Error body shape"
   },
   {
-    id: 'A2',
-    case: 'Missing Authorization',
+    "id": "A2",
+    "case": "Missing Authorization"
   },
   {
-    id: 'A3',
-    case: 'Other scheme word, or no key after it',
+    "id": "A3",
+    "case": "Other scheme word, or no key after it"
   },
   {
-    id: 'A4',
-    case: 'Unknown key',
+    "id": "A4",
+    "case": "Unknown key"
   },
   {
-    id: 'A5',
-    case: 'Valid key of another account, or a subscriber id that does not exist',
+    "id": "A5",
+    "case": "Valid key of another account, or a subscriber id that does not exist"
   },
   {
-    id: 'A6',
-    case: 'Secrets in logs',
+    "id": "A6",
+    "case": "Secrets in logs"
   },
   {
-    id: 'A7',
-    case: 'Unknown path',
+    "id": "A7",
+    "case": "Unknown path"
   },
   {
-    id: 'B1',
-    case: 'Wrong types',
+    "id": "B1",
+    "case": "Wrong types"
   },
   {
-    id: 'B2',
-    case: 'Missing required field',
+    "id": "B2",
+    "case": "Missing required field"
   },
   {
-    id: 'B3',
-    case: 'Empty notification, empty groups, empty group string',
+    "id": "B3",
+    "case": "Empty notification, empty groups, empty group string"
   },
   {
-    id: 'B4',
-    case: 'Fields the spec does not list (quorom)',
+    "id": "B4",
+    "case": "Fields the spec does not list (quorom)"
   },
   {
-    id: 'B5',
-    case: 'quorum',
+    "id": "B5",
+    "case": "quorum"
   },
   {
-    id: 'B6',
-    case: 'timeout',
+    "id": "B6",
+    "case": "timeout"
   },
   {
-    id: 'B7',
-    case: 'Text limits',
+    "id": "B7",
+    "case": "Text limits"
   },
   {
-    id: 'B8',
-    case: 'Not JSON',
+    "id": "B8",
+    "case": "Not JSON"
   },
   {
-    id: 'B9',
-    case: 'Content-Type: application/json with an empty body (common on DELETE)',
+    "id": "B9",
+    "case": "Content-Type: application/json with an empty body (common on DELETE)"
   },
   {
-    id: 'G1',
-    case: 'URN form',
+    "id": "G1",
+    "case": "URN form"
   },
   {
-    id: 'G2',
-    case: "Unknown group, another account's group, malformed URN",
+    "id": "G2",
+    "case": "Unknown group, another account's group, malformed URN"
   },
   {
-    id: 'G3',
-    case: 'A device in several named groups',
+    "id": "G3",
+    "case": "A device in several named groups"
   },
   {
-    id: 'G4',
-    case: 'A group whose devices have no badge connected',
+    "id": "G4",
+    "case": "A group whose devices have no badge connected"
   },
   {
-    id: 'G5',
-    case: 'The word in group URNs',
+    "id": "G5",
+    "case": "The word in group URNs"
   },
   {
-    id: 'G6',
-    case: 'A group with no members in fixtures (members: [])',
+    "id": "G6",
+    "case": "A group with no members in fixtures (members: [])"
   },
   {
-    id: 'G7',
-    case: "Generated fixtures (--generate, POST /_stub/fixtures/generate, a scenario's gen…",
+    "id": "G7",
+    "case": "Generated fixtures (--generate, POST /_stub/fixtures/generate, a scenario's gen…"
   },
   {
-    id: 'G8',
-    case: 'A fixtures update (PUT /_stub/fixtures, which replaces the whole document) that…',
+    "id": "G8",
+    "case": "A fixtures update (PUT /_stub/fixtures, which replaces the whole document) that…"
   },
   {
-    id: 'L1',
-    case: 'A repeat and the timeout at the same instant',
+    "id": "L1",
+    "case": "A repeat and the timeout at the same instant"
   },
   {
-    id: 'L1a',
-    case: 'An alert queued behind another of its name, released at the very instant it tim…',
+    "id": "L1a",
+    "case": "An alert queued behind another of its name, released at the very instant it tim…"
   },
   {
-    id: 'L2',
-    case: 'end.status on timeout and quorum',
+    "id": "L2",
+    "case": "end.status on timeout and quorum"
   },
   {
-    id: 'L3',
-    case: 'Events of a cancel (DELETE)',
+    "id": "L3",
+    "case": "Events of a cancel (DELETE)"
   },
   {
-    id: 'L4',
-    case: 'DELETE answer',
+    "id": "L4",
+    "case": "DELETE answer"
   },
   {
-    id: 'L5',
-    case: 'Second acknowledgement by a device',
+    "id": "L5",
+    "case": "Second acknowledgement by a device"
   },
   {
-    id: 'L6',
-    case: 'Acknowledgement after the end',
+    "id": "L6",
+    "case": "Acknowledgement after the end"
   },
   {
-    id: 'L7',
-    case: 'name: serial or concurrent alerting',
+    "id": "L7",
+    "case": "name: serial or concurrent alerting"
   },
   {
-    id: 'L8',
-    case: 'Acknowledging an alert still queued on the device',
+    "id": "L8",
+    "case": "Acknowledging an alert still queued on the device"
   },
   {
-    id: 'L9',
-    case: 'A tap while several alerts play (different names)',
+    "id": "L9",
+    "case": "A tap while several alerts play (different names)"
   },
   {
-    id: 'L10',
-    case: 'on_quorum/on_timeout and devices where the alert was still queued',
+    "id": "L10",
+    "case": "on_quorum/on_timeout and devices where the alert was still queued"
   },
   {
-    id: 'L11',
-    case: 'timed_out when some devices acknowledged',
+    "id": "L11",
+    "case": "timed_out when some devices acknowledged"
   },
   {
-    id: 'R1',
-    case: 'Response',
+    "id": "R1",
+    "case": "Response"
   },
   {
-    id: 'R2',
-    case: 'Events',
+    "id": "R2",
+    "case": "Events"
   },
   {
-    id: 'V1',
-    case: 'Order',
+    "id": "V1",
+    "case": "Order"
   },
   {
-    id: 'V2',
-    case: 'limit',
+    "id": "V2",
+    "case": "limit"
   },
   {
-    id: 'V3',
-    case: 'oldest',
+    "id": "V3",
+    "case": "oldest"
   },
   {
-    id: 'V4',
-    case: 'Retention',
+    "id": "V4",
+    "case": "Retention"
   },
   {
-    id: 'V5',
-    case: 'Unknown query parameters',
+    "id": "V5",
+    "case": "Unknown query parameters"
   },
   {
-    id: 'V6',
-    case: 'Identifiers and time',
+    "id": "V6",
+    "case": "Identifiers and time"
   },
   {
-    id: 'V7',
-    case: 'task.task_type',
+    "id": "V7",
+    "case": "task.task_type"
   },
   {
-    id: 'K1',
-    case: 'Reset',
+    "id": "K1",
+    "case": "Reset"
   },
   {
-    id: 'K2',
-    case: 'Switching to real or scaled time',
+    "id": "K2",
+    "case": "Switching to real or scaled time"
   },
   {
-    id: 'K3',
-    case: 'badge-sim stub clock',
+    "id": "K3",
+    "case": "badge-sim stub clock"
   },
   {
-    id: 'K4',
-    case: 'A reset while an advance is under way (badges still answering)',
+    "id": "K4",
+    "case": "A reset while an advance is under way (badges still answering)"
   },
   {
-    id: 'D1',
-    case: 'A device of a named group that is not connected',
+    "id": "D1",
+    "case": "A device of a named group that is not connected"
   },
   {
-    id: 'D2',
-    case: 'Plays while a badge is offline',
+    "id": "D2",
+    "case": "Plays while a badge is offline"
   },
   {
-    id: 'D3',
-    case: 'A badge connects (or reconnects) while an alert for it is on',
+    "id": "D3",
+    "case": "A badge connects (or reconnects) while an alert for it is on"
   },
   {
-    id: 'D4',
-    case: 'Which taps acknowledge',
+    "id": "D4",
+    "case": "Which taps acknowledge"
   },
   {
-    id: 'D5',
-    case: 'What a tap acknowledges',
+    "id": "D5",
+    "case": "What a tap acknowledges"
   },
   {
-    id: 'D6',
-    case: 'The same device connects twice',
+    "id": "D6",
+    "case": "The same device connects twice"
   },
   {
-    id: 'D7',
-    case: 'A device with no key in the fixtures',
+    "id": "D7",
+    "case": "A device with no key in the fixtures"
   },
   {
-    id: 'D8',
-    case: 'Bad frames',
+    "id": "D8",
+    "case": "Bad frames"
   },
   {
-    id: 'D9',
-    case: '"Acknowledge after" a delay that falls while the badge is offline',
+    "id": "D9",
+    "case": "\"Acknowledge after\" a delay that falls while the badge is offline"
   },
   {
-    id: 'D10',
-    case: 'Play time of a clip',
+    "id": "D10",
+    "case": "Play time of a clip"
   },
   {
-    id: 'D11',
-    case: 'What a tap acknowledges when several alerts are open (the spec is silent)',
+    "id": "D11",
+    "case": "What a tap acknowledges when several alerts are open (the spec is silent)"
   },
   {
-    id: 'D12',
-    case: 'When a fan-out is written to the badges',
+    "id": "D12",
+    "case": "When a fan-out is written to the badges"
   },
   {
-    id: 'D13',
-    case: 'Two fleets (shards, processes, machines) name one device',
+    "id": "D13",
+    "case": "Two fleets (shards, processes, machines) name one device"
   },
   {
-    id: 'T1',
-    case: 'Where the environments live',
+    "id": "D14",
+    "case": "When the engine reaches the devices of a large alert or broadcast"
   },
   {
-    id: 'T2',
-    case: 'Client ids',
+    "id": "T1",
+    "case": "Where the environments live"
   },
   {
-    id: 'T3',
-    case: 'Token request bodies',
+    "id": "T2",
+    "case": "Client ids"
   },
   {
-    id: 'T4',
-    case: 'Token errors',
+    "id": "T3",
+    "case": "Token request bodies"
   },
   {
-    id: 'T5',
-    case: 'Token answer',
+    "id": "T4",
+    "case": "Token errors"
   },
   {
-    id: 'T6',
-    case: 'The firewall',
+    "id": "T5",
+    "case": "Token answer"
   },
   {
-    id: 'T7',
-    case: 'Bearer refusals',
+    "id": "T6",
+    "case": "The firewall"
   },
   {
-    id: 'T8',
-    case: 'subscriber_id',
+    "id": "T7",
+    "case": "Bearer refusals"
   },
   {
-    id: 'T9',
-    case: 'Unknown workflow, non-HTTP workflow, wrong trigger method',
+    "id": "T8",
+    "case": "subscriber_id"
   },
   {
-    id: 'T10',
-    case: "Unknown device, another account's device, unknown target",
+    "id": "T9",
+    "case": "Unknown workflow, non-HTTP workflow, wrong trigger method"
   },
   {
-    id: 'T11',
-    case: 'What an invocation does',
+    "id": "T10",
+    "case": "Unknown device, another account's device, unknown target"
   },
   {
-    id: 'T12',
-    case: 'Device info fields',
+    "id": "T11",
+    "case": "What an invocation does"
   },
   {
-    id: 'T13',
-    case: 'Refresh tokens',
+    "id": "T12",
+    "case": "Device info fields"
   },
   {
-    id: 'T14',
-    case: "The analytics listing's columns",
+    "id": "T13",
+    "case": "Refresh tokens"
   },
   {
-    id: 'T15',
-    case: 'Expiring tokens in a scenario',
+    "id": "T14",
+    "case": "The analytics listing's columns"
   },
   {
-    id: 'T16',
-    case: 'What a scenario can assert of the trigger interface',
+    "id": "T15",
+    "case": "Expiring tokens in a scenario"
   },
   {
-    id: 'T17',
-    case: 'The /_stub/settings route',
+    "id": "T16",
+    "case": "What a scenario can assert of the trigger interface"
   },
   {
-    id: 'T18',
-    case: 'GET {auth_url}/oauth2/validate',
+    "id": "T17",
+    "case": "The /_stub/settings route"
   },
   {
-    id: 'T19',
-    case: 'Tokens oauth2/validate refuses',
+    "id": "T18",
+    "case": "GET {auth_url}/oauth2/validate"
   },
   {
-    id: 'T20',
-    case: 'The firewall and oauth2/validate',
+    "id": "T19",
+    "case": "Tokens oauth2/validate refuses"
   },
   {
-    id: 'T21',
-    case: 'The user of a refresh token',
+    "id": "T20",
+    "case": "The firewall and oauth2/validate"
   },
   {
-    id: 'T22',
-    case: 'expires_in of oauth2/validate',
+    "id": "T21",
+    "case": "The user of a refresh token"
   },
   {
-    id: 'T23',
-    case: 'TriggerClient and oauth2/validate',
+    "id": "T22",
+    "case": "expires_in of oauth2/validate"
   },
   {
-    id: 'T24',
-    case: 'Where client ids come from',
+    "id": "T23",
+    "case": "TriggerClient and oauth2/validate"
   },
   {
-    id: 'T25',
-    case: 'A client id no environment knows',
+    "id": "T24",
+    "case": "Where client ids come from"
   },
   {
-    id: 'X1',
-    case: "The image's clock",
+    "id": "T25",
+    "case": "A client id no environment knows"
   },
   {
-    id: 'X2',
-    case: 'Port and interface',
+    "id": "X1",
+    "case": "The image's clock"
   },
   {
-    id: 'X3',
-    case: 'Configuration',
+    "id": "X2",
+    "case": "Port and interface"
   },
   {
-    id: 'X4',
-    case: 'Ready, health, stop',
+    "id": "X3",
+    "case": "Configuration"
   },
   {
-    id: 'X5',
-    case: "The contract suite's scope",
+    "id": "X4",
+    "case": "Ready, health, stop"
   },
   {
-    id: 'X6',
-    case: 'A request without User-Agent from Node',
+    "id": "X5",
+    "case": "The contract suite's scope"
   },
   {
-    id: 'F1',
-    case: 'Reconnect delays',
+    "id": "X6",
+    "case": "A request without User-Agent from Node"
   },
   {
-    id: 'F2',
-    case: 'Which closes reconnect',
+    "id": "F1",
+    "case": "Reconnect delays"
   },
   {
-    id: 'F3',
-    case: 'What a reconnect resumes',
+    "id": "F2",
+    "case": "Which closes reconnect"
   },
   {
-    id: 'F4',
-    case: 'Settle accounting across a drop',
+    "id": "F3",
+    "case": "What a reconnect resumes"
   },
   {
-    id: 'F5',
-    case: 'What a fleet says of its connections',
+    "id": "F4",
+    "case": "Settle accounting across a drop"
   },
   {
-    id: 'F6',
-    case: 'badge-sim devices while the stub is down',
+    "id": "F5",
+    "case": "What a fleet says of its connections"
   },
   {
-    id: 'F7',
-    case: 'Start-up when the stub is not up yet',
+    "id": "F6",
+    "case": "badge-sim devices while the stub is down"
   },
   {
-    id: 'F8',
-    case: 'Closing during a backoff',
+    "id": "F7",
+    "case": "Start-up when the stub is not up yet"
   },
   {
-    id: 'F9',
-    case: 'A badge timer due at the very instant its fleet is at, against a stub in anothe…',
+    "id": "F8",
+    "case": "Closing during a backoff"
   },
   {
-    id: 'U1',
-    case: 'Ids without a seed',
+    "id": "F9",
+    "case": "A badge timer due at the very instant its fleet is at, against a stub in anothe…"
   },
   {
-    id: 'U2',
-    case: 'A reset without a seed',
+    "id": "U1",
+    "case": "Ids without a seed"
   },
   {
-    id: 'U3',
-    case: 'Tokens after a reset, with a seed',
+    "id": "U2",
+    "case": "A reset without a seed"
   },
   {
-    id: 'U4',
-    case: '--generate without --seed',
+    "id": "U3",
+    "case": "Tokens after a reset, with a seed"
   },
   {
-    id: 'U5',
-    case: "The control token's header",
+    "id": "U4",
+    "case": "--generate without --seed"
   },
   {
-    id: 'U6',
-    case: 'What the token guards',
+    "id": "U5",
+    "case": "The control token's header"
   },
   {
-    id: 'U7',
-    case: 'Refusal and secrecy',
+    "id": "U6",
+    "case": "What the token guards"
   },
   {
-    id: 'U8',
-    case: 'What a token may be',
+    "id": "U7",
+    "case": "Refusal and secrecy"
   },
   {
-    id: 'U9',
-    case: 'The banner',
+    "id": "U8",
+    "case": "What a token may be"
   },
   {
-    id: 'U10',
-    case: 'The container module',
+    "id": "U9",
+    "case": "The banner"
   },
   {
-    id: 'U11',
-    case: 'Commands and code that drive a stub',
+    "id": "U10",
+    "case": "The container module"
   },
   {
-    id: 'U12',
-    case: 'Where tokens come from',
+    "id": "U11",
+    "case": "Commands and code that drive a stub"
   },
   {
-    id: 'H1',
-    case: 'Ended tasks',
+    "id": "U12",
+    "case": "Where tokens come from"
   },
   {
-    id: 'H2',
-    case: "The stub's transcripts",
+    "id": "H1",
+    "case": "Ended tasks"
   },
   {
-    id: 'H3',
-    case: 'Workflow invocations',
+    "id": "H2",
+    "case": "The stub's transcripts"
   },
   {
-    id: 'H4',
-    case: "What a virtual badge heard (the fleet's transcripts)",
+    "id": "H3",
+    "case": "Workflow invocations"
   },
   {
-    id: 'H5',
-    case: 'Events of an account nobody reads',
+    "id": "H4",
+    "case": "What a virtual badge heard (the fleet's transcripts)"
   },
   {
-    id: 'H6',
-    case: 'Reset',
+    "id": "H5",
+    "case": "Events of an account nobody reads"
   },
   {
-    id: 'H7',
-    case: 'Issued access and id tokens',
+    "id": "H6",
+    "case": "Reset"
   },
   {
-    id: 'H8',
-    case: 'What a virtual badge remembers besides clips',
+    "id": "H7",
+    "case": "Issued access and id tokens"
   },
   {
-    id: 'H9',
-    case: 'RSS of a stub left running, and after a reset',
+    "id": "H8",
+    "case": "What a virtual badge remembers besides clips"
   },
   {
-    id: 'W1',
-    case: 'A frame type (or any key) that is a name of Object.prototype: valueOf, __proto_…',
+    "id": "H9",
+    "case": "RSS of a stub left running, and after a reset"
   },
   {
-    id: 'W2',
-    case: 'Numbers in badge frames',
+    "id": "W1",
+    "case": "A frame type (or any key) that is a name of Object.prototype: valueOf, __proto_…"
   },
   {
-    id: 'W3',
-    case: 'wake.at far ahead or in the past',
+    "id": "W2",
+    "case": "Numbers in badge frames"
   },
   {
-    id: 'W4',
-    case: 'A connected badge that never answers what it is sent',
+    "id": "W3",
+    "case": "wake.at far ahead or in the past"
   },
   {
-    id: 'W5',
-    case: 'Telling users the clock went on without a badge',
+    "id": "W4",
+    "case": "A connected badge that never answers what it is sent"
   },
   {
-    id: 'W6',
-    case: 'A client that does not read what it is sent',
+    "id": "W5",
+    "case": "Telling users the clock went on without a badge"
   },
   {
-    id: 'W7',
-    case: 'A flood of bad frames',
+    "id": "W6",
+    "case": "A client that does not read what it is sent"
   },
   {
-    id: 'W8',
-    case: "A badge that answers every clock frame with a wake at that frame's now (or a ha…",
+    "id": "W7",
+    "case": "A flood of bad frames"
   },
   {
-    id: 'W9',
-    case: 'A badge that reads what it is sent (so never 4008) but never answers, left conn…',
+    "id": "W8",
+    "case": "A badge that answers every clock frame with a wake at that frame's now (or a ha…"
   },
   {
-    id: 'W10',
-    case: 'The answer bound set far too long, and timer delays past what setTimeout keeps',
+    "id": "W9",
+    "case": "A badge that reads what it is sent (so never 4008) but never answers, left conn…"
   },
   {
-    id: 'W11',
-    case: 'Which error frames say which frame they answer',
+    "id": "W10",
+    "case": "The answer bound set far too long, and timer delays past what setTimeout keeps"
   },
   {
-    id: 'W12',
-    case: 'What a later advance says of a badge that stays unresponsive',
+    "id": "W11",
+    "case": "Which error frames say which frame they answer"
   },
   {
-    id: 'I1',
-    case: 'Numbers from outside (bodies, query, path, fixtures)',
+    "id": "W12",
+    "case": "What a later advance says of a badge that stays unresponsive"
   },
   {
-    id: 'I2',
-    case: 'Numbers in a query string or path',
+    "id": "I1",
+    "case": "Numbers from outside (bodies, query, path, fixtures)"
   },
   {
-    id: 'I3',
-    case: 'Durations',
+    "id": "I2",
+    "case": "Numbers in a query string or path"
   },
   {
-    id: 'I4',
-    case: 'How far the clock goes',
+    "id": "I3",
+    "case": "Durations"
   },
   {
-    id: 'I5',
-    case: 'Nesting of JSON bodies',
+    "id": "I4",
+    "case": "How far the clock goes"
   },
   {
-    id: 'I6',
-    case: 'Size of stored free-form JSON',
+    "id": "I5",
+    "case": "Nesting of JSON bodies"
   },
   {
-    id: 'I7',
-    case: 'Generated fixtures',
+    "id": "I6",
+    "case": "Size of stored free-form JSON"
   },
   {
-    id: 'I8',
-    case: 'A __proto__ key in a JSON body',
+    "id": "I7",
+    "case": "Generated fixtures"
   },
   {
-    id: 'I9',
-    case: 'Slow or silent HTTP clients, and slow answers',
+    "id": "I8",
+    "case": "A __proto__ key in a JSON body"
   },
   {
-    id: 'I10',
-    case: 'Names every object inherits (__proto__, constructor, toString, valueOf, hasOwnP…',
+    "id": "I9",
+    "case": "Slow or silent HTTP clients, and slow answers"
   },
   {
-    id: 'I11',
-    case: 'Refusals that fastify answers itself, and fields with no name',
+    "id": "I10",
+    "case": "Names every object inherits (__proto__, constructor, toString, valueOf, hasOwnP…"
   },
   {
-    id: 'I12',
-    case: 'What the fuzz test holds to',
+    "id": "I11",
+    "case": "Refusals that fastify answers itself, and fields with no name"
   },
   {
-    id: 'I13',
-    case: 'Fractional virtual time',
+    "id": "I12",
+    "case": "What the fuzz test holds to"
   },
   {
-    id: 'I14',
-    case: 'A token-endpoint field of the wrong type',
+    "id": "I13",
+    "case": "Fractional virtual time"
   },
   {
-    id: 'I15',
-    case: 'badge-sim stub cannot listen',
+    "id": "I14",
+    "case": "A token-endpoint field of the wrong type"
   },
   {
-    id: 'I16',
-    case: '--scale of badge-sim stub',
+    "id": "I15",
+    "case": "badge-sim stub cannot listen"
   },
   {
-    id: 'I17',
-    case: 'A YAML/JSON document the parser gives up on (an alias bomb: eight levels of &a…',
+    "id": "I16",
+    "case": "--scale of badge-sim stub"
   },
   {
-    id: 'I18',
-    case: "A flaky badge's every",
+    "id": "I17",
+    "case": "A YAML/JSON document the parser gives up on (an alias bomb: eight levels of &a…"
   },
   {
-    id: 'I19',
-    case: "What Node's HTTP parser refuses before a route sees the request",
+    "id": "I18",
+    "case": "A flaky badge's every"
   },
   {
-    id: 'I20',
-    case: "A request with an Upgrade header on any path but the badges' (curl --http2 send…",
+    "id": "I19",
+    "case": "What Node's HTTP parser refuses before a route sees the request"
   },
   {
-    id: 'I21',
-    case: 'How an error names a field, wherever it comes from (HTTP bodies and query strin…',
+    "id": "I20",
+    "case": "A request with an Upgrade header on any path but the badges' (curl --http2 send…"
   },
   {
-    id: 'I22',
-    case: 'A value outside a choice of words (mode: fast, type=valueOf, advance=maybe)',
+    "id": "I21",
+    "case": "How an error names a field, wherever it comes from (HTTP bodies and query strin…"
   },
   {
-    id: 'J1',
-    case: 'The fields of GET …/api/v1/device/{device_id}',
+    "id": "I22",
+    "case": "A value outside a choice of words (mode: fast, type=valueOf, advance=maybe)"
   },
   {
-    id: 'J2',
-    case: 'Where a value comes from; generated values',
+    "id": "J1",
+    "case": "The fields of GET …/api/v1/device/{device_id}"
   },
   {
-    id: 'J3',
-    case: 'Readings only a badge makes (battery, location)',
+    "id": "J2",
+    "case": "Where a value comes from; generated values"
   },
   {
-    id: 'J4',
-    case: 'Timestamps in device info',
+    "id": "J3",
+    "case": "Readings only a badge makes (battery, location)"
   },
   {
-    id: 'J5',
-    case: 'The network of an offline badge',
+    "id": "J4",
+    "case": "Timestamps in device info"
   },
   {
-    id: 'J6',
-    case: 'Groups, channels and the active channel',
+    "id": "J5",
+    "case": "The network of an offline badge"
   },
   {
-    id: 'J7',
-    case: 'What the stub does not model',
+    "id": "J6",
+    "case": "Groups, channels and the active channel"
   },
   {
-    id: 'J8',
-    case: 'Fixture fields of device info, and bad ones',
+    "id": "J7",
+    "case": "What the stub does not model"
   },
   {
-    id: 'O1',
-    case: 'Which statuses an operation lists, and where they are declared',
+    "id": "J8",
+    "case": "Fixture fields of device info, and bad ones"
   },
   {
-    id: 'O2',
-    case: '5xx',
+    "id": "O1",
+    "case": "Which statuses an operation lists, and where they are declared"
   },
   {
-    id: 'O3',
-    case: 'One document or two; credentials',
+    "id": "O2",
+    "case": "5xx"
   },
   {
-    id: 'O4',
-    case: 'Response schemas and what is written',
+    "id": "O3",
+    "case": "One document or two; credentials"
   },
   {
-    id: 'O5',
-    case: 'Parameters and bodies that a handler checks itself (token, workflow, device inf…',
+    "id": "O4",
+    "case": "Response schemas and what is written"
   },
   {
-    id: 'O6',
-    case: "A path parameter over 100 characters (fastify's router limit)",
+    "id": "O5",
+    "case": "Parameters and bodies that a handler checks itself (token, workflow, device inf…"
   },
   {
-    id: 'O7',
-    case: 'A method a path does not have',
+    "id": "O6",
+    "case": "A path parameter over 100 characters (fastify's router limit)"
   },
   {
-    id: 'O8',
-    case: 'What the conformance test sends',
+    "id": "O7",
+    "case": "A method a path does not have"
   },
   {
-    id: 'P1',
-    case: 'Sub-millisecond instants (the real and scaled clocks, a virtual clock advanced…',
+    "id": "O8",
+    "case": "What the conformance test sends"
   },
   {
-    id: 'P2',
-    case: 'Instants a double cannot hold to the microsecond',
+    "id": "P1",
+    "case": "Sub-millisecond instants (the real and scaled clocks, a virtual clock advanced…"
   },
   {
-    id: 'P3',
-    case: 'oldest with more than six fraction digits (up to nine; more is 400 naming oldes…',
+    "id": "P2",
+    "case": "Instants a double cannot hold to the microsecond"
   },
   {
-    id: 'P4',
-    case: 'Listing more than a page (ServiceClient.allEvents: badge-sim analytics, scenari…',
+    "id": "P3",
+    "case": "oldest with more than six fraction digits (up to nine; more is 400 naming oldes…"
   },
   {
-    id: 'P5',
-    case: 'POST /_stub/clock/advance {to} with digits past the millisecond',
+    "id": "P4",
+    "case": "Listing more than a page (ServiceClient.allEvents: badge-sim analytics, scenari…"
   },
   {
-    id: 'P6',
-    case: "A task's times and its events' on a running clock",
+    "id": "P5",
+    "case": "POST /_stub/clock/advance {to} with digits past the millisecond"
   },
   {
-    id: 'N1',
-    case: 'HTTP and HTTPS at once?',
+    "id": "P6",
+    "case": "A task's times and its events' on a running clock"
   },
   {
-    id: 'N2',
-    case: 'The certificate the stub issues',
+    "id": "N1",
+    "case": "HTTP and HTTPS at once?"
   },
   {
-    id: 'N3',
-    case: 'Where the CA file is',
+    "id": "N2",
+    "case": "The certificate the stub issues"
   },
   {
-    id: 'N4',
-    case: 'Is a CA reused across restarts?',
+    "id": "N3",
+    "case": "Where the CA file is"
   },
   {
-    id: 'N5',
-    case: 'A certificate the team gives',
+    "id": "N4",
+    "case": "Is a CA reused across restarts?"
   },
   {
-    id: 'N6',
-    case: "How badge-sim's own connections trust the stub's CA",
+    "id": "N5",
+    "case": "A certificate the team gives"
   },
   {
-    id: 'N7',
-    case: 'Slow clients under TLS',
+    "id": "N6",
+    "case": "How badge-sim's own connections trust the stub's CA"
   },
   {
-    id: 'N8',
-    case: 'The container with TLS',
+    "id": "N7",
+    "case": "Slow clients under TLS"
   },
   {
-    id: 'N9',
-    case: 'Private keys and logs',
+    "id": "N8",
+    "case": "The container with TLS"
   },
   {
-    id: 'N10',
-    case: 'A --tls-dir that cannot be made (/proc/x, a file on the way, no permission)',
+    "id": "N9",
+    "case": "Private keys and logs"
   },
   {
-    id: 'N11',
-    case: 'A --tls-cert, --tls-key or --tls-ca that never ends (/dev/zero) or is huge',
+    "id": "N10",
+    "case": "A --tls-dir that cannot be made (/proc/x, a file on the way, no permission)"
   },
   {
-    id: 'Q1',
-    case: 'How the package is built',
+    "id": "N11",
+    "case": "A --tls-cert, --tls-key or --tls-ca that never ends (/dev/zero) or is huge"
   },
   {
-    id: 'Q2',
-    case: 'Where source maps point',
+    "id": "Q1",
+    "case": "How the package is built"
   },
   {
-    id: 'Q3',
-    case: 'CommonJS',
+    "id": "Q2",
+    "case": "Where source maps point"
   },
   {
-    id: 'Q4',
-    case: 'What the badge-sim command runs',
+    "id": "Q3",
+    "case": "CommonJS"
   },
   {
-    id: 'Q5',
-    case: 'The image',
+    "id": "Q4",
+    "case": "What the badge-sim command runs"
   },
   {
-    id: 'Q6',
-    case: 'How the consumer tests install the tarball without a registry',
+    "id": "Q5",
+    "case": "The image"
   },
   {
-    id: 'Q7',
-    case: 'What the TypeScript consumer proves',
+    "id": "Q6",
+    "case": "How the consumer tests install the tarball without a registry"
   },
   {
-    id: 'Q8',
-    case: 'Where the public types are',
+    "id": "Q7",
+    "case": "What the TypeScript consumer proves"
   },
   {
-    id: 'Q9',
-    case: 'What counts as leaking, and what leaked',
+    "id": "Q8",
+    "case": "Where the public types are"
   },
   {
-    id: 'Q10',
-    case: "How the tarball's types and manifest are linted",
+    "id": "Q9",
+    "case": "What counts as leaking, and what leaked"
   },
   {
-    id: 'Q11',
-    case: 'Which README examples must compile',
+    "id": "Q10",
+    "case": "How the tarball's types and manifest are linted"
   },
   {
-    id: 'Q12',
-    case: 'Where badge-sim --version comes from',
+    "id": "Q11",
+    "case": "Which README examples must compile"
   },
   {
-    id: 'Q13',
-    case: 'Source maps in the installed command',
+    "id": "Q12",
+    "case": "Where badge-sim --version comes from"
   },
   {
-    id: 'Q14',
-    case: 'Jest',
+    "id": "Q13",
+    "case": "Source maps in the installed command"
   },
   {
-    id: 'Y1',
-    case: 'Which paths are patterns, and their syntax',
+    "id": "Q14",
+    "case": "Jest"
   },
   {
-    id: 'Y2',
-    case: 'Characters the JUnit report cannot carry',
+    "id": "Y1",
+    "case": "Which paths are patterns, and their syntax"
   },
   {
-    id: 'Y3',
-    case: 'One seeded generator or two',
+    "id": "Y2",
+    "case": "Characters the JUnit report cannot carry"
   },
   {
-    id: 'Y4',
-    case: 'Stub settings a scenario needs',
+    "id": "Y3",
+    "case": "One seeded generator or two"
   },
   {
-    id: 'SH1',
-    case: 'Which scenarios a shard runs',
+    "id": "Y4",
+    "case": "Stub settings a scenario needs"
   },
   {
-    id: 'SH2',
-    case: "Merging the shards' reports",
+    "id": "SH1",
+    "case": "Which scenarios a shard runs"
   },
   {
-    id: 'CV1',
-    case: 'What run --coverage counts of the badge machine',
+    "id": "SH2",
+    "case": "Merging the shards' reports"
   },
   {
-    id: 'CV2',
-    case: 'What run --coverage counts of the alert model',
+    "id": "CV1",
+    "case": "What run --coverage counts of the badge machine"
   },
   {
-    id: 'CV3',
-    case: 'How a scenario says which rows of this file it exercises',
+    "id": "CV2",
+    "case": "What run --coverage counts of the alert model"
   },
   {
-    id: 'CV4',
-    case: 'Which scenarios touch a row, and out of what',
+    "id": "CV3",
+    "case": "How a scenario says which rows of this file it exercises"
   },
   {
-    id: 'CV5',
-    case: 'Coverage of merged shards',
+    "id": "CV4",
+    "case": "Which scenarios touch a row, and out of what"
   },
   {
-    id: 'CV6',
-    case: 'Where coverage is said',
+    "id": "CV5",
+    "case": "Coverage of merged shards"
   },
   {
-    id: 'AW1',
-    case: 'An event recorded before the wait',
+    "id": "CV6",
+    "case": "Where coverage is said"
   },
   {
-    id: 'AW2',
-    case: 'What the filters match',
+    "id": "AW1",
+    "case": "An event recorded before the wait"
   },
   {
-    id: 'AW3',
-    case: 'How long a wait lasts',
+    "id": "AW2",
+    "case": "What the filters match"
   },
   {
-    id: 'AW4',
-    case: 'advance=true',
+    "id": "AW3",
+    "case": "How long a wait lasts"
   },
   {
-    id: 'AW5',
-    case: 'How far an advance goes',
+    "id": "AW4",
+    "case": "advance=true"
   },
   {
-    id: 'AW6',
-    case: 'A client that goes away mid-wait',
+    "id": "AW5",
+    "case": "How far an advance goes"
   },
   {
-    id: 'AW7',
-    case: 'A locked control API',
+    "id": "AW6",
+    "case": "A client that goes away mid-wait"
   },
   {
-    id: 'AW8',
-    case: 'The answer, and where it is offered',
+    "id": "AW7",
+    "case": "A locked control API"
   },
   {
-    id: 'HF1',
-    case: 'What a fault does',
+    "id": "AW8",
+    "case": "The answer, and where it is offered"
   },
   {
-    id: 'HF2',
-    case: 'Several faults match a request',
+    "id": "HF1",
+    "case": "What a fault does"
   },
   {
-    id: 'HF3',
-    case: 'How many faults are kept',
+    "id": "HF2",
+    "case": "Several faults match a request"
   },
   {
-    id: 'HF4',
-    case: 'Fault ids',
+    "id": "HF3",
+    "case": "How many faults are kept"
   },
   {
-    id: 'HF5',
-    case: 'Latency and stall durations',
+    "id": "HF4",
+    "case": "Fault ids"
   },
   {
-    id: 'HF6',
-    case: 'probability',
+    "id": "HF5",
+    "case": "Latency and stall durations"
   },
   {
-    id: 'HF7',
-    case: 'Which requests a fault sees',
+    "id": "HF6",
+    "case": "probability"
   },
   {
-    id: 'HF8',
-    case: 'account',
+    "id": "HF7",
+    "case": "Which requests a fault sees"
   },
   {
-    id: 'HF9',
-    case: 'What a status fault answers',
+    "id": "HF8",
+    "case": "account"
   },
   {
-    id: 'HF10',
-    case: 'A time window',
+    "id": "HF9",
+    "case": "What a status fault answers"
   },
   {
-    id: 'HF11',
-    case: 'A fault never changes stored state unless the request was let through',
+    "id": "HF10",
+    "case": "A time window"
   },
   {
-    id: 'HF12',
-    case: "retry: on a scenario's request step",
+    "id": "HF11",
+    "case": "A fault never changes stored state unless the request was let through"
   },
   {
-    id: 'HF13',
-    case: 'fault: and clear_fault: steps',
+    "id": "HF12",
+    "case": "retry: on a scenario's request step"
   },
   {
-    id: 'HF14',
-    case: 'Faults from code',
+    "id": "HF13",
+    "case": "fault: and clear_fault: steps"
   },
   {
-    id: 'HF15',
-    case: 'The body of a request a status fault answers',
+    "id": "HF14",
+    "case": "Faults from code"
   },
   {
-    id: 'HO1',
-    case: 'A hello for a device whose connection the stub still holds',
+    "id": "HF15",
+    "case": "The body of a request a status fault answers"
   },
   {
-    id: 'HO2',
-    case: 'What the replaced connection leaves behind',
+    "id": "HO1",
+    "case": "A hello for a device whose connection the stub still holds"
   },
   {
-    id: 'HO3',
-    case: 'While the badge is gone and the stub does not know',
+    "id": "HO2",
+    "case": "What the replaced connection leaves behind"
   },
   {
-    id: 'HO4',
-    case: 'The vanish fault of a virtual badge',
+    "id": "HO3",
+    "case": "While the badge is gone and the stub does not know"
   },
   {
-    id: 'HO5',
-    case: 'GET /_stub/devices/{device_id}/await',
+    "id": "HO4",
+    "case": "The vanish fault of a virtual badge"
   },
   {
-    id: 'HO6',
-    case: 'How many waits, and what ends them',
+    "id": "HO5",
+    "case": "GET /_stub/devices/{device_id}/await"
   },
   {
-    id: 'HO7',
-    case: "The offline step's wait",
+    "id": "HO6",
+    "case": "How many waits, and what ends them"
   },
   {
-    id: 'RJ1',
-    case: 'Which requests are journalled',
+    "id": "HO7",
+    "case": "The offline step's wait"
   },
   {
-    id: 'RJ2',
-    case: 'When an entry is made, and its order',
+    "id": "RJ1",
+    "case": "Which requests are journalled"
   },
   {
-    id: 'RJ3',
-    case: 'How much is kept',
+    "id": "RJ2",
+    "case": "When an entry is made, and its order"
   },
   {
-    id: 'RJ4',
-    case: 'Large bodies and answers',
+    "id": "RJ3",
+    "case": "How much is kept"
   },
   {
-    id: 'RJ5',
-    case: 'Secrets',
+    "id": "RJ4",
+    "case": "Large bodies and answers"
   },
   {
-    id: 'RJ6',
-    case: 'Which headers',
+    "id": "RJ5",
+    "case": "Secrets"
   },
   {
-    id: 'RJ7',
-    case: 'account',
+    "id": "RJ6",
+    "case": "Which headers"
   },
   {
-    id: 'RJ8',
-    case: 'The body of a request refused on its headers',
+    "id": "RJ7",
+    "case": "account"
   },
   {
-    id: 'RJ9',
-    case: 'Ids, since and paging',
+    "id": "RJ8",
+    "case": "The body of a request refused on its headers"
   },
   {
-    id: 'RJ10',
-    case: 'Filters and bad ones',
+    "id": "RJ9",
+    "case": "Ids, since and paging"
   },
   {
-    id: 'RJ11',
-    case: 'Emptying it',
+    "id": "RJ10",
+    "case": "Filters and bad ones"
   },
   {
-    id: 'RJ12',
-    case: 'requests: and toHaveReceived',
+    "id": "RJ11",
+    "case": "Emptying it"
   },
   {
-    id: 'DF1',
-    case: 'Which taps a tap fault hits',
+    "id": "RJ12",
+    "case": "requests: and toHaveReceived"
   },
   {
-    id: 'DF2',
-    case: 'A lost tap',
+    "id": "DF1",
+    "case": "Which taps a tap fault hits"
   },
   {
-    id: 'DF3',
-    case: 'A duplicated tap',
+    "id": "DF2",
+    "case": "A lost tap"
   },
   {
-    id: 'DF4',
-    case: 'A delayed tap, and how many may wait',
+    "id": "DF3",
+    "case": "A duplicated tap"
   },
   {
-    id: 'DF5',
-    case: 'A drop mid-play',
+    "id": "DF4",
+    "case": "A delayed tap, and how many may wait"
   },
   {
-    id: 'DF6',
-    case: 'What "low battery" means, and whether the badge says so',
+    "id": "DF5",
+    "case": "A drop mid-play"
   },
   {
-    id: 'DF7',
-    case: 'How a battery drains',
+    "id": "DF6",
+    "case": "What \"low battery\" means, and whether the badge says so"
   },
   {
-    id: 'DF8',
-    case: 'Reading what a badge reported',
+    "id": "DF7",
+    "case": "How a battery drains"
   },
   {
-    id: 'DF9',
-    case: 'Refused values',
+    "id": "DF8",
+    "case": "Reading what a badge reported"
   },
   {
-    id: 'DF10',
-    case: 'Where fault draws come from',
+    "id": "DF9",
+    "case": "Refused values"
   },
   {
-    id: 'FB1',
-    case: 'How much an export may be',
+    "id": "DF10",
+    "case": "Where fault draws come from"
   },
   {
-    id: 'FB2',
-    case: 'The analytics table has no event id and no end status',
+    "id": "FB1",
+    "case": "How much an export may be"
   },
   {
-    id: 'FB3',
-    case: 'Which alert body sent belongs to which alert',
+    "id": "FB2",
+    "case": "The analytics table has no event id and no end status"
   },
   {
-    id: 'FB4',
-    case: 'What the events do not tell',
+    "id": "FB3",
+    "case": "Which alert body sent belongs to which alert"
   },
   {
-    id: 'FB5',
-    case: 'When two histories match',
+    "id": "FB4",
+    "case": "What the events do not tell"
   },
   {
-    id: 'FB6',
-    case: 'Overlapping and unordered pages',
+    "id": "FB5",
+    "case": "When two histories match"
   },
   {
-    id: 'FB7',
-    case: 'What a badge "was hearing" in the sentence',
+    "id": "FB6",
+    "case": "Overlapping and unordered pages"
   },
   {
-    id: 'FB8',
-    case: 'Naming alerts (ids abstracted)',
+    "id": "FB7",
+    "case": "What a badge \"was hearing\" in the sentence"
   },
   {
-    id: 'FB9',
-    case: 'An alert whose start is not in the export (it began before the first page)',
+    "id": "FB8",
+    "case": "Naming alerts (ids abstracted)"
   },
   {
-    id: 'FB10',
-    case: 'An end with status normal and no acknowledgement at that instant',
+    "id": "FB9",
+    "case": "An alert whose start is not in the export (it began before the first page)"
   },
   {
-    id: 'FB11',
-    case: 'What --search tries, and in what order',
+    "id": "FB10",
+    "case": "An end with status normal and no acknowledgement at that instant"
   },
   {
-    id: 'FB12',
-    case: 'Group URNs sent with another brand word',
+    "id": "FB11",
+    "case": "What --search tries, and in what order"
   },
   {
-    id: 'FB13',
-    case: 'Steps the stub would refuse',
+    "id": "FB12",
+    "case": "Group URNs sent with another brand word"
   },
   {
-    id: 'RS1',
-    case: 'What is recorded, and when',
+    "id": "FB13",
+    "case": "Steps the stub would refuse"
   },
   {
-    id: 'RS2',
-    case: 'How much is kept',
+    "id": "RS1",
+    "case": "What is recorded, and when"
   },
   {
-    id: 'RS3',
-    case: 'Secrets',
+    "id": "RS2",
+    "case": "How much is kept"
   },
   {
-    id: 'RS4',
-    case: 'Starts, resets, fixture loads',
+    "id": "RS3",
+    "case": "Secrets"
   },
   {
-    id: 'RS5',
-    case: 'The file of --record',
+    "id": "RS4",
+    "case": "Starts, resets, fixture loads"
   },
   {
-    id: 'RS6',
-    case: 'Requests as steps',
+    "id": "RS5",
+    "case": "The file of --record"
   },
   {
-    id: 'RS7',
-    case: 'Badges, taps and drops',
+    "id": "RS6",
+    "case": "Requests as steps"
   },
   {
-    id: 'RS8',
-    case: 'Expectations',
+    "id": "RS7",
+    "case": "Badges, taps and drops"
   },
   {
-    id: 'RS9',
-    case: 'Settings a recording keeps',
+    "id": "RS8",
+    "case": "Expectations"
   },
   {
-    id: 'RS10',
-    case: 'A bad recording',
+    "id": "RS9",
+    "case": "Settings a recording keeps"
   },
   {
-    id: 'HR1',
-    case: 'A suite of hundreds of scenarios',
+    "id": "RS10",
+    "case": "A bad recording"
   },
   {
-    id: 'HR2',
-    case: 'Self-contained, air-gapped, hostile text',
+    "id": "HR1",
+    "case": "A suite of hundreds of scenarios"
   },
   {
-    id: 'HR3',
-    case: "What a badge's lane shows",
+    "id": "HR2",
+    "case": "Self-contained, air-gapped, hostile text"
   },
   {
-    id: 'HR4',
-    case: 'Alert markers',
+    "id": "HR3",
+    "case": "What a badge's lane shows"
   },
   {
-    id: 'HR5',
-    case: 'The first difference on the timeline',
+    "id": "HR4",
+    "case": "Alert markers"
   },
   {
-    id: 'HR6',
-    case: 'Wall-clock time in a report',
+    "id": "HR5",
+    "case": "The first difference on the timeline"
   },
   {
-    id: 'HR7',
-    case: 'The report from vitest',
+    "id": "HR6",
+    "case": "Wall-clock time in a report"
   },
   {
-    id: 'UI1',
-    case: 'What the stream sends',
+    "id": "HR7",
+    "case": "The report from vitest"
   },
   {
-    id: 'UI2',
-    case: 'A client that reads slowly or never',
+    "id": "UI1",
+    "case": "What the stream sends"
   },
   {
-    id: 'UI3',
-    case: 'The control token and the page',
+    "id": "UI2",
+    "case": "A client that reads slowly or never"
   },
   {
-    id: 'UI4',
-    case: 'What a device "plays or says now"',
+    "id": "UI3",
+    "case": "The control token and the page"
   },
   {
-    id: 'UI5',
-    case: '--badges',
+    "id": "UI4",
+    "case": "What a device \"plays or says now\""
   },
   {
-    id: 'UI6',
-    case: 'Taking a badge offline from the page',
+    "id": "UI5",
+    "case": "--badges"
   },
   {
-    id: 'UI7',
-    case: 'Talk, Send and Cancel',
+    "id": "UI6",
+    "case": "Taking a badge offline from the page"
   },
   {
-    id: 'UI8',
-    case: 'Nothing from elsewhere',
+    "id": "UI7",
+    "case": "Talk, Send and Cancel"
   },
   {
-    id: 'UI9',
-    case: '1,000 badges, a phone',
+    "id": "UI8",
+    "case": "Nothing from elsewhere"
   },
   {
-    id: 'UI10',
-    case: 'Names from fixtures and events',
+    "id": "UI9",
+    "case": "1,000 badges, a phone"
   },
   {
-    id: 'UI11',
-    case: 'The timeline',
+    "id": "UI10",
+    "case": "Names from fixtures and events"
   },
   {
-    id: 'MB1',
-    case: 'Timers of different alerts due at one instant (a repeat of one, the timeout of…',
+    "id": "UI11",
+    "case": "The timeline"
   },
   {
-    id: 'MB2',
-    case: 'A badge back online with alerts of several names playing',
+    "id": "MB1",
+    "case": "Timers of different alerts due at one instant (a repeat of one, the timeout of…"
   },
   {
-    id: 'MB3',
-    case: 'How much generate enumerates',
+    "id": "MB2",
+    "case": "A badge back online with alerts of several names playing"
   },
   {
-    id: 'MB4',
-    case: 'Which paths generate writes',
+    "id": "MB3",
+    "case": "How much generate enumerates"
   },
   {
-    id: 'MB5',
-    case: 'What a generated scenario expects',
+    "id": "MB4",
+    "case": "Which paths generate writes"
   },
   {
-    id: 'MB6',
-    case: 'How the property tests run',
+    "id": "MB5",
+    "case": "What a generated scenario expects"
   },
+  {
+    "id": "MB6",
+    "case": "How the property tests run"
+  },
+  {
+    "id": "SC1",
+    "case": "A fleet that should use several cores"
+  },
+  {
+    "id": "SC2",
+    "case": "More badges than a process may open sockets (ulimit -n)"
+  },
+  {
+    "id": "SC3",
+    "case": "Thousands of badges connecting at once"
+  }
 ];
