@@ -209,6 +209,9 @@ async function main(): Promise<void> {
   const lastId = account.devices[BADGES - 1]!.id;
   const stubSpan = await deliverySpan(url, firstId, lastId);
 
+  // The stub's own record of the POST (its request journal): arrival to the end of its answer,
+  // free of this process's event loop, which is busy with the badges' plays as the answer comes.
+  const stubPostMs = await journalDuration(url);
   const latencies = (await firstPlays()).map((t) => t - tPostEpoch).sort((a, b) => a - b);
   const played = latencies.length;
   const p50 = percentile(latencies, 50);
@@ -220,7 +223,7 @@ async function main(): Promise<void> {
   print();
   print(
     `- \`POST /subscribers/${subscriberId}/api/v1/alerts ${JSON.stringify(alert)}\` answered ` +
-      `${response.status} in ${ms(tAnswer - tPost)}: ${answer.slice(0, 120)}`,
+      `${response.status} in ${ms(tAnswer - tPost)} here, ${ms(stubPostMs)} in the stub (its journal: arrival to the end of its answer): ${answer.slice(0, 120)}`,
   );
   print(
     `- played: ${played.toLocaleString('en-US')} of ${BADGES.toLocaleString('en-US')}` +
@@ -279,7 +282,8 @@ async function main(): Promise<void> {
   print();
 
   // ---- Goals --------------------------------------------------------------------------------
-  const postMs = tAnswer - tPost;
+  const postMs = stubPostMs;
+  const postSeenMs = tAnswer - tPost;
   const fleetKb = perBadge(rssDelta);
   const stubKb = (stubRssConnected - stubRssIdle) / Math.max(1, connected);
   print(`Load average (1 min) before/after the bench: ${loadBefore} / ${loadavg()}.`);
@@ -287,7 +291,7 @@ async function main(): Promise<void> {
   print('### Goals');
   print();
   print(
-    `- the POST answers within ${POST_GOAL_MS} ms: ${ms(postMs)} **${verdict(response.ok && postMs <= POST_GOAL_MS)}**`,
+    `- the POST answers within ${POST_GOAL_MS} ms: ${ms(postMs)} in the stub (${ms(postSeenMs)} seen here) **${verdict(response.ok && postMs <= POST_GOAL_MS)}**`,
   );
   print(
     `- every badge plays within ${PLAY_GOAL_MS} ms of the POST (p99): p99 ${ms(p99)}, max ${ms(max)}, ` +
@@ -309,6 +313,7 @@ async function main(): Promise<void> {
     connected,
     connectS: (connect.allAt ?? Number.NaN) / 1000,
     postMs,
+    postSeenMs,
     played,
     p50,
     p99,
@@ -435,6 +440,18 @@ async function waitForConnections(
   progressEnd();
   if (error) progress(`waitUntilConnected: ${error}`);
   return { allAt, waitedAt, milestones, error };
+}
+
+/** How long the stub took over its latest POST alerts, by its request journal. */
+async function journalDuration(url: string): Promise<number> {
+  try {
+    const page = await getJson<{ entries: { method: string; duration_ms: number }[] }>(
+      `${url}${CONTROL_PREFIX}/journal?method=POST&path=${encodeURIComponent('/subscribers/*/api/v1/alerts')}`,
+    );
+    return page.entries.at(-1)?.duration_ms ?? Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** How many error frames the badges got, and the first of them. */
