@@ -395,6 +395,8 @@ export function checkOpenFiles(badges: number, fit: number | undefined): void {
 
 /** First connects in flight at once: more only queue up in the stub's accept backlog. */
 export const CONNECT_WINDOW = 256;
+/** Real ms a badge may hold its place in the window before the next one starts anyway. */
+export const CONNECT_SLOT_MS = 5_000;
 
 /**
  * Connects every badge, at most CONNECT_WINDOW at a time: each one welcomed (or failed) lets
@@ -402,26 +404,41 @@ export const CONNECT_WINDOW = 256;
  * the event loop, so hellos leave late and the stub's handshake guard drops them. Returns the
  * function that stops starting more (the fleet closes).
  */
-function connectInWaves(badges: readonly Badge[], queued: Set<Badge>): () => void {
+export function connectInWaves(
+  badges: readonly Pick<Badge, 'actor' | 'connect'>[],
+  queued: Set<unknown>,
+  { window = CONNECT_WINDOW, slotMs = CONNECT_SLOT_MS } = {},
+): () => void {
   for (const badge of badges) queued.add(badge);
   let next = 0;
   let inFlight = 0;
   let stopped = false;
   const startMore = () => {
-    while (!stopped && inFlight < CONNECT_WINDOW && next < badges.length) {
+    while (!stopped && inFlight < window && next < badges.length) {
       const badge = badges[next++]!;
       queued.delete(badge);
       inFlight++;
-      const subscription = badge.actor.on('stateChanged', ({ state }) => {
-        if (state === 'connecting') return;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        clearTimeout(slowGuard);
         subscription.unsubscribe();
         inFlight--;
         startMore();
+      };
+      const subscription = badge.actor.on('stateChanged', ({ state }) => {
+        if (state !== 'connecting') release();
       });
+      // A stub that takes the socket but never answers must not hold the line: after this
+      // long (real time, a transport guard) the next badge starts; this one goes on trying.
+      const slowGuard = setTimeout(release, slotMs);
+      slowGuard.unref();
       badge.connect();
     }
   };
   startMore();
+  // The guards of badges still in the window are unref'd: they never keep a process alive.
   return () => {
     stopped = true;
     queued.clear();
