@@ -50,6 +50,7 @@ export const STEP_ACTIONS = [
   'online',
   'drop',
   'battery',
+  'move',
   'jump',
   'fault',
   'clear_fault',

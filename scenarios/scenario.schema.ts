@@ -11,7 +11,7 @@ import {
   MAX_TAP_COPIES,
 } from '../fixtures/fixtures.schema.ts';
 import { CancelEvents, EnvironmentName } from '../protocol/control-api.schema.ts';
-import { BadgeStatus, BatteryStatus } from '../protocol/device-frames.schema.ts';
+import { BadgeStatus, BatteryStatus, Location } from '../protocol/device-frames.schema.ts';
 import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
 import { FaultRequest } from '../protocol/faults.schema.ts';
 import { RequestMatcher } from '../protocol/journal.schema.ts';
@@ -289,6 +289,18 @@ export const Step = Type.Union([
     {
       additionalProperties: false,
       description: 'The badge’s battery changes; it reports it in a state frame when online.',
+    },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
+      move: DeviceRef,
+      location: Location,
+    },
+    {
+      additionalProperties: false,
+      description:
+        'The wearer moves: the badge reports its location in a state frame when online, and keeps it for when it is back.',
     },
   ),
   Type.Object({ ...stepBase, online: DeviceRef }, { additionalProperties: false }),

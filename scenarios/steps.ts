@@ -238,6 +238,14 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     }
     return undefined;
   }),
+  handler('move', async (step, path, context) => {
+    const { badge } = badgeOf(step.move, path, context);
+    if (!badge) throw noBadge(step.move, path, context);
+    // On the virtual clock the state report goes at once and the clock waits for the stub to
+    // handle it, so the next step's device info shows the new place.
+    badge.moveTo(step.location);
+    return undefined;
+  }),
   handler('offline', async (step, path, context) => {
     const { device, badge } = badgeOf(step.offline, path, context);
     if (!badge) throw noBadge(step.offline, path, context);

@@ -59,7 +59,15 @@ describe('loading', () => {
     [
       'a step with no action',
       GOOD.replace('    alert: {', '    alrt: {'),
-      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, drop, battery, jump, fault, clear_fault',
+      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, drop, battery, move, jump, fault, clear_fault',
+    ],
+    [
+      'a move to a latitude past the pole',
+      GOOD.replace(
+        'timeline:\n',
+        'timeline:\n  - { at: 0s, move: Ada Mensah, location: { lat: 95, long: 18 } }\n',
+      ),
+      'timeline[0].location.lat must be <= 90',
     ],
     [
       'a bad duration',
