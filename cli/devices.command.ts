@@ -457,7 +457,15 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     stopping = true;
     if (periodic) clearInterval(periodic);
     clearInterval(watch);
-    await view.refresh().catch(() => undefined);
+    // The threads' latest numbers, if they answer soon (a wedged thread must not hold Ctrl+C).
+    let refreshGuard: NodeJS.Timeout | undefined;
+    await Promise.race([
+      view.refresh().catch(() => undefined),
+      new Promise((resolve) => {
+        refreshGuard = setTimeout(resolve, 2_000);
+      }),
+    ]);
+    clearTimeout(refreshGuard);
     const activity = view.activity();
     log(`\n${why}: stopping ${total} badges after ${elapsed()}`);
     log(`  states now     ${statesText(activity)}`);

@@ -30,6 +30,11 @@ describe('open files (decision SC2)', () => {
     expect(() => checkOpenFiles(19_900, 19_900)).not.toThrow();
     // Nothing limits them (no /proc, unlimited): nothing refused.
     expect(() => checkOpenFiles(50_000, badgesUnderLimit(undefined))).not.toThrow();
+    // A stub in the same process: two sockets a badge.
+    expect(() => checkOpenFiles(9_950, 19_900, 2)).not.toThrow();
+    expect(() => checkOpenFiles(9_951, 19_900, 2)).toThrow(
+      'badge-sim: 9,951 badges need 19,902 sockets (the stub is in this process: both ends of each are here), but this process may open at most 20,000 files (ulimit -n), room for 9,950 badges',
+    );
     expect(() => checkOpenFiles(19_901, 19_900)).toThrow(
       'badge-sim: 19,901 badges need 19,901 sockets, but this process may open at most 20,000 files (ulimit -n), room for 19,900 badges: raise the limit (ulimit -n) or split the fleet over processes with --shard i/n',
     );

@@ -136,6 +136,7 @@ export class Badge {
   #status: BadgeStatus = 'offline';
   /** Offline on purpose (a behaviour, or a refusal): do not reconnect on our own. */
   #wantOnline = false;
+  #offlineOnPurpose = false;
   /** Real time, not the domain clock: a stub that is down has no clock to wait on. */
   #reconnectTimer: NodeJS.Timeout | undefined;
   readonly #backoff: Backoff | undefined;
@@ -249,6 +250,11 @@ export class Badge {
   }
 
   /** offline, connecting, idle, playing, awaiting-ack, speaking or broadcasting. */
+  /** Sent offline (`goOffline`, `vanish`) and not told to connect since. */
+  get offlineOnPurpose(): boolean {
+    return this.#offlineOnPurpose;
+  }
+
   get status(): BadgeStatus {
     return this.#status;
   }
@@ -295,6 +301,7 @@ export class Badge {
 
   connect(): void {
     this.#wantOnline = true;
+    this.#offlineOnPurpose = false;
     this.#gaveUpOn = undefined;
     this.actor.send({ type: 'CONNECT' });
   }
@@ -352,6 +359,7 @@ export class Badge {
   goOffline(): void {
     this.#options.clock.clearTimer(this.#dropTimer);
     this.#stopReconnecting();
+    this.#offlineOnPurpose = true;
     this.actor.send({ type: 'GO_OFFLINE' });
   }
 
@@ -364,6 +372,7 @@ export class Badge {
    */
   vanish(): void {
     this.#stopReconnecting();
+    this.#offlineOnPurpose = true;
     this.#link.vanish();
     // Not GO_OFFLINE: that closes the link, and the point is that nothing is closed.
     this.actor.send({ type: 'DISCONNECTED' });

@@ -11,11 +11,14 @@ function fakeBadge() {
   const listeners = new Set<(e: { state: string }) => void>();
   const badge = {
     connects: 0,
+    status: 'offline',
+    offlineOnPurpose: false,
     connect() {
       badge.connects++;
       badge.emit('connecting');
     },
     emit(state: string) {
+      badge.status = state;
       for (const listener of [...listeners]) listener({ state });
     },
     actor: {
@@ -59,6 +62,18 @@ describe('connecting in waves (SC3)', () => {
     expect(badges[2]!.connects).toBe(0);
     badges[1]!.emit('idle');
     expect(badges[2]!.connects).toBe(1);
+  });
+
+  it('a badge sent offline while it waits, or already brought online, is not started; waiting ones count as queued', () => {
+    const badges = Array.from({ length: 4 }, fakeBadge);
+    const queued = new Set<unknown>();
+    connectInWaves(badges as never, queued, { window: 1 });
+    expect(queued.has(badges[1])).toBe(true);
+    badges[1]!.offlineOnPurpose = true; // goOffline() before its turn
+    badges[2]!.connect(); // comeBack() before its turn
+    badges[0]!.emit('idle');
+    expect(badges.map((b) => b.connects)).toEqual([1, 0, 1, 1]);
+    expect(queued.size).toBe(0);
   });
 
   it('stops starting badges once the fleet closes', () => {

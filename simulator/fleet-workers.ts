@@ -89,7 +89,11 @@ export async function startFleetInWorkers(
   }
   const ids = selectDevices(fixtures, options).map((d) => d.id);
   // The threads share this process's open files: the whole fleet must fit under its limit.
-  checkOpenFiles(ids.length, roomForBadges());
+  checkOpenFiles(
+    ids.length,
+    roomForBadges(),
+    typeof stub === 'string' || 'badgeClock' in stub ? 1 : 2,
+  );
   const session = options.session ?? randomBytes(12).toString('base64url');
   const count = Math.max(1, Math.min(asked, ids.length));
   const slices = Array.from({ length: count }, (_, k) =>
@@ -129,7 +133,8 @@ class FleetThread {
   #closing = false;
   summary: FleetSummary | undefined;
   activity: FleetActivityCounts = emptyActivity();
-  onReport: () => void = () => {};
+  /** Told of each report, and of a failure. */
+  readonly onReport = new Set<() => void>();
   readonly started: Promise<void>;
 
   constructor(options: FleetOptions) {
@@ -143,7 +148,7 @@ class FleetThread {
           this.summary = message.summary;
           this.activity = message.activity;
           resolve();
-          this.onReport();
+          for (const listener of this.onReport) listener();
         } else if (message.type === 'failed') {
           this.#fail(new FleetError(message.message));
           reject(this.#failure);
@@ -159,8 +164,13 @@ class FleetThread {
         reject(this.#failure);
       });
       this.#worker.on('exit', (code) => {
-        if (this.#closing) return;
-        this.#fail(new FleetError(`badge-sim: a fleet worker thread stopped (exit code ${code})`));
+        this.#fail(
+          new FleetError(
+            this.#closing
+              ? 'badge-sim: the fleet is closed'
+              : `badge-sim: a fleet worker thread stopped (exit code ${code})`,
+          ),
+        );
         reject(this.#failure);
       });
     });
@@ -174,6 +184,8 @@ class FleetThread {
     message: { what: 'settle' | 'report' | 'close' } | { what: 'firstPlays'; taskId: string },
   ): Promise<T> {
     if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#closing && message.what !== 'close')
+      return Promise.reject(new FleetError('badge-sim: the fleet is closed'));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       this.#replies.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -202,9 +214,11 @@ class FleetThread {
 
   #fail(error: Error): void {
     this.#failure ??= error;
+    // A thread gone holds no badge online: its last numbers no longer count.
+    this.summary = undefined;
     for (const waiting of this.#replies.values()) waiting.reject(this.#failure);
     this.#replies.clear();
-    this.onReport();
+    for (const listener of this.onReport) listener();
   }
 }
 
@@ -262,6 +276,8 @@ class WorkerFleet implements WorkerFleetHandle {
   }
 
   async waitUntilConnected(count = this.total, timeoutMs = 30_000): Promise<void> {
+    const failed = this.#threads.find((t) => t.failure)?.failure;
+    if (failed) throw failed;
     // Woken by the threads' reports (every 100 ms), bounded in real time.
     if (this.connectedCount() < count) {
       await new Promise<void>((resolve, reject) => {
@@ -281,11 +297,11 @@ class WorkerFleet implements WorkerFleetHandle {
         }, timeoutMs);
         const finish = (error?: Error) => {
           clearTimeout(guard);
-          for (const t of this.#threads) t.onReport = () => {};
+          for (const t of this.#threads) t.onReport.delete(check);
           if (error) reject(error);
           else resolve();
         };
-        for (const t of this.#threads) t.onReport = check;
+        for (const t of this.#threads) t.onReport.add(check);
       });
     }
     await this.settled();

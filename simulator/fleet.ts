@@ -207,7 +207,12 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   );
   const ca = options.ca ?? connection.ca;
   const devices = selectDevices(await connection.fixtures(), options);
-  checkOpenFiles(devices.length, roomForBadges());
+  // A stub in this process holds the other end of every badge's socket here too.
+  checkOpenFiles(
+    devices.length,
+    roomForBadges(),
+    connection instanceof InProcessStubConnection ? 2 : 1,
+  );
   const tts =
     typeof options.tts === 'object'
       ? options.tts
@@ -302,7 +307,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
       else if (b.reconnecting) {
         s.reconnecting++;
         s.downForMs = Math.max(s.downForMs, b.downForMs);
-      } else if (b.status === 'connecting') s.connecting++;
+      } else if (b.status === 'connecting' || queued.has(b)) s.connecting++;
       else {
         s.offline++;
         if (b.gaveUpOn !== undefined) s.refused++;
@@ -386,10 +391,11 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
  * Every badge holds a socket of this process: more badges than the process may open files
  * would connect only in part, the rest failing again and again (decision SC2).
  */
-export function checkOpenFiles(badges: number, fit: number | undefined): void {
-  if (fit === undefined || badges <= fit) return;
+export function checkOpenFiles(badges: number, fit: number | undefined, socketsPerBadge = 1): void {
+  if (fit === undefined || badges * socketsPerBadge <= fit) return;
+  const n = (count: number) => count.toLocaleString('en-US');
   throw new FleetError(
-    `badge-sim: ${badges.toLocaleString('en-US')} badges need ${badges.toLocaleString('en-US')} sockets, but this process may open at most ${(fit + OPEN_FILES_HEADROOM).toLocaleString('en-US')} files (ulimit -n), room for ${fit.toLocaleString('en-US')} badges: raise the limit (ulimit -n) or split the fleet over processes with --shard i/n (startFleet's shard), each under it.`,
+    `badge-sim: ${n(badges)} badges need ${n(badges * socketsPerBadge)} sockets${socketsPerBadge > 1 ? ' (the stub is in this process: both ends of each are here)' : ''}, but this process may open at most ${n(fit + OPEN_FILES_HEADROOM)} files (ulimit -n), room for ${n(Math.floor(fit / socketsPerBadge))} badges: raise the limit (ulimit -n) or split the fleet over processes with --shard i/n (startFleet's shard), each under it.`,
   );
 }
 
@@ -405,7 +411,7 @@ export const CONNECT_SLOT_MS = 5_000;
  * function that stops starting more (the fleet closes).
  */
 export function connectInWaves(
-  badges: readonly Pick<Badge, 'actor' | 'connect'>[],
+  badges: readonly Pick<Badge, 'actor' | 'connect' | 'offlineOnPurpose' | 'status'>[],
   queued: Set<unknown>,
   { window = CONNECT_WINDOW, slotMs = CONNECT_SLOT_MS } = {},
 ): () => void {
@@ -417,6 +423,9 @@ export function connectInWaves(
     while (!stopped && inFlight < window && next < badges.length) {
       const badge = badges[next++]!;
       queued.delete(badge);
+      // Sent offline while it waited (a behaviour, a step), or already brought online by
+      // `comeBack`: nothing to start.
+      if (badge.offlineOnPurpose || badge.status !== 'offline') continue;
       inFlight++;
       let released = false;
       const release = () => {

@@ -124,3 +124,27 @@ describe('fan-out after the answer (D14)', () => {
     expect(reached()).toBe(DEVICES);
   });
 });
+
+describe('the fan-out queue itself', () => {
+  it('a reach that throws is reported and the devices after it are still reached', async () => {
+    const { FanOut } = await import('./fan-out.ts');
+    const fanOut = new FanOut();
+    const reached: number[] = [];
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const items = Array.from({ length: FAN_OUT_CHUNK + 10 }, (_, i) => i);
+      fanOut.add(items, (i) => {
+        if (i === 3) throw new Error('listener bug');
+        reached.push(i);
+      });
+      while (fanOut.pending > 0) await nextTurn();
+      await nextTurn();
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(reached).toHaveLength(FAN_OUT_CHUNK + 9);
+    expect(warnings).toContain('listener bug');
+  });
+});

@@ -17,6 +17,9 @@ interface Job<T> {
   reach: (item: T) => void;
 }
 
+/** What a finished job's place in the queue holds. */
+const DONE: Job<unknown> = { items: [], next: 0, reach: () => {} };
+
 export class FanOut {
   #jobs: Job<unknown>[] = [];
   #head = 0;
@@ -62,7 +65,10 @@ export class FanOut {
       budget -= end - job.next;
       // `next` moves before `reach`, so a reach that adds a job (or drains) never repeats one.
       while (job.next < end) job.reach(job.items[job.next++]!);
-      if (job.next >= job.items.length && this.#jobs[this.#head] === job) this.#head++;
+      if (job.next >= job.items.length && this.#jobs[this.#head] === job) {
+        // A finished job lets go of its devices and its task now, not when the queue empties.
+        this.#jobs[this.#head++] = DONE;
+      }
     }
     if (this.#head === this.#jobs.length) this.clear();
   }
@@ -72,7 +78,12 @@ export class FanOut {
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      this.#run(FAN_OUT_CHUNK);
+      // A listener that throws (a bug) is said loudly, and the devices after it are reached.
+      try {
+        this.#run(FAN_OUT_CHUNK);
+      } catch (error) {
+        process.emitWarning(error as Error, 'BadgeSimFanOutWarning');
+      }
       this.#schedule();
     });
   }

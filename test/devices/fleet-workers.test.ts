@@ -45,7 +45,11 @@ describe('a fleet in worker threads', () => {
     });
     expect(fleet.workers).toBe(3);
     expect(fleet.total).toBe(DEVICES);
-    await fleet.waitUntilConnected(undefined, 30_000);
+    // Two waits at once each end when their own count is reached.
+    await Promise.all([
+      fleet.waitUntilConnected(10, 30_000),
+      fleet.waitUntilConnected(undefined, 30_000),
+    ]);
     expect(fleet.summary()).toMatchObject({ total: DEVICES, online: DEVICES, refused: 0 });
     // The stub sees each device once, online: no thread took another's (D13 would refuse it).
     const devices = await control.devices();
@@ -66,6 +70,13 @@ describe('a fleet in worker threads', () => {
     expect(Object.values(activity.states).reduce((a, b) => a + b, 0)).toBe(DEVICES);
 
     await fleet.close();
+    // Closed, it says so at once rather than waiting for threads that are gone.
+    for (const call of [
+      () => fleet.refresh(),
+      () => fleet.settled(),
+      () => fleet.firstPlays(taskId),
+    ])
+      await expect(call()).rejects.toThrow('the fleet is closed');
     await until(
       async () => (await control.devices()).every((d) => !d.online),
       'every device offline after close',
