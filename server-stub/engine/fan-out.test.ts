@@ -106,6 +106,22 @@ describe('fan-out after the answer (D14)', () => {
     expect(engine.fanOutPending).toBe(0);
   });
 
+  it('an alert that meets its quorum during its fan-out: a device not reached yet hears on_quorum, never the alert (as where it was queued, L1a)', async () => {
+    const { engine, subscriberId, groups, devices } = setup(true);
+    const { taskId } = engine.createAlert(subscriberId, {
+      notification: 'Spill',
+      groups,
+      quorum: 1,
+      on_quorum: 'Handled',
+    });
+    await nextTurn(); // the first chunk is reached
+    expect(engine.tap(devices[0]!).result).toBe('acknowledged');
+    await untilReached(engine);
+    const last = devices.at(-1)!;
+    expect(engine.transcript(last).map((e) => [e.type, e.taskId])).toEqual([['speak', taskId]]);
+    expect(engine.task(taskId)!.devices.at(-1)).toMatchObject({ status: 'stopped', plays: 0 });
+  });
+
   it('a reset forgets what was still to reach', async () => {
     const { engine, subscriberId, groups, reached } = setup(true);
     engine.createAlert(subscriberId, { notification: 'Evacuate', groups });
