@@ -12,7 +12,13 @@ import { Worker } from 'node:worker_threads';
 import { StubControlClient } from '../client/control-client.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
 import type { FleetSummary } from './fleet.ts';
-import { checkOpenFiles, FleetError, type FleetOptions, selectDevices } from './fleet.ts';
+import {
+  checkOpenFiles,
+  emptySummary,
+  FleetError,
+  type FleetOptions,
+  selectDevices,
+} from './fleet.ts';
 import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
 
 /** At most this many worker threads (more than cores only costs memory). */
@@ -244,16 +250,7 @@ class WorkerFleet implements WorkerFleetHandle {
   }
 
   summary(): FleetSummary {
-    const sum: FleetSummary = {
-      total: this.total,
-      online: 0,
-      connecting: 0,
-      reconnecting: 0,
-      offline: 0,
-      refused: 0,
-      reconnects: 0,
-      downForMs: 0,
-    };
+    const sum = emptySummary(this.total);
     for (const { summary: s } of this.#threads) {
       if (!s) continue;
       sum.online += s.online;

@@ -108,6 +108,20 @@ export interface FleetSummary {
   downForMs: number;
 }
 
+/** A summary of `total` badges before any is counted. */
+export function emptySummary(total: number): FleetSummary {
+  return {
+    total,
+    online: 0,
+    connecting: 0,
+    reconnecting: 0,
+    offline: 0,
+    refused: 0,
+    reconnects: 0,
+    downForMs: 0,
+  };
+}
+
 export interface FleetHandle extends AsyncDisposable {
   readonly badges: readonly Badge[];
   /** The clock the badges run on (the stub's when embedded). */
@@ -291,16 +305,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   };
   const connectedCount = () => badges.reduce((n, b) => n + (b.online ? 1 : 0), 0);
   const summary = (): FleetSummary => {
-    const s: FleetSummary = {
-      total: badges.length,
-      online: 0,
-      connecting: 0,
-      reconnecting: 0,
-      offline: 0,
-      refused: 0,
-      reconnects: 0,
-      downForMs: 0,
-    };
+    const s = emptySummary(badges.length);
     for (const b of badges) {
       s.reconnects += b.reconnects;
       if (b.online) s.online++;

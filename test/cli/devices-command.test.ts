@@ -6,6 +6,33 @@ import { describe, expect, test } from 'vitest';
 import { BIN, runCli, startCli, startStubProcess } from '../support/cli.ts';
 import { freePort, RIVERSIDE, request } from '../support/http.ts';
 
+const AUTH = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
+/** Three nurses who tap 12 s after the alert first plays. */
+const ACKNOWLEDGED_AT_12 = [
+  'start@00',
+  'acknowledged@12',
+  'acknowledged@12',
+  'acknowledged@12',
+  'end@12',
+];
+
+function postToNurses(stubUrl: string) {
+  return request(`${stubUrl}/subscribers/100001/api/v1/alerts`, {
+    method: 'POST',
+    headers: AUTH,
+    body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
+  });
+}
+
+/** A minute's jump of the stub's clock (the authority), then its events as `type@second`. */
+async function jumpAndReadEvents(stubUrl: string): Promise<string[]> {
+  await request(`${stubUrl}/_stub/clock/advance`, { method: 'POST', body: { by: '1m' } });
+  const events = (
+    await request<any[]>(`${stubUrl}/subscribers/100001/api/v1/events`, { headers: AUTH })
+  ).body;
+  return events.map((e) => `${e.content.type}@${e.timestamp.slice(17, 19)}`);
+}
+
 describe('badge-sim devices', () => {
   test('badges connect, hear an alert, acknowledge after 12 s of virtual time, and report at the end', async () => {
     await using stub = await startStubProcess(['--clock', 'virtual']);
@@ -15,24 +42,9 @@ describe('badge-sim devices', () => {
     );
     expect(devices.output()).toContain('3 badges online');
     expect(devices.errors()).toContain('connected 3/3');
-    const api = `${stub.url}/subscribers/100001/api/v1`;
-    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
-    await request(`${api}/alerts`, {
-      method: 'POST',
-      headers: auth,
-      body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
-    });
+    await postToNurses(stub.url);
     await expect.poll(devices.output).toContain('Ben Okafor (350000000000002) hears alert');
-    // The stub's clock is the authority: the badges' taps fire at 12 s of the jump.
-    await request(`${stub.url}/_stub/clock/advance`, { method: 'POST', body: { by: '1m' } });
-    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
-    expect(events.map((e) => `${e.content.type}@${e.timestamp.slice(17, 19)}`)).toEqual([
-      'start@00',
-      'acknowledged@12',
-      'acknowledged@12',
-      'acknowledged@12',
-      'end@12',
-    ]);
+    expect(await jumpAndReadEvents(stub.url)).toEqual(ACKNOWLEDGED_AT_12);
     expect(devices.output()).toContain('taps the talk button');
     devices.child.kill('SIGINT');
     const [code] = await once(devices.child, 'exit');
@@ -47,22 +59,8 @@ describe('badge-sim devices', () => {
       'Press Ctrl+C to stop.',
     );
     expect(devices.output()).toContain('3 badges online in 2 worker threads');
-    const api = `${stub.url}/subscribers/100001/api/v1`;
-    const auth = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
-    await request(`${api}/alerts`, {
-      method: 'POST',
-      headers: auth,
-      body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
-    });
-    await request(`${stub.url}/_stub/clock/advance`, { method: 'POST', body: { by: '1m' } });
-    const events = (await request<any[]>(`${api}/events`, { headers: auth })).body;
-    expect(events.map((e) => `${e.content.type}@${e.timestamp.slice(17, 19)}`)).toEqual([
-      'start@00',
-      'acknowledged@12',
-      'acknowledged@12',
-      'acknowledged@12',
-      'end@12',
-    ]);
+    await postToNurses(stub.url);
+    expect(await jumpAndReadEvents(stub.url)).toEqual(ACKNOWLEDGED_AT_12);
     devices.child.kill('SIGINT');
     const [code] = await once(devices.child, 'exit');
     expect(code).toBe(0);
