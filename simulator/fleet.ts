@@ -413,7 +413,8 @@ export const CONNECT_SLOT_MS = 5_000;
  * Connects every badge, at most CONNECT_WINDOW at a time: each one welcomed (or failed) lets
  * the next start. Thousands of connects at once overflow the stub's listen backlog and starve
  * the event loop, so hellos leave late and the stub's handshake guard drops them. Returns the
- * function that stops starting more (the fleet closes).
+ * function that stops starting more (the fleet closes). Exported for its tests only.
+ * @internal
  */
 export function connectInWaves(
   badges: readonly Pick<Badge, 'actor' | 'connect' | 'offlineOnPurpose' | 'status'>[],
