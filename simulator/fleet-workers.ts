@@ -58,20 +58,15 @@ export type WorkerMessage =
   | { type: 'failed'; message: string }
   | { type: 'reply'; id: number; value?: unknown; error?: string };
 
-/** Options a thread cannot be given: they are objects of this thread. */
-const THREAD_BOUND = ['inspect'] as const;
-
 export async function startFleetInWorkers(
   options: FleetOptions & { workers: number },
 ): Promise<WorkerFleetHandle> {
   const { workers: asked } = options;
   if (!(Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS))
     throw new FleetError(`badge-sim: workers must be a whole number from 1 to ${MAX_WORKERS}`);
-  for (const name of THREAD_BOUND)
-    if (options[name] !== undefined)
-      throw new FleetError(
-        `badge-sim: ${name} cannot be used with workers (badges run in threads)`,
-      );
+  // A function of this thread cannot reach badges in others.
+  if (options.inspect !== undefined)
+    throw new FleetError('badge-sim: inspect cannot be used with workers (badges run in threads)');
   if (options.tts !== undefined && typeof options.tts !== 'string')
     throw new FleetError(
       "badge-sim: with workers, tts must be an engine's name (each thread makes its own)",

@@ -10,6 +10,7 @@ import { StubControlClient } from '../../client/control-client.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { findScenarioFiles, runSuite } from '../../scenarios/run-suite.ts';
 import { runCli } from '../support/cli.ts';
+import { GENERATE_3_BADGES } from '../support/generated-suite.ts';
 
 describe('the generated 3-badge suite against the container (external mode)', () => {
   afterAll(async () => {
@@ -21,17 +22,7 @@ describe('the generated 3-badge suite against the container (external mode)', ()
 
   test('every generated scenario passes', { timeout: 300_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'badge-sim-generate-'));
-    const generated = runCli([
-      'generate',
-      '--devices',
-      '3',
-      '--quorum',
-      'default,1,2',
-      '--with',
-      'cancel,timeout,offline,same-name',
-      '--out',
-      dir,
-    ]);
+    const generated = runCli(['generate', ...GENERATE_3_BADGES, '--out', dir]);
     expect(generated.status, generated.stderr).toBe(0);
     const files = findScenarioFiles([dir]);
     const started = performance.now();

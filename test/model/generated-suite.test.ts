@@ -12,15 +12,8 @@ import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { findScenarioFiles, runSuite } from '../../scenarios/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
+import { GENERATE_3_BADGES as ALL } from '../support/generated-suite.ts';
 
-const ALL = [
-  '--devices',
-  '3',
-  '--quorum',
-  'default,1,2',
-  '--with',
-  'cancel,timeout,offline,same-name',
-];
 const scratch = () => mkdtempSync(join(tmpdir(), 'badge-sim-generate-'));
 
 /** The suite for 3 badges, generated once for the whole file by the CLI. */
