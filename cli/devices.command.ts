@@ -526,7 +526,7 @@ function statesText(activity: FleetActivityCounts): string {
 function logEveryBadge(fleet: FleetHandle, log: (line: string) => void): void {
   for (const badge of fleet.badges) {
     const who = () => `${badge.user ?? badge.deviceId} (${badge.deviceId})`;
-    badge.actor.on('clipStarted', ({ clip }) => {
+    badge.on('clipStarted', ({ clip }) => {
       const what =
         clip.kind === 'alert'
           ? `alert ${clip.taskId}${clip.repeat ? ` (play ${clip.repeat + 1})` : ''}`
@@ -536,7 +536,7 @@ function logEveryBadge(fleet: FleetHandle, log: (line: string) => void): void {
       log(`${who()} hears ${what}: "${clip.text}"`);
     });
     let counted = badge.taps;
-    badge.actor.on('tapped', ({ taskId }) => {
+    badge.on('tapped', ({ taskId }) => {
       // The badge decides the tap's fate as it sends it: read what became of it right after.
       setImmediate(() => {
         const now = badge.taps;
@@ -553,7 +553,7 @@ function logEveryBadge(fleet: FleetHandle, log: (line: string) => void): void {
       });
     });
     let last: string | undefined;
-    badge.actor.on('stateChanged', ({ state }) => {
+    badge.on('stateChanged', ({ state }) => {
       // Online after connecting; offline after being online. A failed reconnect attempt
       // (connecting, then offline again) is not news: the reconnecting line says it.
       if (

@@ -1275,5 +1275,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SC3",
     "case": "Thousands of badges connecting at once"
+  },
+  {
+    "id": "SC4",
+    "case": "A badge without an xstate actor"
   }
 ];

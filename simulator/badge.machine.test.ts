@@ -3,10 +3,10 @@
  * timers on a virtual clock, and every time asserted is in ms since the badge started.
  */
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
 import { type TimerId, VirtualClock } from '../protocol/clock.ts';
 import type { BadgeStateName } from '../protocol/device-frames.schema.ts';
-import { type BadgeEmitted, type BadgeIo, badgeMachine } from './badge.machine.ts';
+import type { BadgeEmitted, BadgeEvent, BadgeIo } from './badge.machine.ts';
+import { BadgeRunner } from './badge-runner.ts';
 
 type Frame = Parameters<BadgeIo['send']>[0];
 
@@ -31,24 +31,23 @@ function startBadge(input: { batteryLevel?: number } = {}) {
     },
     stopClipTimer: () => clock.clearTimer(clipTimer),
   };
-  const actor = createActor(badgeMachine, {
-    input: { deviceId: '350000000000001', io, ...input },
-  });
-  actor.on('*', (event) => emitted.push({ at: at(), event: event as BadgeEmitted }));
-  actor.start();
+  // The runner the simulator's badges use (decision SC4): these tests are of what ships.
+  const runner = new BadgeRunner({ deviceId: '350000000000001', io, ...input }, (event) =>
+    emitted.push({ at: at(), event }),
+  );
 
   const badge = {
     clock,
-    actor,
+    runner,
     opened,
     closed,
     sent,
     spoken,
     emitted,
     at,
-    send: actor.send.bind(actor),
-    value: () => actor.getSnapshot().value,
-    context: () => actor.getSnapshot().context,
+    send: (event: BadgeEvent) => runner.send(event),
+    value: () => runner.snapshot.value,
+    context: () => runner.snapshot.context,
     advanceBy: (ms: number) => clock.advanceBy(ms),
     /** `state@ms` for every state report sent. */
     reports: () =>
@@ -68,11 +67,11 @@ function startBadge(input: { batteryLevel?: number } = {}) {
     states: () =>
       emitted.flatMap(({ event }) => (event.type === 'stateChanged' ? [event.state] : [])),
     play: (taskId: string, durationMs: number, repeat = 0, text = `Alert ${taskId}`) =>
-      actor.send({ type: 'PLAY', taskId, name: `Name ${taskId}`, text, repeat, durationMs }),
+      runner.send({ type: 'PLAY', taskId, name: `Name ${taskId}`, text, repeat, durationMs }),
     speak: (taskId: string, durationMs: number, text = `Speech ${taskId}`, cause = 'on_ack') =>
-      actor.send({ type: 'SPEAK', taskId, text, cause, durationMs }),
+      runner.send({ type: 'SPEAK', taskId, text, cause, durationMs }),
     broadcast: (taskId: string, durationMs: number, text = `Broadcast ${taskId}`) =>
-      actor.send({ type: 'BROADCAST', taskId, text, durationMs }),
+      runner.send({ type: 'BROADCAST', taskId, text, durationMs }),
     /** Empties the records, so a test sees only what follows. */
     forget: () => {
       for (const list of [opened, closed, sent, spoken, emitted]) list.length = 0;
@@ -660,11 +659,11 @@ describe('BATTERY and LOCATION', () => {
       startClipTimer() {},
       stopClipTimer() {},
     };
-    const actor = createActor(badgeMachine, {
-      input: { deviceId: 'VIRT1', io, batteryLevel: 42, location: here },
-    });
-    actor.start();
-    expect(actor.getSnapshot().context).toMatchObject({ batteryLevel: 42, location: here });
+    const runner = new BadgeRunner(
+      { deviceId: 'VIRT1', io, batteryLevel: 42, location: here },
+      () => {},
+    );
+    expect(runner.snapshot.context).toMatchObject({ batteryLevel: 42, location: here });
   });
 
   it('update the context in every state without changing state', async () => {

@@ -1,8 +1,9 @@
 /**
- * A virtual badge: the badge machine, run as an actor on a clock, wired to its link to the
- * stub and to a text-to-speech engine. It keeps a transcript of what it heard.
+ * A virtual badge: the badge machine (a snapshot its runner advances: decision SC4) on a clock,
+ * wired to its link to the stub and to a text-to-speech engine. It keeps a transcript of what it
+ * heard.
  */
-import { type Actor, createActor, type InspectionEvent } from 'xstate';
+import type { InspectionEvent } from 'xstate';
 import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
 import {
   type BadgeStatus,
@@ -12,13 +13,8 @@ import {
   type Location,
   type StubFrame,
 } from '../protocol/device-frames.schema.ts';
-import {
-  type BadgeIo,
-  type BadgeMachine,
-  badgeMachine,
-  type Clip,
-  type StateReport,
-} from './badge.machine.ts';
+import type { BadgeEmitted, BadgeIo, Clip, StateReport } from './badge.machine.ts';
+import { BadgeRunner, EmittedListeners } from './badge-runner.ts';
 
 /** In real or scaled time, state reports go at most this often (real ms). */
 const TELEMETRY_COALESCE_MS = 250;
@@ -129,8 +125,10 @@ export class Badge {
   readonly #activity: { atMs: number; kind: BadgeActivity['kind'] }[] = [];
   /** Errors the stub sent this badge (refused hello, unknown task, …), newest last, at most ERRORS_CAP. */
   readonly errors: { code: string; message: string }[] = [];
-  /** @internal the machine's actor: the fleet's tests read it; users read status and transcript. */
-  readonly actor: Actor<BadgeMachine>;
+  /** The badge machine, as a snapshot its runner advances (no actor per badge: decision SC4). */
+  readonly #machine: BadgeRunner;
+  /** Who listens to what the machine emits (`on`); made when the first one subscribes. */
+  #listeners: EmittedListeners | undefined;
   readonly #options: BadgeOptions;
   readonly #link: BadgeLink;
   #status: BadgeStatus = 'offline';
@@ -195,31 +193,52 @@ export class Badge {
       },
       stopClipTimer: () => options.clock.clearTimer(this.#clipTimer),
     };
-    this.actor = createActor(badgeMachine, {
-      ...(options.inspect ? { inspect: options.inspect } : {}),
-      input: {
+    this.#machine = new BadgeRunner(
+      {
         deviceId: options.deviceId,
         io,
         batteryLevel: options.batteryLevel,
         location: options.location,
       },
-    });
-    this.actor.on('stateChanged', ({ state }) => {
-      const wasOnline = this.online;
-      this.#status = state;
-      if (this.online !== wasOnline) this.#noteActivity(this.online ? 'online' : 'offline');
-    });
-    this.actor.on('clipStarted', ({ clip }) => {
-      const now = options.clock.now();
-      this.#heard.push({ atMs: now, clip });
-      if (this.#heard.length > HEARD_CAP) this.#heard.shift();
-      while (this.#heard[0]!.atMs < now - HEARD_RETENTION_MS) this.#heard.shift();
-    });
-    this.actor.on('clipCut', () => {
-      const last = this.#heard.at(-1);
-      if (last) last.cut = true;
-    });
-    this.actor.start();
+      (event) => this.#emitted(event),
+      options.inspect,
+    );
+  }
+
+  /** What the machine emitted: the badge's own records first, then whoever listens (`on`). */
+  #emitted(event: BadgeEmitted): void {
+    switch (event.type) {
+      case 'stateChanged': {
+        const wasOnline = this.online;
+        this.#status = event.state;
+        if (this.online !== wasOnline) this.#noteActivity(this.online ? 'online' : 'offline');
+        break;
+      }
+      case 'clipStarted': {
+        const now = this.#options.clock.now();
+        this.#heard.push({ atMs: now, clip: event.clip });
+        if (this.#heard.length > HEARD_CAP) this.#heard.shift();
+        while (this.#heard[0]!.atMs < now - HEARD_RETENTION_MS) this.#heard.shift();
+        break;
+      }
+      case 'clipCut': {
+        const last = this.#heard.at(-1);
+        if (last) last.cut = true;
+        break;
+      }
+    }
+    this.#listeners?.tell(event);
+  }
+
+  /**
+   * @internal Calls back on what the badge's machine emits (a clip started or cut, a tap, a
+   * change of state), after the badge has noted it; `unsubscribe` stops it.
+   */
+  on<T extends BadgeEmitted['type']>(
+    type: T,
+    listener: (event: Extract<BadgeEmitted, { type: T }>) => void,
+  ): { unsubscribe(): void } {
+    return (this.#listeners ??= new EmittedListeners()).on(type, listener);
   }
 
   /**
@@ -296,14 +315,14 @@ export class Badge {
 
   /** Alerts the badge has heard and the stub has not stopped. */
   get openAlerts(): string[] {
-    return this.actor.getSnapshot().context.open.map((a) => a.taskId);
+    return this.#machine.snapshot.context.open.map((a) => a.taskId);
   }
 
   connect(): void {
     this.#wantOnline = true;
     this.#offlineOnPurpose = false;
     this.#gaveUpOn = undefined;
-    this.actor.send({ type: 'CONNECT' });
+    this.#machine.send({ type: 'CONNECT' });
   }
 
   /**
@@ -316,7 +335,7 @@ export class Badge {
     this.#noteActivity('tap');
     this.#givenFate = fate;
     try {
-      this.actor.send({ type: 'TAP', taskId });
+      this.#machine.send({ type: 'TAP', taskId });
     } finally {
       this.#givenFate = undefined;
     }
@@ -337,22 +356,22 @@ export class Badge {
 
   /** Which open alert a tap acknowledges from now on (decision D11; default `sounding`). */
   setTapRule(rule: TapRule): void {
-    this.actor.send({ type: 'TAP_RULE', rule });
+    this.#machine.send({ type: 'TAP_RULE', rule });
   }
 
   /** The battery level the badge has now (and reports). */
   get batteryLevel(): number {
-    return this.actor.getSnapshot().context.batteryLevel;
+    return this.#machine.snapshot.context.batteryLevel;
   }
 
   /** The battery changes; reported to the stub at once when online. */
   setBattery(level: number, status?: BatteryStatus): void {
-    this.actor.send({ type: 'BATTERY', level, status });
+    this.#machine.send({ type: 'BATTERY', level, status });
   }
 
   /** The wearer moves; reported to the stub at once when online. */
   moveTo(location: Location): void {
-    this.actor.send({ type: 'LOCATION', location });
+    this.#machine.send({ type: 'LOCATION', location });
   }
 
   /** Drops off the network, as when a worker walks into a lift. */
@@ -360,7 +379,7 @@ export class Badge {
     this.#options.clock.clearTimer(this.#dropTimer);
     this.#stopReconnecting();
     this.#offlineOnPurpose = true;
-    this.actor.send({ type: 'GO_OFFLINE' });
+    this.#machine.send({ type: 'GO_OFFLINE' });
   }
 
   /**
@@ -375,7 +394,7 @@ export class Badge {
     this.#offlineOnPurpose = true;
     this.#link.vanish();
     // Not GO_OFFLINE: that closes the link, and the point is that nothing is closed.
-    this.actor.send({ type: 'DISCONNECTED' });
+    this.#machine.send({ type: 'DISCONNECTED' });
   }
 
   comeBack(): void {
@@ -403,28 +422,28 @@ export class Badge {
 
   /** Calls back when an alert starts playing on this badge (for behaviours and tests). */
   onAlertPlay(listener: (taskId: string, repeat: number) => void): () => void {
-    const subscription = this.actor.on('clipStarted', ({ clip }) => {
+    const subscription = this.on('clipStarted', ({ clip }) => {
       if (clip.kind === 'alert') listener(clip.taskId, clip.repeat ?? 0);
     });
     return () => subscription.unsubscribe();
   }
 
-  /** Stops for good: closes the link, stops the actor. */
+  /** Stops for good: closes the link, stops the machine. */
   dispose(): void {
     Badge.#telemetryDue.delete(this);
     this.#telemetry = undefined;
     this.#stopReconnecting();
-    // Stopping the actor runs no exit action: the clip's timer is dropped here.
+    // Stopping the machine runs no exit action: the clip's timer is dropped here.
     this.#options.clock.clearTimer(this.#clipTimer);
     this.#options.clock.clearTimer(this.#dropTimer);
     for (const timer of this.#tapsInFlight) this.#options.clock.clearTimer(timer);
     this.#tapsInFlight.clear();
     this.#link.close();
-    this.actor.stop();
+    this.#machine.stop();
   }
 
   #hello(): void {
-    const context = this.actor.getSnapshot().context;
+    const context = this.#machine.snapshot.context;
     this.#link.send({
       type: 'hello',
       protocol: DEVICE_PROTOCOL_VERSION,
@@ -518,7 +537,7 @@ export class Badge {
         return this.#stubClock(frame);
       case 'play':
         return this.#withDuration(frame.text, (durationMs) =>
-          this.actor.send({
+          this.#machine.send({
             type: 'PLAY',
             taskId: frame.task_id,
             name: frame.name,
@@ -529,7 +548,7 @@ export class Badge {
         );
       case 'broadcast':
         return this.#withDuration(frame.text, (durationMs) =>
-          this.actor.send({
+          this.#machine.send({
             type: 'BROADCAST',
             taskId: frame.task_id,
             text: frame.text,
@@ -538,7 +557,7 @@ export class Badge {
         );
       case 'speak':
         return this.#withDuration(frame.text, (durationMs) =>
-          this.actor.send({
+          this.#machine.send({
             type: 'SPEAK',
             taskId: frame.task_id,
             text: frame.text,
@@ -547,7 +566,7 @@ export class Badge {
           }),
         );
       case 'stop':
-        this.actor.send({ type: 'STOP', taskId: frame.task_id, cause: frame.cause });
+        this.#machine.send({ type: 'STOP', taskId: frame.task_id, cause: frame.cause });
         return;
       case 'error':
         this.#error(frame.code, frame.message);
@@ -582,7 +601,7 @@ export class Badge {
       if (this.#downSince !== undefined) this.#reconnects++;
       this.#downSince = undefined;
       this.#backoff?.reset();
-      this.actor.send({ type: 'CONNECTED', user: frame.user });
+      this.#machine.send({ type: 'CONNECTED', user: frame.user });
     }
   }
 
@@ -602,7 +621,7 @@ export class Badge {
    * device; taking it back would make the two replace each other in a loop).
    */
   #closed(code: number): void {
-    this.actor.send({ type: 'DISCONNECTED' });
+    this.#machine.send({ type: 'DISCONNECTED' });
     // Another fleet holds the device: it may be leaving (a test's fleet closing as the next
     // one starts), so a few tries on the backoff, then give up (decision D13).
     const claimedTooOften = code === CLOSE_CODES.claimed && ++this.#claimedTries > CLAIMED_TRIES;
@@ -621,7 +640,7 @@ export class Badge {
     // no clock that could move a domain timer.
     this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined;
-      if (this.#wantOnline && this.#status === 'offline') this.actor.send({ type: 'CONNECT' });
+      if (this.#wantOnline && this.#status === 'offline') this.#machine.send({ type: 'CONNECT' });
     }, this.#backoff.next());
   }
 }

@@ -21,11 +21,9 @@ function fakeBadge() {
       badge.status = state;
       for (const listener of [...listeners]) listener({ state });
     },
-    actor: {
-      on: (_type: string, listener: (e: { state: string }) => void) => {
-        listeners.add(listener);
-        return { unsubscribe: () => listeners.delete(listener) };
-      },
+    on: (_type: string, listener: (e: { state: string }) => void) => {
+      listeners.add(listener);
+      return { unsubscribe: () => listeners.delete(listener) };
     },
   };
   return badge;

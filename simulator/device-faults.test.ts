@@ -90,7 +90,7 @@ describe('a tap that goes wrong on the way', () => {
     const run = await recordingBadge();
     await run.play('A');
     let tapped = 0;
-    run.badge.actor.on('tapped', () => tapped++);
+    run.badge.on('tapped', () => tapped++);
     run.badge.tap(undefined, { lose: true });
     expect(tapped).toBe(1);
     expect(run.buttons()).toEqual([]);
@@ -226,7 +226,7 @@ describe('a drop mid-play', () => {
   it('drops `after` into the Nth play, for `for`, then comes back (once)', async () => {
     const run = await recordingBadge({ drop: { on_play: 2, after: '2s', for: '20s' } });
     const states: string[] = [];
-    run.badge.actor.on('stateChanged', ({ state }) => states.push(`${state}@${run.at()}`));
+    run.badge.on('stateChanged', ({ state }) => states.push(`${state}@${run.at()}`));
     await run.play('A', 0);
     await run.clock.advanceBy(30_000);
     expect(run.badge.online).toBe(true);
@@ -246,7 +246,7 @@ describe('a drop mid-play', () => {
     const drops = async (seed: string) => {
       const run = await recordingBadge({ drop: { chance: 0.3, for: '1s' } }, seed);
       const at: number[] = [];
-      run.badge.actor.on('stateChanged', ({ state }) => {
+      run.badge.on('stateChanged', ({ state }) => {
         if (state === 'offline') at.push(run.at());
       });
       for (let i = 0; i < 40; i++) {

@@ -71,14 +71,14 @@ export class FleetActivity {
   constructor(badges: readonly Badge[]) {
     this.#badges = badges;
     badges.forEach((badge, index) => {
-      const clips = badge.actor.on('clipStarted', ({ clip }) => {
+      const clips = badge.on('clipStarted', ({ clip }) => {
         if (clip.kind === 'alert') {
           this.#heard.alertPlays++;
           this.#firstPlay(clip.taskId, index);
         } else if (clip.kind === 'broadcast') this.#heard.broadcasts++;
         else this.#heard.speech++;
       });
-      const taps = badge.actor.on('tapped', () => {
+      const taps = badge.on('tapped', () => {
         this.#heard.taps++;
       });
       this.#stops.push(

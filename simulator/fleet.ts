@@ -356,7 +356,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
           // connecting, counting them all each time is billions of steps.
           const online = new Set(badges.filter((b) => b.online));
           const subscriptions = badges.map((b) =>
-            b.actor.on('stateChanged', () => {
+            b.on('stateChanged', () => {
               if (b.online) online.add(b);
               else online.delete(b);
               if (online.size >= count) {
@@ -417,7 +417,7 @@ export const CONNECT_SLOT_MS = 5_000;
  * @internal
  */
 export function connectInWaves(
-  badges: readonly Pick<Badge, 'actor' | 'connect' | 'offlineOnPurpose' | 'status'>[],
+  badges: readonly Pick<Badge, 'on' | 'connect' | 'offlineOnPurpose' | 'status'>[],
   queued: Set<unknown>,
   { window = CONNECT_WINDOW, slotMs = CONNECT_SLOT_MS } = {},
 ): () => void {
@@ -442,7 +442,7 @@ export function connectInWaves(
         inFlight--;
         startMore();
       };
-      const subscription = badge.actor.on('stateChanged', ({ state }) => {
+      const subscription = badge.on('stateChanged', ({ state }) => {
         if (state !== 'connecting') release();
       });
       // A stub that takes the socket but never answers must not hold the line: after this
