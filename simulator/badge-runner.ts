@@ -61,7 +61,7 @@ const scopeFields = {
 const scope = scopeFields as unknown as Parameters<typeof badgeMachine.transition>[2];
 
 export class BadgeRunner {
-  #snapshot: Snapshot;
+  #snapshot!: Snapshot;
   #busy = false;
   #stopped = false;
   /** Events sent while busy (by an action, or a listener), in order; made when first needed. */
@@ -81,14 +81,7 @@ export class BadgeRunner {
   ) {
     this.#emitted = emitted;
     this.inspect = inspect;
-    const actions = this.#collect(() => badgeMachine.getInitialSnapshot(scope, input));
-    this.#snapshot = actions.snapshot;
-    this.#busy = true;
-    try {
-      this.#carryOut(actions.taken);
-    } finally {
-      this.#busy = false;
-    }
+    this.#advance(() => badgeMachine.getInitialSnapshot(scope, input));
     this.#drain();
   }
 
@@ -105,7 +98,8 @@ export class BadgeRunner {
   send(event: BadgeEvent): void {
     if (this.#stopped) return;
     if (this.#busy) {
-      (this.#waiting ??= []).push(event);
+      this.#waiting ??= [];
+      this.#waiting.push(event);
       return;
     }
     this.#take(event);
@@ -127,11 +121,14 @@ export class BadgeRunner {
   }
 
   #take(event: BadgeEvent): void {
+    this.#advance(() => badgeMachine.transition(this.#snapshot, event, scope));
+  }
+
+  /** One step: the transition `compute`s, then its actions are carried out, busy throughout. */
+  #advance(compute: () => Snapshot): void {
     this.#busy = true;
     try {
-      const { snapshot, taken } = this.#collect(() =>
-        badgeMachine.transition(this.#snapshot, event, scope),
-      );
+      const { snapshot, taken } = this.#collect(compute);
       this.#carryOut(taken, () => {
         this.#snapshot = snapshot;
       });
@@ -159,11 +156,11 @@ export class BadgeRunner {
    * them mid-transition); then the new snapshot; then the emitted events, as an actor's
    * deferred effects.
    */
-  #carryOut(taken: ExecutableAction[], settle?: () => void): void {
+  #carryOut(taken: ExecutableAction[], settle: () => void): void {
     for (const action of taken) {
       if (action.type !== 'xstate.emit') action.exec?.(action.info, action.params);
     }
-    settle?.();
+    settle();
     for (const action of taken) {
       if (action.type === 'xstate.emit')
         this.#emitted((action.params as { event: BadgeEmitted }).event);
@@ -183,9 +180,13 @@ export class EmittedListeners {
     type: T,
     listener: (event: EmittedOf<T>) => void,
   ): { unsubscribe(): void } {
-    const byType = (this.#byType ??= new Map());
+    this.#byType ??= new Map();
+    const byType = this.#byType;
     let set = byType.get(type);
-    if (!set) byType.set(type, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      byType.set(type, set);
+    }
     const entry = listener as (event: BadgeEmitted) => void;
     set.add(entry);
     return {

@@ -238,7 +238,8 @@ export class Badge {
     type: T,
     listener: (event: Extract<BadgeEmitted, { type: T }>) => void,
   ): { unsubscribe(): void } {
-    return (this.#listeners ??= new EmittedListeners()).on(type, listener);
+    this.#listeners ??= new EmittedListeners();
+    return this.#listeners.on(type, listener);
   }
 
   /**
