@@ -56,7 +56,11 @@ export class LiveFeed {
   readonly #gateway: DeviceGateway;
   readonly #subscribers = new Map<FeedSubscriber, Pending>();
   /** What each device hears or says now (the last play, broadcast or speech until its stop). */
-  readonly #heard = new Map<string, LiveHeard>();
+  /**
+   * What each device last heard, its instant kept as a number and printed only when someone
+   * reads it: a fan-out to 10,000 badges would otherwise format 10,000 timestamps nobody sees.
+   */
+  readonly #heard = new Map<string, Omit<LiveHeard, 'at'> & { atMs: number }>();
   /** The newest events, oldest first, at most STREAM_RECENT_EVENTS. */
   #recent: LiveEvent[] = [];
   #groupsOf: Map<string, string[]> | undefined;
@@ -137,7 +141,7 @@ export class LiveFeed {
       battery_level: facts.battery_level,
       battery_status: facts.battery_status,
       location,
-      heard: this.#heard.get(device.id) ?? null,
+      heard: heardNow(this.#heard.get(device.id)),
       run_by_stub: this.localBadges?.has(device.id) ?? false,
     };
   }
@@ -182,7 +186,7 @@ export class LiveFeed {
         kind: command.type,
         text: command.text,
         task_id: command.taskId,
-        at: formatTimestamp(this.#core.clock.now()),
+        atMs: this.#core.clock.now(),
       });
     }
     this.#mark((p) => {
@@ -264,4 +268,10 @@ function emptyPending(): Pending {
 
 function isEmpty(p: Pending): boolean {
   return !p.snapshot && !p.clock && !p.tasks && p.devices.size === 0 && p.events.length === 0;
+}
+
+function heardNow(heard: (Omit<LiveHeard, 'at'> & { atMs: number }) | undefined): LiveHeard | null {
+  if (!heard) return null;
+  const { atMs, ...rest } = heard;
+  return { ...rest, at: formatTimestamp(atMs) };
 }
