@@ -3,7 +3,7 @@
  * fresh process): how many virtual badges one stub takes, how fast an alert reaches all of
  * them, and what a badge costs the simulator and the stub in memory and CPU. Alone:
  *
- *   BENCH_BADGES=2000 BENCH_WORKERS=2 node --expose-gc --import tsx bench/fleet-run.ts
+ *   npm run build && BENCH_BADGES=2000 BENCH_WORKERS=2 node --expose-gc --import tsx bench/fleet-run.ts
  *
  * BENCH_WORKERS > 0 runs the badges in that many worker threads (`startFleet({ workers })`);
  * 0 (the default) in this thread. The last line of stdout is `RESULT {json}` for the table.
@@ -13,7 +13,8 @@
  * 127.0.0.1); the fleet of N badges (BENCH_BADGES, default 10000) runs here, so stub and
  * badges never share an event loop (on a 2-core machine: one core each). BENCH_STUB_NODE_ARGS
  * (space-separated) go to the stub's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
- * profile it (NODE_OPTIONS refuses --cpu-prof).
+ * profile it (NODE_OPTIONS refuses --cpu-prof); BENCH_PROFILE=dir profiles this process over the
+ * alert (see startProfile).
  *
  * 1. Fixtures: GET /_stub/fixtures gives the account (subscriber id, API key, devices); the
  *    same document plus one group 'Everyone' holding every device goes back with
@@ -27,19 +28,25 @@
  *    first play; one `POST /subscribers/{id}/api/v1/alerts` to 'Everyone' (timeout 60 s),
  *    timed from just before the request; waits (at most 30 s) until every badge has played.
  * 4. Memory of this process (RSS, heap used), after a full GC, before the fleet is created
- *    and once every badge is online; the stub's RSS from /proc/<pid>/status.
+ *    and once every badge is online; the stub's RSS from /proc/<pid>/status. Settled: both
+ *    processes sit idle up to BENCH_SETTLE_S seconds (default 90; 0 skips it; see settle), RSS
+ *    sampled every second, before the fleet and after the alert (cancelled first); the lowest
+ *    is the figure the memory goals are judged on. Idling before the alert instead would
+ *    chill it: V8 drops compiled code and shrinks its heaps meanwhile.
+ * The fleet and the stub run from dist/ (`npm run build`), as the installed package does.
  *
  * Results go to stdout as Markdown; progress goes to stderr. Exit code 0 even when a goal
  * fails (it prints FAIL); non-zero only when something crashed or the stub did not start.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { clearLine, createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
-import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
-import { FleetActivity } from '../simulator/fleet-activity.ts';
+import type { FleetHandle } from '../simulator/fleet.ts';
+import type { FleetActivity } from '../simulator/fleet-activity.ts';
 import type { WorkerFleetHandle } from '../simulator/fleet-workers.ts';
 import {
   awaitChildLine,
@@ -56,9 +63,40 @@ import {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * The fleet and the stub run from the compiled package (dist/), as the installed package and the
+ * image run them: through tsx, every closure of the sources carries its own `name` (esbuild's
+ * keepNames), about 3 KB per badge that no user pays. `npm run bench:fleet` builds it first.
+ */
+const DIST = new URL('../dist/', import.meta.url);
+if (!existsSync(new URL('simulator/fleet.js', DIST))) {
+  process.stderr.write(
+    'bench:fleet measures the compiled package, and dist/ has none: run `npm run build` first ' +
+      '(`npm run bench:fleet` does)\n',
+  );
+  process.exit(2);
+}
+const { startFleet } = (await import(
+  new URL('simulator/fleet.js', DIST).href
+)) as typeof import('../simulator/fleet.ts');
+const { FleetActivity: Activity } = (await import(
+  new URL('simulator/fleet-activity.js', DIST).href
+)) as typeof import('../simulator/fleet-activity.ts');
+
 const BADGES = Math.round(readNumber('BENCH_BADGES', 10_000, 100_000));
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
 const CONNECT_TIMEOUT_MS = readNumber('BENCH_CONNECT_TIMEOUT_S', 120, 600) * 1000;
+/**
+ * How long both processes sit idle, before the fleet and once it is online, for their settled
+ * memory. Right after the connects, much of the RSS is heap V8 has committed for the handshakes'
+ * garbage and not yet handed back; its memory reducer does that after some seconds idle (about 20
+ * here, 55 s after a burst of plays). The goals are judged on the settled figures; both are
+ * printed. 0: not measured.
+ */
+const SETTLE_S =
+  process.env.BENCH_SETTLE_S === '0' ? 0 : Math.round(readNumber('BENCH_SETTLE_S', 90, 600));
+const SETTLE_DROP = 0.9;
+const SETTLE_QUIET_S = 5;
 /** How long the alert may take to reach every badge before the bench stops waiting. */
 const PLAY_WAIT_MS = 30_000;
 /** How long the stub may take to print its banner (generating 10,000 devices takes a few s). */
@@ -120,6 +158,7 @@ async function main(): Promise<void> {
   // ---- Connect ------------------------------------------------------------------------------
   const stubRssIdle = procRssKb(stubPid);
   const before = memoryAfterGc(gc);
+  const beforeSettled = await settle('before the fleet', stubPid);
   const stubCpu0 = procCpuMs(stubPid);
   const tcp0 = tcpCounters();
   const selfCpu0 = process.cpuUsage();
@@ -127,7 +166,7 @@ async function main(): Promise<void> {
   if (WORKERS > 0) fleet = await startFleet({ stub: url, count: BADGES, workers: WORKERS });
   else {
     fleet = await startFleet({ stub: url, count: BADGES, tts: 'estimate' });
-    activity = new FleetActivity(fleet.badges);
+    activity = new Activity(fleet.badges);
   }
   const created = performance.now() - t0;
   const connect = await waitForConnections(fleet, t0);
@@ -170,6 +209,7 @@ async function main(): Promise<void> {
   progress(`alert: POST alerts to ${target} (${BADGES} devices, ${online} online)…`);
   const stubCpu1 = procCpuMs(stubPid);
   const selfCpu1 = process.cpuUsage();
+  const profiler = await startProfile();
   const tPost = performance.now();
   const tPostEpoch = performance.timeOrigin + tPost;
   const response = await fetch(`${url}/subscribers/${subscriberId}/api/v1/alerts`, {
@@ -200,6 +240,7 @@ async function main(): Promise<void> {
   clearTimeout(guard);
   waiting = false;
   const tDone = performance.now();
+  const profile = await profiler?.stop();
   const alertSelfCpu = cpuMs(process.cpuUsage(selfCpu1));
   const alertStubCpu = procCpuMs(stubPid) - stubCpu1;
   const stubRssAlert = procRssKb(stubPid);
@@ -240,12 +281,25 @@ async function main(): Promise<void> {
       `${seconds(alertStubCpu)} (${share(alertStubCpu / (tDone - tPost))}); per badge: fleet ` +
       `${perBadgeUs(alertSelfCpu)}, stub ${perBadgeUs(alertStubCpu)}`,
   );
+  if (profile) print(`- CPU profile of this process from the POST to the last play: ${profile}`);
   print(
     `- the stub's transcripts: it recorded the play on the account's first device and on its ` +
       `last ${stubSpan === undefined ? '(not available)' : `${ms(stubSpan)} apart`} ` +
       '(its delivery loop, after the POST has answered: decision D14)',
   );
   print();
+
+  // ---- Settled memory: after the alert (idling first would chill the fan-out), cancelled so
+  // that no repeat keeps the badges busy while V8 is left to hand memory back.
+  if (SETTLE_S > 0) {
+    const cancel = await fetch(
+      `${url}/subscribers/${subscriberId}/api/v1/alerts/${encodeURIComponent(taskId)}`,
+      { method: 'DELETE', headers: { authorization: `ServiceApiKey ${apiKey}` } },
+    );
+    await cancel.arrayBuffer();
+    if (!cancel.ok) progress(`DELETE of the bench's alert answered ${cancel.status}`);
+  }
+  const afterSettled = await settle('the fleet online, its alert cancelled', stubPid);
 
   // ---- Memory -------------------------------------------------------------------------------
   const perBadge = (d: number) => d / 1024 / BADGES;
@@ -266,6 +320,15 @@ async function main(): Promise<void> {
   print();
   for (const line of memoryTable([
     ['RSS', before.rss, after.rss],
+    ...(beforeSettled && afterSettled
+      ? [
+          ['RSS, settled', beforeSettled.fleetRss, afterSettled.fleetRss] as [
+            string,
+            number,
+            number,
+          ],
+        ]
+      : []),
     ['heap used', before.heapUsed, after.heapUsed],
     ['heap total', before.heapTotal, after.heapTotal],
     ['external (incl. array buffers)', before.external, after.external],
@@ -273,19 +336,43 @@ async function main(): Promise<void> {
     print(line);
   }
   print();
+  if (beforeSettled && afterSettled) {
+    print(
+      `Settled: the lowest RSS while both processes sat idle (at most ${SETTLE_S} s, ` +
+        `BENCH_SETTLE_S): before the fleet ${beforeSettled.waitedS} s, lowest ${beforeSettled.fleetAtS} s in; ` +
+        `with the fleet online, its alert cancelled, ${afterSettled.waitedS} s, lowest ` +
+        `${afterSettled.fleetAtS} s in. A wait that ran its whole length may have ended before ` +
+        'V8 handed memory back: a larger BENCH_SETTLE_S tells.',
+    );
+    print();
+  }
   print(
     `Stub process (pid ${stubPid}, VmRSS): ${mb(stubRssIdle * 1024)} with the fixtures loaded, ` +
       `${mb(stubRssConnected * 1024)} with ${connected.toLocaleString('en-US')} badges online ` +
       `(${kb(((stubRssConnected - stubRssIdle) * 1024) / Math.max(1, connected))} per badge), ` +
-      `${mb(stubRssAlert * 1024)} after the alert.`,
+      `${mb(stubRssAlert * 1024)} after the alert.` +
+      (beforeSettled && afterSettled
+        ? ` Settled (lowest over the same waits, reached ${beforeSettled.stubAtS} s and ` +
+          `${afterSettled.stubAtS} s in): ${mb(beforeSettled.stubRssKb * 1024)} before the ` +
+          `fleet, ${mb(afterSettled.stubRssKb * 1024)} with it online ` +
+          `(${kb(((afterSettled.stubRssKb - beforeSettled.stubRssKb) * 1024) / Math.max(1, connected))} per badge).`
+        : ''),
   );
   print();
 
   // ---- Goals --------------------------------------------------------------------------------
   const postMs = stubPostMs;
   const postSeenMs = tAnswer - tPost;
-  const fleetKb = perBadge(rssDelta);
-  const stubKb = (stubRssConnected - stubRssIdle) / Math.max(1, connected);
+  const fleetKbConnected = perBadge(rssDelta);
+  const stubKbConnected = (stubRssConnected - stubRssIdle) / Math.max(1, connected);
+  const settled = beforeSettled && afterSettled;
+  const fleetKb = settled
+    ? perBadge(afterSettled.fleetRss - beforeSettled.fleetRss)
+    : fleetKbConnected;
+  const stubKb = settled
+    ? (afterSettled.stubRssKb - beforeSettled.stubRssKb) / Math.max(1, connected)
+    : stubKbConnected;
+  const memoryWhen = settled ? 'settled RSS' : 'RSS just after connecting';
   print(`Load average (1 min) before/after the bench: ${loadBefore} / ${loadavg()}.`);
   print();
   print('### Goals');
@@ -299,12 +386,14 @@ async function main(): Promise<void> {
       `**${verdict(played === BADGES && p99 <= PLAY_GOAL_MS)}**`,
   );
   print(
-    `- at most ${FLEET_MEMORY_GOAL_KB} KB of simulator memory per badge: RSS ` +
-      `${kb(fleetKb * 1024)} per badge (heap used of this thread ${kb(perBadge(heapDelta) * 1024)}, ` +
+    `- at most ${FLEET_MEMORY_GOAL_KB} KB of simulator memory per badge: ${memoryWhen} ` +
+      `${kb(fleetKb * 1024)} per badge (just after connecting ${kb(fleetKbConnected * 1024)}; ` +
+      `heap used of this thread ${kb(perBadge(heapDelta) * 1024)}, ` +
       `external ${kb(perBadge(extDelta) * 1024)}) **${verdict(fleetKb <= FLEET_MEMORY_GOAL_KB)}**`,
   );
   print(
-    `- at most ${STUB_MEMORY_GOAL_KB} KB of stub memory per connected badge: ${kb(stubKb * 1024)} ` +
+    `- at most ${STUB_MEMORY_GOAL_KB} KB of stub memory per connected badge: ${memoryWhen} ` +
+      `${kb(stubKb * 1024)} (just after connecting ${kb(stubKbConnected * 1024)}) ` +
       `**${verdict(stubKb <= STUB_MEMORY_GOAL_KB)}**`,
   );
   const result = {
@@ -319,8 +408,10 @@ async function main(): Promise<void> {
     p99,
     max,
     fleetKb,
+    fleetKbConnected,
     fleetHeapKb: WORKERS === 0 ? perBadge(heapDelta) : Number.NaN,
     stubKb,
+    stubKbConnected,
     fleetCpuUs: ((connectSelfCpu + alertSelfCpu) * 1000) / BADGES,
     stubCpuUs: ((connectStubCpu + alertStubCpu) * 1000) / BADGES,
   };
@@ -338,7 +429,8 @@ async function startStubProcess(count: number): Promise<{ url: string; startMs: 
   const nodeArgs = (process.env.BENCH_STUB_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args = [
     ...nodeArgs,
-    'bin/badge-sim.js',
+    '--enable-source-maps',
+    fileURLToPath(new URL('cli/badge-sim.js', DIST)),
     'stub',
     '--port',
     '0',
@@ -440,6 +532,83 @@ async function waitForConnections(
   progressEnd();
   if (error) progress(`waitUntilConnected: ${error}`);
   return { allAt, waitedAt, milestones, error };
+}
+
+/**
+ * BENCH_PROFILE=dir: a CPU profile of this process (its main thread) from just before the POST
+ * to the last play, written to dir as fleet-alert-<badges>.cpuprofile (open it in Chrome's
+ * DevTools or speedscope). The stub's own: BENCH_STUB_NODE_ARGS='--cpu-prof --cpu-prof-dir=dir'.
+ */
+async function startProfile(): Promise<{ stop(): Promise<string> } | undefined> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `fleet-alert-${BADGES}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
+
+interface SettledMemory {
+  /** The lowest RSS of this process over the wait, in bytes, and when it was reached (s in). */
+  fleetRss: number;
+  fleetAtS: number;
+  /** The lowest VmRSS of the stub over the wait, in KB, and when it was reached. */
+  stubRssKb: number;
+  stubAtS: number;
+  /** How long the wait lasted (s): SETTLE_S, or less once both had handed memory back. */
+  waitedS: number;
+}
+
+/**
+ * Both processes idle, RSS sampled each second, for SETTLE_S seconds or until both have handed
+ * back at least a tenth of their RSS and then held still SETTLE_QUIET_S seconds: the lowest of
+ * each, once V8's memory reducer has returned what the last burst of work left committed. When
+ * it does that varies (15 s to 55 s here), hence the long default and the early end.
+ */
+async function settle(what: string, stubPid: number): Promise<SettledMemory | undefined> {
+  if (SETTLE_S === 0) return undefined;
+  gc?.();
+  const low = {
+    fleetRss: process.memoryUsage.rss(),
+    fleetAtS: 0,
+    stubRssKb: procRssKb(stubPid),
+    stubAtS: 0,
+  };
+  const start = { fleetRss: low.fleetRss, stubRssKb: low.stubRssKb };
+  let second = 0;
+  let quietSince = 0;
+  while (second < SETTLE_S) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    second++;
+    const fleetRss = process.memoryUsage.rss();
+    const stubRssKb = procRssKb(stubPid);
+    if (fleetRss < low.fleetRss || stubRssKb < low.stubRssKb) quietSince = second;
+    if (fleetRss < low.fleetRss) Object.assign(low, { fleetRss, fleetAtS: second });
+    if (stubRssKb < low.stubRssKb) Object.assign(low, { stubRssKb, stubAtS: second });
+    if (second % 5 === 0 || process.stderr.isTTY) {
+      progressLine(
+        `settling (${what}): ${second}/${SETTLE_S} s idle, RSS fleet ${mb(fleetRss)} ` +
+          `(lowest ${mb(low.fleetRss)}), stub ${mb(stubRssKb * 1024)} (lowest ${mb(low.stubRssKb * 1024)})`,
+      );
+    }
+    // Done early once both have handed back a tenth of their RSS and nothing more for 5 s.
+    const handedBack =
+      low.fleetRss < start.fleetRss * SETTLE_DROP && low.stubRssKb < start.stubRssKb * SETTLE_DROP;
+    if (handedBack && second - quietSince >= SETTLE_QUIET_S) break;
+  }
+  progressEnd();
+  return { ...low, waitedS: second };
 }
 
 /** How long the stub took over its latest POST alerts, by its request journal. */

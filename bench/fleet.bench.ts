@@ -8,9 +8,13 @@
  *
  * --badges: comma-separated sizes (each 100 to 100,000; default 1000,10000).
  * --workers: worker threads for the badges (0 to 64; default 0: the fleet's own thread).
- * Sizes run one after another, never together: each has the machine to itself.
+ * Sizes run one after another, never together: each has the machine to itself. The package is
+ * built first (`node scripts/build-package.mjs`): the fleet and the stub run from dist/, as
+ * installed. Memory per badge is judged settled (bench/fleet-run.ts: idle up to BENCH_SETTLE_S,
+ * default 90 s, before the fleet and after its alert, until V8 has handed memory back); the
+ * figure just after connecting is printed beside it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -27,9 +31,12 @@ interface RunResult {
   p50: number;
   p99: number;
   max: number;
+  /** Settled RSS per badge (just after connecting where BENCH_SETTLE_S=0). */
   fleetKb: number;
+  fleetKbConnected: number;
   fleetHeapKb: number;
   stubKb: number;
+  stubKbConnected: number;
   fleetCpuUs: number;
   stubCpuUs: number;
 }
@@ -106,7 +113,9 @@ function table(results: RunResult[]): string[] {
     'p99',
     'max',
     'fleet KB/badge',
+    'settled',
     'stub KB/badge',
+    'settled',
     'fleet CPU/badge',
     'stub CPU/badge',
   ];
@@ -120,7 +129,9 @@ function table(results: RunResult[]): string[] {
     `${fixed(r.p50, 0)} ms`,
     `${fixed(r.p99, 0)} ms`,
     `${fixed(r.max, 0)} ms`,
+    fixed(r.fleetKbConnected),
     fixed(r.fleetKb),
+    fixed(r.stubKbConnected),
     fixed(r.stubKb),
     `${fixed(r.fleetCpuUs, 0)} µs`,
     `${fixed(r.stubCpuUs, 0)} µs`,
@@ -132,8 +143,22 @@ function table(results: RunResult[]): string[] {
   return [line(header), rule, ...rows.map(line)];
 }
 
+/** The package as it ships, so the bench measures what users run (not tsx's transform). */
+function build(): void {
+  process.stderr.write('bench:fleet: building the package (dist/)…\n');
+  const built = spawnSync(process.execPath, ['scripts/build-package.mjs'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (built.status !== 0) {
+    process.stderr.write('bench:fleet: `node scripts/build-package.mjs` failed; see above\n');
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
   const { sizes, workers } = options();
+  build();
   const results: RunResult[] = [];
   for (const badges of sizes) {
     process.stderr.write(`bench:fleet: ${badges} badges, ${workers} worker threads…\n`);
@@ -149,7 +174,9 @@ async function main(): Promise<void> {
     'Connect time from `startFleet` to all online; the POST to every badge, as the stub timed it ' +
       '(its request journal) and as the fleet process saw it (busy with the plays as the answer ' +
       'came); first play after the ' +
-      'POST; RSS per badge (fleet process, all its threads; stub process, per connected badge); ' +
+      'POST; RSS per badge (fleet process, all its threads; stub process, per connected badge), ' +
+      'just after connecting and settled (lowest over the idle wait, when V8 has handed back ' +
+      'what the handshakes left committed); ' +
       'CPU per badge while connecting and playing the alert.',
   );
   print();
@@ -163,6 +190,13 @@ async function main(): Promise<void> {
         `(× ${grow(a.badges, b.badges)}): connect × ${grow(a.connectS, b.connectS)}, POST × ` +
         `${grow(a.postMs, b.postMs)}, first-play p99 × ${grow(a.p99, b.p99)}, fleet KB/badge × ` +
         `${grow(a.fleetKb, b.fleetKb)}, fleet CPU/badge × ${grow(a.fleetCpuUs, b.fleetCpuUs)}.`,
+    );
+    // What one more badge costs, free of what any fleet costs once (compiled code, modules).
+    const marginal = (perBadge: (r: RunResult) => number) =>
+      fixed((perBadge(b) * b.badges - perBadge(a) * a.badges) / (b.badges - a.badges));
+    print(
+      `Each badge beyond the first ${a.badges.toLocaleString('en-US')} (settled RSS): fleet ` +
+        `${marginal((r) => r.fleetKb)} KB, stub ${marginal((r) => r.stubKb)} KB.`,
     );
   }
   if (results.length < sizes.length) process.exit(1);
