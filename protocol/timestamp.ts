@@ -82,7 +82,6 @@ export function formatMicros(micros: Micros): string {
   return `${lastMsText}${String(fraction).padStart(3, '0')}Z`;
 }
 
-
 /** Formats a clock instant (ms) as the service does: `formatMicros(toMicros(ms))`. */
 export function formatTimestamp(ms: number): string {
   if (!isHoldableInstant(ms)) ms = ms > MAX_INSTANT ? MAX_INSTANT : MIN_INSTANT;

@@ -92,10 +92,7 @@ export class FleetActivity {
     const counts = { ...emptyActivity(), ...this.#heard };
     for (const badge of this.#badges) {
       counts.states[badge.status] = (counts.states[badge.status] ?? 0) + 1;
-      const t = badge.taps;
-      counts.tapFaults.lost += t.lost;
-      counts.tapFaults.delayed += t.delayed;
-      counts.tapFaults.duplicated += t.duplicated;
+      badge.addTapFaultsTo(counts.tapFaults);
       const errors = badge.errors;
       counts.errors += errors.length;
       if (counts.firstError === undefined && errors.length > 0)

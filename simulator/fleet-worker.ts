@@ -1,7 +1,7 @@
 /**
  * One worker thread of a fleet split over threads (fleet-workers.ts): it runs an ordinary
- * in-thread fleet of the devices it was given, reports its summary and activity every
- * REPORT_EVERY_MS, and answers the main thread's requests (settle, first plays, close).
+ * in-thread fleet of the devices it was given, reports its summary and activity when they change
+ * (looked at every REPORT_EVERY_MS), and answers the main thread's requests (settle, first plays, close).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FleetOptions } from './fleet.ts';
@@ -24,8 +24,20 @@ async function main(): Promise<void> {
     return;
   }
   const activity = new FleetActivity(fleet.badges);
-  const report = () =>
-    post({ type: 'report', summary: fleet.summary(), activity: activity.counts() });
+  // Only what changed crosses to the main thread: an idle fleet's worker then allocates next to
+  // nothing, and V8 can find it idle enough to hand its heap's spare memory back.
+  let last = '';
+  const report = (always = false) => {
+    const message: WorkerMessage = {
+      type: 'report',
+      summary: fleet.summary(),
+      activity: activity.counts(),
+    };
+    const text = JSON.stringify(message);
+    if (!always && text === last) return;
+    last = text;
+    post(message);
+  };
   report();
   const reporting = setInterval(report, REPORT_EVERY_MS);
 
@@ -40,7 +52,7 @@ async function main(): Promise<void> {
           post({ type: 'reply', id: message.id, value: activity.firstPlays(message.taskId) });
           return;
         case 'report':
-          report();
+          report(true);
           post({ type: 'reply', id: message.id, value: null });
           return;
         case 'close':
