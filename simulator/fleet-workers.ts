@@ -58,6 +58,14 @@ export type WorkerMessage =
   | { type: 'failed'; message: string }
   | { type: 'reply'; id: number; value?: unknown; error?: string };
 
+/**
+ * The young generation of each fleet thread, in MB. A thread's badges are long-lived; what they
+ * allocate per frame dies young. With V8's default (as large as the main thread's), two threads of
+ * 5,000 badges each held 30 KB of RSS per badge and never handed it back; with 4 MB, about 12.5
+ * KB once idle (bench:fleet --workers 2, decision SC1).
+ */
+const WORKER_YOUNG_GENERATION_MB = 4;
+
 export async function startFleetInWorkers(
   options: FleetOptions & { workers: number },
 ): Promise<WorkerFleetHandle> {
@@ -142,6 +150,7 @@ class FleetThread {
     this.#worker = new Worker(BOOTSTRAP, {
       eval: true,
       workerData: { ...workerEntry(), options },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     this.started = new Promise<void>((resolve, reject) => {
       this.#worker.on('message', (message: WorkerMessage) => {
