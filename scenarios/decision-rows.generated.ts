@@ -413,6 +413,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A badge timer due at the very instant its fleet is at, against a stub in anothe…"
   },
   {
+    "id": "F10",
+    "case": "A stub that takes a badge's connection but never answers its WebSocket upgrade…"
+  },
+  {
     "id": "U1",
     "case": "Ids without a seed"
   },
