@@ -55,10 +55,10 @@ export class LiveFeed {
   readonly #core: StubCore;
   readonly #gateway: DeviceGateway;
   readonly #subscribers = new Map<FeedSubscriber, Pending>();
-  /** What each device hears or says now (the last play, broadcast or speech until its stop). */
   /**
-   * What each device last heard, its instant kept as a number and printed only when someone
-   * reads it: a fan-out to 10,000 badges would otherwise format 10,000 timestamps nobody sees.
+   * What each device hears or says now (the last play, broadcast or speech until its stop), its
+   * instant kept as a number and printed only when read: a fan-out to 10,000 badges would
+   * otherwise format 10,000 timestamps nobody sees.
    */
   readonly #heard = new Map<string, Omit<LiveHeard, 'at'> & { atMs: number }>();
   /** The newest events, oldest first, at most STREAM_RECENT_EVENTS. */
