@@ -306,6 +306,16 @@ async function main(): Promise<void> {
   const rssDelta = after.rss - before.rss;
   const heapDelta = after.heapUsed - before.heapUsed;
   const extDelta = after.external - before.external;
+  const fleetKbConnected = perBadge(rssDelta);
+  const stubKbConnected = (stubRssConnected - stubRssIdle) / Math.max(1, connected);
+  const settled = beforeSettled && afterSettled;
+  const fleetKb = settled
+    ? perBadge(afterSettled.fleetRss - beforeSettled.fleetRss)
+    : fleetKbConnected;
+  const stubKb = settled
+    ? (afterSettled.stubRssKb - beforeSettled.stubRssKb) / Math.max(1, connected)
+    : stubKbConnected;
+  const memoryWhen = settled ? 'settled RSS' : 'RSS just after connecting';
   print('### Memory');
   print();
   print(
@@ -320,7 +330,7 @@ async function main(): Promise<void> {
   print();
   for (const line of memoryTable([
     ['RSS', before.rss, after.rss],
-    ...(beforeSettled && afterSettled
+    ...(settled
       ? [
           ['RSS, settled', beforeSettled.fleetRss, afterSettled.fleetRss] as [
             string,
@@ -336,7 +346,7 @@ async function main(): Promise<void> {
     print(line);
   }
   print();
-  if (beforeSettled && afterSettled) {
+  if (settled) {
     print(
       `Settled: the lowest RSS while both processes sat idle (at most ${SETTLE_S} s, ` +
         `BENCH_SETTLE_S): before the fleet ${beforeSettled.waitedS} s, lowest ${beforeSettled.fleetAtS} s in; ` +
@@ -351,11 +361,11 @@ async function main(): Promise<void> {
       `${mb(stubRssConnected * 1024)} with ${connected.toLocaleString('en-US')} badges online ` +
       `(${kb(((stubRssConnected - stubRssIdle) * 1024) / Math.max(1, connected))} per badge), ` +
       `${mb(stubRssAlert * 1024)} after the alert.` +
-      (beforeSettled && afterSettled
+      (settled
         ? ` Settled (lowest over the same waits, reached ${beforeSettled.stubAtS} s and ` +
           `${afterSettled.stubAtS} s in): ${mb(beforeSettled.stubRssKb * 1024)} before the ` +
           `fleet, ${mb(afterSettled.stubRssKb * 1024)} with it online ` +
-          `(${kb(((afterSettled.stubRssKb - beforeSettled.stubRssKb) * 1024) / Math.max(1, connected))} per badge).`
+          `(${kb(stubKb * 1024)} per badge).`
         : ''),
   );
   print();
@@ -363,16 +373,6 @@ async function main(): Promise<void> {
   // ---- Goals --------------------------------------------------------------------------------
   const postMs = stubPostMs;
   const postSeenMs = tAnswer - tPost;
-  const fleetKbConnected = perBadge(rssDelta);
-  const stubKbConnected = (stubRssConnected - stubRssIdle) / Math.max(1, connected);
-  const settled = beforeSettled && afterSettled;
-  const fleetKb = settled
-    ? perBadge(afterSettled.fleetRss - beforeSettled.fleetRss)
-    : fleetKbConnected;
-  const stubKb = settled
-    ? (afterSettled.stubRssKb - beforeSettled.stubRssKb) / Math.max(1, connected)
-    : stubKbConnected;
-  const memoryWhen = settled ? 'settled RSS' : 'RSS just after connecting';
   print(`Load average (1 min) before/after the bench: ${loadBefore} / ${loadavg()}.`);
   print();
   print('### Goals');
