@@ -12,11 +12,14 @@
  * built first (`node scripts/build-package.mjs`): the fleet and the stub run from dist/, as
  * installed. Memory per badge is judged settled (bench/fleet-run.ts: idle up to BENCH_SETTLE_S,
  * default 90 s, before the fleet and after its alert, until V8 has handed memory back); the
- * figure just after connecting is printed beside it.
+ * figure just after connecting is printed beside it. After each size, bench/fleet-floor-run.ts
+ * measures the floors under its fan-out on this machine (bare WebSockets, then with one badge
+ * machine each), and the table gives the first-play p99 as a ratio to them.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { FloorResult } from './fleet-floor-run.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,6 +42,8 @@ interface RunResult {
   stubKbConnected: number;
   fleetCpuUs: number;
   stubCpuUs: number;
+  /** The same size's floors (bench/fleet-floor-run.ts), run right after it. */
+  floor?: FloorResult;
 }
 
 function usage(problem: string): never {
@@ -70,19 +75,23 @@ function options(): { sizes: number[]; workers: number } {
   return { sizes, workers };
 }
 
-/** One size in a fresh process; its report goes through, its RESULT line comes back. */
-function runOne(badges: number, workers: number): Promise<RunResult | undefined> {
+/**
+ * One bench script in a fresh process (one size): its report goes through, and the JSON of its
+ * line that starts with `tag` (RESULT, FLOOR) comes back.
+ */
+function runOne<T>(
+  script: string,
+  tag: string,
+  badges: number,
+  workers: number,
+): Promise<T | undefined> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'bench/fleet-run.ts'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, BENCH_BADGES: String(badges), BENCH_WORKERS: String(workers) },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let result: RunResult | undefined;
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_BADGES: String(badges), BENCH_WORKERS: String(workers) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let result: T | undefined;
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
@@ -90,7 +99,7 @@ function runOne(badges: number, workers: number): Promise<RunResult | undefined>
       while (newline >= 0) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
-        if (line.startsWith('RESULT ')) result = JSON.parse(line.slice(7)) as RunResult;
+        if (line.startsWith(`${tag} `)) result = JSON.parse(line.slice(tag.length + 1)) as T;
         else process.stdout.write(`${line}\n`);
         newline = pending.indexOf('\n');
       }
@@ -118,6 +127,9 @@ function table(results: RunResult[]): string[] {
     'settled',
     'fleet CPU/badge',
     'stub CPU/badge',
+    'floor p99: sockets',
+    '+ machine',
+    'p99 ÷ floor',
   ];
   const rows = results.map((r) => [
     r.badges.toLocaleString('en-US'),
@@ -135,6 +147,9 @@ function table(results: RunResult[]): string[] {
     fixed(r.stubKb),
     `${fixed(r.fleetCpuUs, 0)} µs`,
     `${fixed(r.stubCpuUs, 0)} µs`,
+    `${fixed(r.floor?.sockets.p99 ?? Number.NaN, 0)} ms`,
+    `${fixed(r.floor?.machine.p99 ?? Number.NaN, 0)} ms`,
+    `× ${fixed(r.p99 / (r.floor?.machine.p99 ?? Number.NaN), 2)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
@@ -162,9 +177,16 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   for (const badges of sizes) {
     process.stderr.write(`bench:fleet: ${badges} badges, ${workers} worker threads…\n`);
-    const result = await runOne(badges, workers);
-    if (result) results.push(result);
-    else process.stderr.write(`bench:fleet: the run of ${badges} badges gave no result\n`);
+    const result = await runOne<RunResult>('bench/fleet-run.ts', 'RESULT', badges, workers);
+    if (!result) {
+      process.stderr.write(`bench:fleet: the run of ${badges} badges gave no result\n`);
+      continue;
+    }
+    process.stderr.write(`bench:fleet: the floors under ${badges} bare WebSockets…\n`);
+    result.floor = await runOne<FloorResult>('bench/fleet-floor-run.ts', 'FLOOR', badges, 0);
+    if (!result.floor)
+      process.stderr.write(`bench:fleet: the floors of ${badges} gave no result\n`);
+    results.push(result);
   }
   const print = (line = '') => process.stdout.write(`${line}\n`);
   print();
@@ -177,7 +199,10 @@ async function main(): Promise<void> {
       'POST; RSS per badge (fleet process, all its threads; stub process, per connected badge), ' +
       'just after connecting and settled (lowest over the idle wait, when V8 has handed back ' +
       'what the handshakes left committed); ' +
-      'CPU per badge while connecting and playing the alert.',
+      'CPU per badge while connecting and playing the alert. ' +
+      'Floors, run right after each size on the same machine (bench/fleet-floor-run.ts): the ' +
+      'p99 arrival of one frame at as many bare WebSockets, alone and with one badge-machine ' +
+      'PLAY each (better of two rounds); p99 ÷ floor is the first-play p99 over the second.',
   );
   print();
   for (const line of table(results)) print(line);
