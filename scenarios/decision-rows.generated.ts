@@ -1006,7 +1006,7 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   },
   {
     "id": "RJ4",
-    "case": "Large bodies and answers"
+    "case": "Large bodies and answers, and when the work is done"
   },
   {
     "id": "RJ5",

@@ -29,8 +29,8 @@ export function emulatedPath(request: FastifyRequest): string | undefined {
  */
 export function accountsOf(core: StubCore, request: FastifyRequest, path: string): string[] {
   const accounts: string[] = [];
-  const inPath = /^\/subscribers\/([^/]+)/.exec(path)?.[1];
-  if (inPath !== undefined) accounts.push(decoded(inPath));
+  const inPath = accountInPath(path);
+  if (inPath !== undefined) accounts.push(inPath);
   const url = request.raw.url ?? '';
   const query = url.indexOf('?');
   if (query >= 0) {
@@ -57,6 +57,19 @@ export function accountsOf(core: StubCore, request: FastifyRequest, path: string
     if (owner !== undefined) accounts.push(owner);
   }
   return accounts;
+}
+
+/** The most specific account a request concerns (RJ7): `accountsOf`'s first, read no further. */
+export function accountOf(core: StubCore, request: FastifyRequest, path: string): string | null {
+  return accountInPath(path) ?? accountsOf(core, request, path)[0] ?? null;
+}
+
+function accountInPath(path: string): string | undefined {
+  if (!path.startsWith('/subscribers/')) return undefined;
+  const end = path.indexOf('/', '/subscribers/'.length);
+  const segment = path.slice('/subscribers/'.length, end < 0 ? undefined : end);
+  if (segment === '') return undefined;
+  return segment.includes('%') ? decoded(segment) : segment;
 }
 
 function decoded(segment: string): string {

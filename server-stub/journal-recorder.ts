@@ -5,46 +5,68 @@
  * marked on the request. Registered first in app.ts, so its onRequest hook runs before those
  * of the routes and of faults (a fault hook that answers or resets still leaves the request
  * journalled).
+ *
+ * A request's path through here keeps references only (the body and answer texts as sent):
+ * the journal parses and masks when it is read, and the session recording, when it is on,
+ * asks for the entry itself (principle 10).
  */
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountsOf, emulatedPath } from './emulated-request.ts';
-import type { ReceivedRequest } from './journal.ts';
+import { accountOf, emulatedPath } from './emulated-request.ts';
+import type { ReceivedRequest, SentText } from './journal.ts';
+import type { RecordPlace } from './recorder.ts';
 import type { StubCore } from './stub-core.ts';
 
-const RAW_BODY = Symbol('journal raw body');
-const ANSWER = Symbol('journal answer');
-const RECORDED = Symbol('journal records it');
-
-interface Journalled {
-  [RECORDED]?: true;
-  [RAW_BODY]?: string;
-  [ANSWER]?: { text: string; contentType: string | undefined };
+/** What the journal notes of a request to the emulated APIs while it is served. */
+interface Arrival {
+  readonly path: string;
+  /** Clock time (ms) when it arrived. */
+  readonly arrivedAt: number;
+  /** `performance.now()` when it arrived. */
+  readonly started: number;
+  /** Its place in the session recording, when one is on. */
+  readonly place: RecordPlace | undefined;
+  /** The body's text, kept by the content-type parser that read it. */
+  rawBody: string | undefined;
+  answer: SentText | undefined;
 }
 
-/** A content-type parser keeps the text it read, for the journal of a body it cannot parse. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on arrival for a request the journal records (journal-recorder.ts), else null. */
+    journalArrival: Arrival | null;
+  }
+}
+
+/** A content-type parser keeps the text it read: the journal shows the body as sent. */
 export function keepRawBody(request: FastifyRequest, text: string): void {
-  (request as FastifyRequest & Journalled)[RAW_BODY] = text;
+  if (request.journalArrival) request.journalArrival.rawBody = text;
 }
 
 export function recordRequests(app: FastifyInstance, core: StubCore): void {
+  // Declared, so every request has the field from the start (fastify keeps one object shape).
+  app.decorateRequest('journalArrival', null);
   app.addHook('onRequest', (request, reply, done) => {
     const path = emulatedPath(request);
     if (path === undefined) return done();
-    const arrivedAt = core.clock.now();
-    // Its place in the session recording: before what it causes, though recorded after.
-    const place = core.recorder.reserve();
-    const started = performance.now();
-    (request as FastifyRequest & Journalled)[RECORDED] = true;
+    const arrival: Arrival = {
+      path,
+      arrivedAt: core.clock.now(),
+      started: performance.now(),
+      // Its place in the session recording: before what it causes, though recorded after.
+      place: core.recorder.recording ? core.recorder.reserve() : undefined,
+      rawBody: undefined,
+      answer: undefined,
+    };
+    request.journalArrival = arrival;
     reply.raw.once('close', () => {
       // An event listener, outside fastify's error handling: a throw here would end the process.
       try {
-        const entry = core.journal.record(
-          received(core, request, reply.raw, path, arrivedAt, started),
-        );
+        const id = core.journal.record(received(core, request, reply.raw, arrival));
         // The session recording keeps the journal's entry, at the place it took on arrival.
-        core.recorder.add('request', { request: entry }, place);
+        if (arrival.place !== undefined && core.recorder.recording)
+          core.recorder.add('request', { request: core.journal.entry(id) }, arrival.place);
       } catch (error) {
         request.log.error({ err: error }, 'badge-sim: the request journal could not record');
       }
@@ -53,12 +75,12 @@ export function recordRequests(app: FastifyInstance, core: StubCore): void {
   });
   // fastify writes its headers with the answer: the content type is read here, before.
   app.addHook('onSend', (request, reply, payload, done) => {
-    const journalled = request as FastifyRequest & Journalled;
-    if (journalled[RECORDED] && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+    const arrival = request.journalArrival;
+    if (arrival && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       const contentType = reply.getHeader('content-type');
-      journalled[ANSWER] = {
-        text: payload.toString(),
-        contentType: typeof contentType === 'string' ? contentType : undefined,
+      arrival.answer = {
+        text: typeof payload === 'string' ? payload : payload.toString(),
+        as: typeof contentType === 'string' && contentType.includes('json') ? 'json' : 'text',
       };
     }
     done(null, payload);
@@ -70,30 +92,29 @@ function received(
   core: StubCore,
   request: FastifyRequest,
   response: ServerResponse,
-  path: string,
-  arrivedAt: number,
-  started: number,
+  arrival: Arrival,
 ): ReceivedRequest {
-  const journalled = request as FastifyRequest & Journalled;
   // Not finished when closed: the connection was reset or aborted before the answer was sent.
   const status = response.writableFinished ? response.statusCode : null;
-  const rawBody = journalled[RAW_BODY];
   return {
-    arrivedAt,
+    arrivedAt: arrival.arrivedAt,
     method: request.method,
-    path,
+    path: arrival.path,
     query: request.query,
     headers: request.headers,
-    body:
-      request.body !== undefined
-        ? { parsed: request.body }
-        : rawBody !== undefined
-          ? { text: rawBody }
-          : undefined,
-    account: accountsOf(core, request, path)[0] ?? null,
+    body: sentBody(request, arrival.rawBody),
+    account: accountOf(core, request, arrival.path),
     status,
-    answer: status === null ? undefined : journalled[ANSWER],
-    durationMs: performance.now() - started,
+    answer: status === null ? undefined : arrival.answer,
+    durationMs: performance.now() - arrival.started,
     fault: request.stubFault,
   };
+}
+
+/** The body as sent, and whether the stub read it as JSON or a form (else it is text). */
+function sentBody(request: FastifyRequest, text: string | undefined): SentText | undefined {
+  if (text === undefined) return undefined;
+  if (request.body === undefined) return { text, as: 'text' };
+  const form = request.headers['content-type']?.includes('x-www-form-urlencoded') === true;
+  return { text, as: form ? 'form' : 'json' };
 }

@@ -1,4 +1,5 @@
 /** The journal's core without HTTP: the mask rule case by case, faults, the cap. */
+import { execFileSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { type ReceivedRequest, RequestJournal } from './journal.ts';
 import { MASK, maskAuthorization, maskSecrets, maskText } from './journal-mask.ts';
@@ -94,12 +95,44 @@ describe('the journal', () => {
   test('an answer that says JSON is parsed and masked; one that is not JSON is kept as text', () => {
     const journal = new RequestJournal(() => 10);
     const json = journal.record(
-      received({ answer: { text: '{"access_token":"at"}', contentType: 'application/json' } }),
+      received({ answer: { text: '{"access_token":"at"}', as: 'json' } }),
     );
-    expect(json.answer).toEqual({ access_token: MASK });
-    const text = journal.record(
-      received({ answer: { text: 'access_token=at', contentType: 'text/plain' } }),
+    expect(journal.entry(json)?.answer).toEqual({ access_token: MASK });
+    const text = journal.record(received({ answer: { text: 'access_token=at', as: 'text' } }));
+    expect(journal.entry(text)?.answer).toBe('access_token=***');
+  });
+});
+
+describe('what the journal holds', () => {
+  test('a long answer is kept as its first 8 KiB (a copy): 200 answers of 1 MiB hold a few MiB', () => {
+    // In a process of its own, where a full GC can be asked for: the heap is read after one.
+    const script = `
+      import { RequestJournal } from ${JSON.stringify(new URL('./journal.ts', import.meta.url).href)};
+      const journal = new RequestJournal(() => 1000);
+      globalThis.gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 200; i++) {
+        const answer = JSON.stringify({ events: [{ n: i, text: 'x'.repeat(1 << 20) }] });
+        journal.record({ arrivedAt: 0, method: 'GET', path: '/e', query: {}, headers: {},
+          account: null, status: 200, durationMs: 1, answer: { text: answer, as: 'json' } });
+      }
+      globalThis.gc();
+      const held = process.memoryUsage().heapUsed - before;
+      const last = journal.list({ after: 199 }).entries[0];
+      console.log(JSON.stringify({ held, size: journal.size, shown: last.answer.length, truncated: last.truncated }));
+    `;
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
     );
-    expect(text.answer).toBe('access_token=***');
+    const { held, size, shown, truncated } = JSON.parse(out);
+    expect({ size, shown, truncated }).toEqual({
+      size: 200,
+      shown: 8 * 1024,
+      truncated: ['answer'],
+    });
+    // 200 × 8 KiB of text is 1.6 MB (3.2 MB as UTF-16); the answers themselves were 200 MiB.
+    expect(held).toBeLessThan(8 * 1024 * 1024);
   });
 });
