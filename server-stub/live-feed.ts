@@ -61,7 +61,7 @@ export class LiveFeed {
    * otherwise format 10,000 timestamps nobody sees.
    */
   readonly #heard = new Map<string, Omit<LiveHeard, 'at'> & { atMs: number }>();
-  /** The newest events, oldest first, at most STREAM_RECENT_EVENTS. */
+  /** The newest events, oldest first: the last STREAM_RECENT_EVENTS of it are shown. */
   #recent: LiveEvent[] = [];
   #groupsOf: Map<string, string[]> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -114,7 +114,7 @@ export class LiveFeed {
       })),
       devices: directory.devices().map((d) => this.device(d.id)!),
       tasks: this.tasks(),
-      events: [...this.#recent],
+      events: this.#recent.slice(-STREAM_RECENT_EVENTS),
     };
   }
 
@@ -164,10 +164,10 @@ export class LiveFeed {
   }
 
   #event(event: LiveEvent): void {
+    // Cut back only when twice as long: amortised O(1) an event (a shift each moved them all).
     this.#recent.push(event);
-    if (this.#recent.length > STREAM_RECENT_EVENTS * 2)
+    if (this.#recent.length >= STREAM_RECENT_EVENTS * 2)
       this.#recent = this.#recent.slice(-STREAM_RECENT_EVENTS);
-    else if (this.#recent.length > STREAM_RECENT_EVENTS) this.#recent.shift();
     this.#mark((p) => {
       p.tasks = true;
       p.events.push(event);

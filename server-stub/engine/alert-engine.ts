@@ -135,6 +135,8 @@ interface Task {
   timeoutTimer: TimerId | undefined;
   /** Commands made once and given to every device: each transcript line points at one. */
   commands: TaskCommands;
+  /** Its events' `task` (made at the first): one object, so the event store writes it once. */
+  eventTask: AnalyticEvent['task'] | undefined;
 }
 
 interface TaskCommands {
@@ -263,6 +265,7 @@ export class AlertEngine {
       recipients: undefined,
       timeoutTimer: undefined,
       commands: { play: undefined, stop: {}, speak: {} },
+      eventTask: undefined,
     };
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start', undefined, task.createdAt);
@@ -623,7 +626,11 @@ export class AlertEngine {
     const event: AnalyticEvent = {
       category: 'tasks',
       content: { type, ...extra },
-      task: { id: task.id, name: task.name, task_type: { ...ALERT_TASK_TYPE } },
+      task: (task.eventTask ??= {
+        id: task.id,
+        name: task.name,
+        task_type: { ...ALERT_TASK_TYPE },
+      }),
       event_id: this.#ids.eventId(),
       timestamp: formatTimestamp(at),
     };

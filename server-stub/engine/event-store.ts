@@ -41,9 +41,10 @@ interface AccountLog {
  */
 export class EventStore {
   #logs = new Map<string, AccountLog>();
-  /** Heads by kind and device: as many as the fixtures have devices, times the kinds. */
-  #heads = new Interned(Number.POSITIVE_INFINITY);
-  #tasks = new Interned(RECENT_TASKS);
+  /** Heads by a short key of kind and device: as many as the fixtures have devices, times the kinds. */
+  #heads = new Map<string, string>();
+  /** Task pieces by the engine's task object (one for all of a task's events), the latest few. */
+  #tasks = new Map<object, string>();
 
   constructor(readonly retentionMs: number) {}
 
@@ -57,15 +58,46 @@ export class EventStore {
     }
     log.events.push({
       at,
-      head: this.#heads.intern(
-        `{"category":${JSON.stringify(event.category)},"content":${JSON.stringify(event.content)},"task":`,
-      ),
-      task: this.#tasks.intern(`${JSON.stringify(event.task)},"event_id":"`),
+      head: this.#head(event),
+      task: this.#task(event),
       eventId: flat(event.event_id),
     });
     log.answer = undefined;
     // The oldest retained event expired: prune (a binary search; rarely more than a compare).
     if (log.events[log.head]!.at < this.#cutoff(atMs)) this.#prune(log, atMs);
+  }
+
+  /**
+   * The shared start of an event's JSON, found by a short key of its category and content
+   * (the JSON is written only for a kind and device not seen before).
+   */
+  #head(event: AnalyticEvent): string {
+    let key = event.category;
+    const content: Record<string, unknown> = event.content;
+    for (const name in content) {
+      const value = content[name];
+      key += `\u0000${name}\u0001${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    }
+    let head = this.#heads.get(key);
+    if (head === undefined) {
+      head = flat(
+        `{"category":${JSON.stringify(event.category)},"content":${JSON.stringify(event.content)},"task":`,
+      );
+      this.#heads.set(key, head);
+    }
+    return head;
+  }
+
+  /** The task's piece: written once for each task object (the engine gives its events one). */
+  #task(event: AnalyticEvent): string {
+    let piece = this.#tasks.get(event.task);
+    if (piece === undefined) {
+      piece = flat(`${JSON.stringify(event.task)},"event_id":"`);
+      this.#tasks.set(event.task, piece);
+      // A task's events come close together: the oldest pieces are let go.
+      if (this.#tasks.size > RECENT_TASKS) this.#tasks.delete(this.#tasks.keys().next().value!);
+    }
+    return piece;
   }
 
   /**
@@ -154,8 +186,8 @@ export class EventStore {
   /** Forgets every event. New maps, so no capacity of the old ones is kept. */
   clear(): void {
     this.#logs = new Map();
-    this.#heads = new Interned(Number.POSITIVE_INFINITY);
-    this.#tasks = new Interned(RECENT_TASKS);
+    this.#heads = new Map();
+    this.#tasks = new Map();
   }
 
   /** The oldest instant (µs) still retained at the clock's `now` (ms). */
@@ -196,24 +228,6 @@ function firstAtOrAfter(events: (StoredEvent | undefined)[], time: Micros, from:
 /** An event's JSON, as `JSON.stringify` wrote the event (category, content, task, id, time). */
 function jsonOf(stored: StoredEvent): string {
   return `${stored.head}${stored.task}${stored.eventId}","timestamp":"${formatMicros(stored.at)}"}`;
-}
-
-/** Equal strings made one, so that each is held once; the oldest forgotten past `limit`. */
-class Interned {
-  readonly #strings = new Map<string, string>();
-
-  constructor(readonly limit: number) {}
-
-  intern(text: string): string {
-    const known = this.#strings.get(text);
-    if (known !== undefined) return known;
-    const kept = flat(text);
-    this.#strings.set(kept, kept);
-    if (this.#strings.size > this.limit) {
-      this.#strings.delete(this.#strings.keys().next().value!);
-    }
-    return kept;
-  }
 }
 
 /**
