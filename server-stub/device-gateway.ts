@@ -640,11 +640,12 @@ export class DeviceGateway {
   #state(deviceId: string, state: Static<typeof StateFrame>): void {
     const live = this.#liveOf(deviceId);
     live.state = state.state;
-    const battery = [live.batteryLevel, live.batteryStatus];
+    const level = live.batteryLevel;
+    const status = live.batteryStatus;
     if (state.battery_level !== undefined) live.batteryLevel = state.battery_level;
     if (state.battery_status !== undefined) live.batteryStatus = state.battery_status;
     // Only a new reading is worth a record: badges report their state on every play.
-    if (battery[0] !== live.batteryLevel || battery[1] !== live.batteryStatus)
+    if (level !== live.batteryLevel || status !== live.batteryStatus)
       this.#core.recorder.add('battery', {
         device: deviceId,
         level: live.batteryLevel,
