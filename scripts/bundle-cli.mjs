@@ -39,6 +39,8 @@ export async function bundleCli(root, dist) {
     sourcemap: 'linked',
     sourcesContent: false,
     legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
     // CommonJS dependencies (fastify, ajv, ws) require Node's built-ins.
     banner: {
       js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
