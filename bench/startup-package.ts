@@ -4,7 +4,15 @@
  * rewritten, and the tarball installed into a throwaway consumer project.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,17 +46,69 @@ function runOrThrow(command: string, args: string[], cwd: string, timeoutMs: num
   return result.stdout;
 }
 
-/** Packs a copy of the checkout into `work`; the tarball's path. */
-export function packCheckout(work: string): string {
+/** The folders and files `npm run build` reads: a dist/ older than any of them is stale. */
+const BUILD_INPUTS = [
+  'bin',
+  'cli',
+  'client',
+  'container',
+  'contract',
+  'dashboard',
+  'fixtures',
+  'model',
+  'protocol',
+  'scenarios',
+  'scripts',
+  'server-stub',
+  'simulator',
+  'index.ts',
+  'public-types.ts',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce(
+    (newest, name) => Math.max(newest, newestMtime(join(path, name))),
+    stat.mtimeMs,
+  );
+}
+
+/** Whether this checkout's dist/ was built after its last change (CI builds it first). */
+export function distIsFresh(): boolean {
+  const built = join(ROOT, 'dist/cli/badge-sim.js');
+  if (!existsSync(built)) return false;
+  const inputs = BUILD_INPUTS.filter((name) => existsSync(join(ROOT, name)));
+  return statSync(built).mtimeMs > Math.max(...inputs.map((name) => newestMtime(join(ROOT, name))));
+}
+
+/**
+ * Packs a copy of the checkout into `work`; the tarball's path. With `reuseDist`, its dist/ is
+ * packed as it is (`npm pack --ignore-scripts`) instead of built again (about a minute here).
+ */
+export function packCheckout(work: string, reuseDist = false): string {
   const source = join(work, 'source');
   cpSync(ROOT, source, {
     recursive: true,
-    filter: (path) => !NOT_COPIED.has(relative(ROOT, path).split('/')[0]!),
+    filter: (path) => {
+      const top = relative(ROOT, path).split('/')[0]!;
+      return !NOT_COPIED.has(top) || (reuseDist && top === 'dist');
+    },
   });
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
   const out = runOrThrow(
     'npm',
-    ['pack', '--json', '--pack-destination', work, '--loglevel=error'],
+    [
+      'pack',
+      '--json',
+      '--pack-destination',
+      work,
+      '--loglevel=error',
+      ...(reuseDist ? ['--ignore-scripts'] : []),
+    ],
     source,
     300_000,
   );
