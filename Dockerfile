@@ -28,8 +28,10 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-update-not
     --loglevel=error \
   && npm cache clean --force --loglevel=error
 # The compiled package (`npm run build` writes dist/; an installed package has it already):
-# plain JavaScript, no TypeScript loader at start.
+# plain JavaScript, no TypeScript loader at start. bin/ is the command users run: the image
+# starts the stub the same way (the bundled command, its crash traces mapped, Q13).
 COPY dist ./dist
+COPY bin ./bin
 
 # Listen on every interface of the container; the host decides what to publish.
 ENV BADGE_SIM_HOST=0.0.0.0 \
@@ -41,4 +43,4 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "dist/container/healthcheck.mjs"]
 # node is PID 1 and stops the stub cleanly on SIGTERM (docker stop).
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/cli/badge-sim.js", "stub"]
+ENTRYPOINT ["node", "bin/badge-sim.js", "stub"]

@@ -4,6 +4,7 @@ import { untrustedCertificateHint } from '../client/trust.ts';
 import { ANALYTICS_TABLE_COLUMNS } from '../protocol/analytics-table.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fail, integerOption } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 import { table } from './env.command.ts';
 
 interface AnalyticsOptions {
@@ -20,7 +21,7 @@ interface AnalyticsOptions {
  */
 export function analyticsCommand(): Command {
   return new Command('analytics')
-    .description('List analytic events: by default the 20 most recent of the last 7 days.')
+    .description(COMMANDS.analytics.description)
     .option(
       '--base-url <url>',
       '{base_url} of the service (a stub, or the real one)',

@@ -1,18 +1,14 @@
 /**
- * `badge-sim`: one program, one subcommand per job. Each subcommand lives in its own file and
- * registers itself here.
+ * `badge-sim`: one program, one subcommand per job. Each subcommand lives in its own file,
+ * listed in commands.ts; only the one the arguments ask for is loaded, so `--version`,
+ * `--help` and each command start without loading what the others use.
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
-import { analyticsCommand } from './analytics.command.ts';
-import { devicesCommand } from './devices.command.ts';
-import { envCommand } from './env.command.ts';
-import { generateCommand } from './generate.command.ts';
-import { mergeReportsCommand } from './merge-reports.command.ts';
-import { recordCommand } from './record.command.ts';
-import { reproCommand } from './repro.command.ts';
-import { runCommand } from './run.command.ts';
-import { stubCommand } from './stub.command.ts';
+import { Command, Help } from 'commander';
+import { COMMANDS, type CommandName, commandAskedFor } from './commands.ts';
+import { printCrashesWithSourceLines } from './crash-trace.ts';
+
+printCrashesWithSourceLines();
 
 // Output piped into a reader that stops early (`| head`) ends the program quietly.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -30,14 +26,20 @@ const program = new Command('badge-sim')
   .description('Device simulator and test harness for the voice-badge alerting service.')
   .version(version)
   .showHelpAfterError('(run with --help for usage)')
-  .addCommand(stubCommand())
-  .addCommand(devicesCommand())
-  .addCommand(runCommand())
-  .addCommand(envCommand())
-  .addCommand(analyticsCommand())
-  .addCommand(reproCommand())
-  .addCommand(recordCommand())
-  .addCommand(mergeReportsCommand())
-  .addCommand(generateCommand());
+  // The commands not loaded are listed from the table (commands.ts), as if they were.
+  .configureHelp({
+    subcommandTerm(this: Help, command: Command) {
+      const entry = Object.hasOwn(COMMANDS, command.name())
+        ? COMMANDS[command.name() as CommandName]
+        : undefined;
+      return entry?.term ?? Help.prototype.subcommandTerm.call(this, command);
+    },
+  });
+const asked = commandAskedFor(process.argv.slice(2));
+for (const [name, entry] of Object.entries(COMMANDS)) {
+  program.addCommand(
+    name === asked ? await entry.load() : new Command(name).description(entry.description),
+  );
+}
 
 await program.parseAsync(process.argv);

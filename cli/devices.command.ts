@@ -9,13 +9,7 @@ import {
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { type Shard, shardOption } from '../protocol/shard.ts';
-import {
-  FleetError,
-  type FleetHandle,
-  type FleetSummary,
-  startFleet,
-  waitForStub,
-} from '../simulator/fleet.ts';
+import type { FleetHandle, FleetSummary } from '../simulator/fleet.ts';
 import { FleetActivity, type FleetActivityCounts } from '../simulator/fleet-activity.ts';
 import { MAX_WORKERS, type WorkerFleetHandle } from '../simulator/fleet-workers.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
@@ -26,6 +20,7 @@ import {
   numberOption,
   probabilityOption,
 } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
 
 interface DevicesOptions {
@@ -71,7 +66,7 @@ export function devicesCommand(): Command {
     new Command('devices')
       // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-      .description('Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).')
+      .description(COMMANDS.devices.description)
       .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
       .addOption(controlTokenOption())
       .option(
@@ -344,6 +339,8 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   const waitMs = parseDuration(options.wait);
   if (waitMs === undefined) fail(`--wait '${options.wait}' is not a duration such as 30s.`);
   const started = performance.now();
+  // The simulator (xstate, ws) is loaded once the options are known to be good.
+  const { FleetError, startFleet, waitForStub } = await import('../simulator/fleet.ts');
   let fleet: FleetHandle | WorkerFleetHandle;
   try {
     // Started at the same time as its stub: wait for it rather than fail.

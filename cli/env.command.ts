@@ -3,14 +3,13 @@ import { untrustedCertificateHint } from '../client/trust.ts';
 import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.schema.ts';
 import type { EnvironmentSettings } from '../server-stub/settings.ts';
 import { fail } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
 
 /** `badge-sim env`: the environment listing, as the original command-line tool prints it. */
 export function envCommand(): Command {
   return new Command('env')
-    .description(
-      'List the environments of a stub: API host, auth host, client ids (pro is the default).',
-    )
+    .description(COMMANDS.env.description)
     .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
     .addOption(controlTokenOption())
     .option('--json', 'print JSON instead of a table')

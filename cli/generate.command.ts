@@ -17,6 +17,7 @@ import {
 } from '../model/paths.ts';
 import { generatedConfig, scenarioOf, scenarioYaml } from '../model/to-scenario.ts';
 import { fail, integerOption } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 
 interface GenerateOptions {
   devices: number;
@@ -29,9 +30,7 @@ interface GenerateOptions {
 export function generateCommand(): Command {
   return (
     new Command('generate')
-      .description(
-        "Generate scenarios from the alert model: every order in which the badges acknowledge, a tap just before, at and just after a repeat and the timeout, and what --with adds, each written as a scenario file whose expectations are the model's prediction (events, what each badge hears, final states). Run them with badge-sim run.",
-      )
+      .description(COMMANDS.generate.description)
       .requiredOption(
         '--devices <n>',
         `badges in the alerted group, 1 to ${MAX_DEVICES}`,

@@ -15,6 +15,7 @@ import {
 } from '../scenarios/reporters/merge-reports.ts';
 import type { RunSummary } from '../scenarios/reporters/reporter.ts';
 import { choiceOption, fail } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 
 const OUTPUTS = ['json', 'junit', 'html', 'console'] as const;
 type Output = (typeof OUTPUTS)[number];
@@ -33,9 +34,7 @@ export function mergeReportsCommand(): Command {
     new Command('merge-reports')
       // Exit 1 would say scenarios failed: a wrong option or argument is bad input, 2.
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-      .description(
-        'Merge the reports of the shards of a run (badge-sim run --shard i/n) into one, as if the suite had run whole.',
-      )
+      .description(COMMANDS['merge-reports'].description)
       .argument('<report...>', 'the shards’ reports: all JSON, all JUnit XML, or all HTML')
       .option(
         '-r, --reporter <kind>',

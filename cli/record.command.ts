@@ -14,6 +14,7 @@ import {
 } from '../scenarios/from-recording.ts';
 import { loadScenarioFile, ScenarioError } from '../scenarios/load-scenario.ts';
 import { fail } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 
 interface RecordOptions {
   to?: string;
@@ -23,9 +24,7 @@ interface RecordOptions {
 
 export function recordCommand(): Command {
   return new Command('record')
-    .description(
-      'Turn a recording of a live session (badge-sim stub --record FILE, or GET /_stub/recording saved to a file) into a scenario: the fixtures, the badges that connected, a timeline replaying each request, tap, drop and battery reading at its time, and the analytic events and answers observed as its expectations.',
-    )
+    .description(COMMANDS.record.description)
     .argument(
       '<recording>',
       'the recording: JSON lines as --record writes them, or the JSON of GET /_stub/recording',

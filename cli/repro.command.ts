@@ -23,6 +23,7 @@ import {
   searchAlternatives,
 } from '../scenarios/repro/search.ts';
 import { durationOption, fail, integerOption } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 
 interface ReproOptions {
   alerts?: string;
@@ -45,9 +46,7 @@ interface ReproOptions {
 export function reproCommand(): Command {
   return (
     new Command('repro')
-      .description(
-        "Infer a scenario from a field export of analytic events, run it, and show where the stub's history parts from the field's.",
-      )
+      .description(COMMANDS.repro.description)
       .argument(
         '<export...>',
         'events: the JSON of GET events (several pages may overlap), badge-sim analytics --json, or its table',

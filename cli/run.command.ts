@@ -1,11 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
-import { RunCoverage } from '../scenarios/coverage.ts';
-import { ScenarioError } from '../scenarios/load-scenario.ts';
-import { REPORTERS, type ReporterName } from '../scenarios/reporters/index.ts';
-import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
+import type { Reporter, ReporterName } from '../scenarios/reporters/index.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
 
 interface RunOptions {
@@ -21,16 +19,26 @@ interface RunOptions {
   coverage?: boolean;
 }
 
-const names = Object.keys(REPORTERS) as ReporterName[];
+/**
+ * Each reporter by the name `--reporter` takes, loaded only when chosen (JUnit brings an XML
+ * library, HTML its page). The same table as scenarios/reporters/index.ts, which the library
+ * and its tests use: `satisfies` keeps the names the same.
+ */
+const REPORTER_MODULES = {
+  console: async () =>
+    (await import('../scenarios/reporters/console.reporter.ts')).createConsoleReporter,
+  junit: async () => (await import('../scenarios/reporters/junit.reporter.ts')).createJunitReporter,
+  json: async () => (await import('../scenarios/reporters/json.reporter.ts')).createJsonReporter,
+  html: async () => (await import('../scenarios/reporters/html.reporter.ts')).createHtmlReporter,
+} satisfies Record<ReporterName, () => Promise<(stream?: NodeJS.WritableStream) => Reporter>>;
+const names = Object.keys(REPORTER_MODULES) as ReporterName[];
 
 export function runCommand(): Command {
   return (
     new Command('run')
       // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
       .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-      .description(
-        'Run scenarios (the built-in catalogue by default) and report; exit 1 if any fails.',
-      )
+      .description(COMMANDS.run.description)
       .argument('[paths...]', 'scenario files, folders or patterns (scenarios/**/*.scenario.yaml)')
       .option(
         '-r, --reporter <name>',
@@ -85,6 +93,10 @@ Examples:
           fail(
             'one file report a run: give one of --reporter junit, json or html (run again for another).',
           );
+        const [{ findScenarioFiles, runSuite }, { ScenarioError }] = await Promise.all([
+          import('../scenarios/run-suite.ts'),
+          import('../scenarios/load-scenario.ts'),
+        ]);
         let files: string[];
         try {
           files = findScenarioFiles(paths);
@@ -104,10 +116,13 @@ Examples:
           );
         }
         // A file report on standard output leaves no room for the console reporter there.
-        const reporters = chosen.map((name) =>
-          name === 'console' && fileReporters.length > 0 && !options.output
-            ? REPORTERS.console(process.stderr)
-            : REPORTERS[name](),
+        const reporters = await Promise.all(
+          chosen.map(async (name) => {
+            const create = await REPORTER_MODULES[name]();
+            return name === 'console' && fileReporters.length > 0 && !options.output
+              ? create(process.stderr)
+              : create();
+          }),
         );
         if (options.stub) await checkControlAccess(options.stub, controlToken);
         const summary = await runSuite(files, {
@@ -118,7 +133,9 @@ Examples:
           mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
           stubUrl: options.stub,
           controlToken,
-          ...(options.coverage ? { coverage: new RunCoverage() } : {}),
+          ...(options.coverage
+            ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
+            : {}),
         });
         for (const output of summary.outputs) {
           if (options.output) writeFileSync(options.output, output);

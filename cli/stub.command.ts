@@ -19,10 +19,9 @@ import {
   BADGE_ANSWER_TIMEOUT_MAX_MS,
   BADGE_ANSWER_TIMEOUT_MIN_MS,
 } from '../server-stub/device-gateway.ts';
-import { openRecordingFile, writeRecordingTo } from '../server-stub/recording-file.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
-import { startStub } from '../server-stub/start-stub.ts';
-import { type StubTlsInfo, type StubTlsOptions, TlsSetupError } from '../server-stub/tls.ts';
+import type { StubHandle } from '../server-stub/start-stub.ts';
+import type { StubTlsInfo, StubTlsOptions, TlsSetupError } from '../server-stub/tls.ts';
 import {
   choiceOption,
   durationOption,
@@ -31,6 +30,7 @@ import {
   positiveNumberOption,
   wordOption,
 } from './cli-errors.ts';
+import { COMMANDS } from './commands.ts';
 
 interface StubOptions {
   host: string;
@@ -82,9 +82,7 @@ function fromEnv(flags: string, description: string, name: string): Option {
 export function stubCommand(): Command {
   return (
     new Command('stub')
-      .description(
-        "Run the stub of the service: the notification interface and its alert engine, the token, workflow-trigger and device-info interface (pro and qa), the badges' WebSocket and the control API.",
-      )
+      .description(COMMANDS.stub.description)
       .addOption(fromEnv('--host <address>', 'address to listen on', 'HOST').default('127.0.0.1'))
       .addOption(
         fromEnv('-p, --port <port>', 'port to listen on (0 picks a free one)', 'PORT')
@@ -336,7 +334,13 @@ async function runStub(options: StubOptions): Promise<void> {
   }
   options.quiet ??= booleanFromEnv('BADGE_SIM_QUIET');
   const tls = tlsOptionsFrom(options);
-  const recordFd = options.record === undefined ? undefined : openRecording(options.record);
+  // The server is loaded once the options are known to be good: a wrong one fails at once.
+  const [{ startStub }, { openRecordingFile, writeRecordingTo }] = await Promise.all([
+    import('../server-stub/start-stub.ts'),
+    import('../server-stub/recording-file.ts'),
+  ]);
+  const recordFd =
+    options.record === undefined ? undefined : openRecording(options.record, openRecordingFile);
   const fixtures =
     options.generate !== undefined
       ? (await import('../fixtures/generate-fixtures.ts')).generateFixtures({
@@ -344,7 +348,7 @@ async function runStub(options: StubOptions): Promise<void> {
           devicesPerAccount: options.generate,
         })
       : (options.fixtures ?? DEFAULT_FIXTURES_FILE);
-  let stub: Awaited<ReturnType<typeof startStub>>;
+  let stub: StubHandle;
   try {
     stub = await startStub({
       host: options.host,
@@ -379,7 +383,9 @@ async function runStub(options: StubOptions): Promise<void> {
     });
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
-    if (error instanceof TlsSetupError) fail(tlsProblem(error, options));
+    // Only a stub that serves TLS loads its code, and only its setup throws this.
+    if (tls && error instanceof (await import('../server-stub/tls.ts')).TlsSetupError)
+      fail(tlsProblem(error, options));
     // By name: the simulator is loaded only with --badges.
     if ((error as Error)?.name === 'FleetError')
       fail(`--badges (BADGE_SIM_BADGES): ${(error as Error).message.replace(/^badge-sim: /, '')}`);
@@ -445,9 +451,9 @@ ${recording ? `  recording    ${options.record} (JSON lines, at most ${options.r
  * Opens the file of `--record` before the stub starts: one that cannot be written is one
  * line, exit 2, and nothing listens (RS5).
  */
-function openRecording(file: string): number {
+function openRecording(file: string, open: (file: string) => number): number {
   try {
-    return openRecordingFile(file);
+    return open(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =

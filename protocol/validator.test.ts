@@ -46,6 +46,17 @@ describe('validatorOf', () => {
     expect(validatorOf(structuredClone(Account))).toBe(validatorOf(Account));
   });
 
+  test('a schema is compiled when it first checks data, not before: what is never used costs nothing', () => {
+    // Ajv refuses this schema when it compiles it: asking for the validator does not compile.
+    const broken = { type: 'object', properties: { n: { type: 'no-such-type' } } };
+    const validate = validatorOf(broken);
+    expect(() => validate({ n: 1 })).toThrow(/no-such-type|type/);
+    // fastify reads `schemaEnv` to pass the parent of what it checks: a compiled one's.
+    const ok = validatorOf(Type.Object({ lazy: Type.Integer() }));
+    expect(ok.schemaEnv).toBeDefined();
+    expect(ok({ lazy: 1 })).toBe(true);
+  });
+
   test('unknown fields are refused by default, dropped with unknownFields: ignore', () => {
     const refusing = validatorOf(Account);
     expect(refusing({ groups: [], extra: 1 })).toBe(false);

@@ -4,8 +4,10 @@
  * configuration (with ajv-formats), each schema compiled once per process, and one way of
  * naming the field an error is about.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { PREBUILT } from './validators.prebuilt.ts';
 
 export type { ErrorObject, ValidateFunction };
 
@@ -20,55 +22,111 @@ export interface ValidatorOptions {
 /**
  * Types are never coerced (JSON keeps its types; the stub reads numbers out of query strings
  * itself), the first error is enough, and unknown keywords (`description`, OpenAPI's) pass.
+ * Schemas are badge-sim's own, written with TypeBox: Ajv does not check each against the JSON
+ * Schema meta-schema first (`validateSchema`), a third of the first compile of a process (a
+ * stub's start compiles the fixtures' schema).
  */
 const BASE_OPTIONS = {
   allErrors: false,
   strict: false,
   coerceTypes: false,
   useDefaults: true,
+  validateSchema: false,
 } as const;
 
 /**
  * One Ajv for each way of treating unknown fields: Ajv drops them (`removeAdditional`) as an
- * option of the instance, not of a schema.
+ * option of the instance, not of a schema. Made when a first schema is compiled.
  */
 const instances = new Map<'reject' | 'ignore', Ajv>();
 /** Keyed by the schema's text: fastify hands its compilers copies, never the same object. */
-const compiled = new Map<Ajv, Map<string, ValidateFunction>>();
+const compiled = new Map<'reject' | 'ignore', Map<string, ValidateFunction>>([
+  ['reject', new Map()],
+  ['ignore', new Map()],
+]);
+
+/** Ajv's options for a way of treating unknown fields (the build's standalone code uses them too). */
+export function ajvOptions(unknownFields: 'reject' | 'ignore'): Options {
+  return { ...BASE_OPTIONS, removeAdditional: unknownFields === 'ignore' };
+}
 
 function instance(unknownFields: 'reject' | 'ignore'): Ajv {
   let ajv = instances.get(unknownFields);
   if (!ajv) {
-    ajv = addFormats.default(
-      new Ajv({ ...BASE_OPTIONS, removeAdditional: unknownFields === 'ignore' }),
-    );
+    ajv = addFormats.default(new Ajv(ajvOptions(unknownFields)));
     instances.set(unknownFields, ajv);
-    compiled.set(ajv, new Map());
   }
   return ajv;
 }
 
-/** The validator of a schema, compiled once per process (tests start hundreds of stubs). */
+/** The name of a schema in PREBUILT: the way of treating unknown fields and its text's hash. */
+export function prebuiltKey(unknownFields: 'reject' | 'ignore', schemaText: string): string {
+  return `${unknownFields}:${createHash('sha256').update(schemaText).digest('base64url')}`;
+}
+
+/** The schemas this process compiled (or found prebuilt), in order: what the build prebuilds. */
+const used: { unknownFields: 'reject' | 'ignore'; schemaText: string }[] = [];
+export function schemasUsed(): readonly {
+  unknownFields: 'reject' | 'ignore';
+  schemaText: string;
+}[] {
+  return used;
+}
+
+const HAS_PREBUILT = Object.keys(PREBUILT).length > 0;
+
+/** Compiled now, unless the build compiled it already (protocol/validators.prebuilt.ts). */
+function compile(schema: object, schemaText: string, unknownFields: 'reject' | 'ignore') {
+  used.push({ unknownFields, schemaText });
+  const prebuilt = HAS_PREBUILT ? PREBUILT[prebuiltKey(unknownFields, schemaText)] : undefined;
+  return prebuilt ?? instance(unknownFields).compile(schema);
+}
+
+/**
+ * The validator of a schema, once per process (tests start hundreds of stubs). Ajv compiles it
+ * when it first checks something: a process pays only for the schemas it uses, and a stub,
+ * whose routes declare a hundred, starts without compiling any (issue 28: start-up).
+ */
 export function validatorOf(schema: object, options: ValidatorOptions = {}): ValidateFunction {
-  const ajv = instance(options.unknownFields ?? 'reject');
-  const cache = compiled.get(ajv)!;
+  const unknownFields = options.unknownFields ?? 'reject';
+  const cache = compiled.get(unknownFields)!;
   const key = JSON.stringify(schema);
   let validate = cache.get(key);
   if (!validate) {
-    validate = naming(ajv.compile(schema));
+    validate = compiledOnFirstUse(schema, () => compile(schema, key, unknownFields));
     cache.set(key, validate);
   }
   return validate;
 }
 
-/** A validator whose errors name the allowed words of a choice (see `nameTheChoice`). */
-function naming(validate: ValidateFunction): ValidateFunction {
+/**
+ * A validator that compiles its schema on its first call, and whose errors name the allowed
+ * words of a choice (see `nameTheChoice`). `schemaEnv` (fastify reads it to pass the parent
+ * of what it validates) compiles it too, then stays a plain value.
+ */
+function compiledOnFirstUse(schema: object, compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  const compiledNow = () => {
+    validate ??= compile();
+    return validate;
+  };
   const check = ((data: unknown) => {
-    const valid = validate(data) as boolean;
-    check.errors = valid ? null : nameTheChoice(validate.errors ?? []);
+    const valid = compiledNow()(data) as boolean;
+    check.errors = valid ? null : nameTheChoice(validate!.errors ?? []);
     return valid;
   }) as ValidateFunction;
-  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+  return Object.defineProperties(check, {
+    schema: { value: schema, enumerable: true },
+    schemaEnv: {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const { schemaEnv } = compiledNow();
+        Object.defineProperty(check, 'schemaEnv', { value: schemaEnv, enumerable: true });
+        return schemaEnv;
+      },
+    },
+  });
 }
 
 /**

@@ -825,6 +825,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Jest"
   },
   {
+    "id": "Q15",
+    "case": "What a command loads"
+  },
+  {
+    "id": "Q16",
+    "case": "Validators compiled at build time"
+  },
+  {
     "id": "Y1",
     "case": "Which paths are patterns, and their syntax"
   },

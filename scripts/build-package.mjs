@@ -37,8 +37,18 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recursive: true });
+// The validators a stub and the scenarios compile, compiled now (scripts/prebuild-validators.mjs).
+const { prebuildValidators } = await import('./prebuild-validators.mjs');
+const prebuilt = await prebuildValidators(dist);
+// The command: bundled (scripts/bundle-cli.mjs) in place of tsc's modules of cli/, which
+// nothing else imports.
+rmSync(join(dist, 'cli'), { recursive: true, force: true });
+const { bundleCli } = await import('./bundle-cli.mjs');
+const cli = await bundleCli(root, dist);
 // The dashboard's script, bundled now: the package and the image serve it without esbuild.
 const { bundleDashboard } = await import('../dashboard/bundle.mjs');
 mkdirSync(join(dist, 'dashboard'), { recursive: true });
 writeFileSync(join(dist, 'dashboard/app.js'), await bundleDashboard());
-console.log(`badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms`);
+console.log(
+  `badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms (${prebuilt} validators prebuilt; the command: ${cli.chunks} files, ${(cli.bytes / 1024 / 1024).toFixed(1)} MiB)`,
+);

@@ -202,11 +202,20 @@ function readDecimals(schema: object, validate: ValidateFunction): ValidateFunct
 }
 
 const serializers = new Map<string, (data: unknown) => string>();
+/**
+ * The serializer of a response schema, once per process, compiled by fast-json-stringify when
+ * it first writes an answer: a stub starts without compiling the answers of its hundred
+ * routes, and compiles only those it sends (issue 28: start-up).
+ */
 function compiledSerializer(schema: object): (data: unknown) => string {
   const key = JSON.stringify(schema);
   let serialize = serializers.get(key);
   if (!serialize) {
-    serialize = fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
+    let compiled: ((data: unknown) => string) | undefined;
+    serialize = (data) => {
+      compiled ??= fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
+      return compiled(data);
+    };
     serializers.set(key, serialize);
   }
   return serialize;

@@ -14,13 +14,7 @@ import stubApp from './app.ts';
 import { clientErrorHandler, handleError } from './http-errors.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettingsInput } from './settings.ts';
 import { StubCore } from './stub-core.ts';
-import {
-  type PreparedTls,
-  prepareTls,
-  refusePlainHttp,
-  type StubTlsInfo,
-  type StubTlsOptions,
-} from './tls.ts';
+import type { PreparedTls, StubTlsInfo, StubTlsOptions } from './tls.ts';
 
 export interface StartStubOptions {
   /** Loopback by default: a stub is a test tool, not a public server. */
@@ -141,9 +135,11 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       : loadFixturesFile(options.fixtures ?? DEFAULT_FIXTURES_FILE);
   const timeouts = httpTimeouts({ ...options.settings?.httpTimeouts, ...options.timeouts });
   const listenHost = options.host ?? '127.0.0.1';
-  // Before anything runs: a certificate that cannot work leaves nothing behind.
+  // Before anything runs: a certificate that cannot work leaves nothing behind. The TLS code
+  // (and node-forge, which issues certificates) is loaded only for a stub that serves TLS.
+  const tlsSetup = options.tls ? await import('./tls.ts') : undefined;
   const tls: PreparedTls | undefined = options.tls
-    ? prepareTls(options.tls, listenHost)
+    ? tlsSetup!.prepareTls(options.tls, listenHost)
     : undefined;
   // Node's HTTP server options; an HTTPS server takes them beside the certificate.
   const serverOptions = {
@@ -195,7 +191,7 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
       },
     }),
   }) as FastifyInstance;
-  if (tls) refusePlainHttp(app.server, timeouts.headersMs);
+  if (tls) tlsSetup!.refusePlainHttp(app.server, timeouts.headersMs);
   // An upgraded WebSocket (a badge) is no longer an HTTP request: no idle timeout applies
   // (Node drops its own on upgrade; this says so and keeps it so).
   app.server.on('upgrade', (_request, socket: Socket) => socket.setTimeout(0));

@@ -69,6 +69,9 @@ describe('the tarball', () => {
       'dist/index.d.ts',
       'dist/index.js.map',
       'dist/cli/badge-sim.js',
+      'dist/cli/badge-sim.js.map',
+      'dist/cli/THIRD-PARTY-LICENSES.txt',
+      'dist/protocol/validators.prebuilt.js',
       'dist/scenarios/vitest.d.ts',
       'dist/container/badge-sim-container.d.ts',
       'dist/contract/index.d.ts',
@@ -104,12 +107,14 @@ describe('the tarball', () => {
     );
     for (const file of files) {
       const code = readFileSync(join(dist, file), 'utf8');
-      // Static imports and re-exports (a line each, as tsc writes them) and dynamic imports.
+      // Static imports and re-exports (a line each, as tsc and esbuild write them), dynamic
+      // imports, and what the bundled command (dist/cli/, decision Q15) and the prebuilt
+      // validators require at run time.
       const specifiers = code.matchAll(
-        /^(?:import|export)\b[^;]*?\bfrom '([^'.][^']*)'|\bimport\('([^'.][^']*)'\)/gm,
+        /^(?:import|export)\b[^;]*?\bfrom ['"]([^'".][^'"]*)['"]|\bimport\(['"]([^'".][^'"]*)['"]\)|\b(?:__)?require\("([^".][^"]*)"\)/gm,
       );
-      for (const [, fromStatic, fromDynamic] of specifiers) {
-        const specifier = (fromStatic ?? fromDynamic)!;
+      for (const [, fromStatic, fromDynamic, required] of specifiers) {
+        const specifier = (fromStatic ?? fromDynamic ?? required)!;
         const name = specifier.startsWith('@')
           ? specifier.split('/').slice(0, 2).join('/')
           : specifier.split('/')[0]!;
@@ -117,6 +122,9 @@ describe('the tarball', () => {
       }
     }
     expect(imported.size).toBeGreaterThan(5);
+    // Tried in a `try` by bundled dependencies (ws, debug, fdir), which do without them.
+    for (const optional of ['bufferutil', 'utf-8-validate', 'supports-color', 'picomatch'])
+      allowed.add(optional);
     const undeclared = [...imported].filter(([name]) => !allowed.has(name));
     expect(undeclared).toEqual([]);
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
@@ -343,14 +351,77 @@ test('a badge acknowledges', async () => {
     }
   });
 
-  test('the installed command runs with source maps on, so a crash names the TypeScript sources', () => {
+  test('a crash of the installed command names the TypeScript sources of its stack (decision Q13)', () => {
+    // A listen that throws: the error goes up through fastify, startStub and the stub command.
     writeFileSync(
-      join(consumer, 'report-source-maps.mjs'),
-      "process.on('exit', () => process.stderr.write('source maps: ' + process.sourceMapsEnabled));\n",
+      join(consumer, 'refuse-listen.mjs'),
+      "import http from 'node:http';\nhttp.Server.prototype.listen = function () { throw new Error('listen refused by the test'); };\n",
     );
     const bin = join(installed, 'bin', 'badge-sim.js');
-    const ran = run('node', ['--import', './report-source-maps.mjs', bin, '--version'], consumer);
-    expectSuccess(ran);
-    expect(ran.stderr).toContain('source maps: true');
+    const ran = run(
+      'node',
+      ['--import', './refuse-listen.mjs', bin, 'stub', '--port', '0'],
+      consumer,
+    );
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toContain('Error: listen refused by the test');
+    expect(ran.stderr).toMatch(/server-stub\/start-stub\.ts:\d+:\d+/);
+    expect(ran.stderr).toMatch(/cli\/stub\.command\.ts:\d+:\d+/);
+    // The bundle's own files are named no more in the frames that have a map.
+    expect(ran.stderr).not.toMatch(/dist\/cli\/[\w.-]+\.js:\d+/);
+  });
+
+  test('the installed badge-sim --version loads no code of the stub, the badges or the scenarios (Q15)', () => {
+    const log = join(work, 'loads.txt');
+    writeFileSync(log, '');
+    writeFileSync(
+      join(consumer, 'log-loads.mjs'),
+      `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(\`import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\\\n'); return next(url, context); }\`));\n`,
+    );
+    const bin = join(installed, 'bin', 'badge-sim.js');
+    expectSuccess(run('node', ['--import', './log-loads.mjs', bin, '--version'], consumer));
+    const chunks = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.includes('/dist/cli/'));
+    expect(chunks.length).toBeGreaterThan(0);
+    // What each loaded chunk was made of, as its map lists it.
+    const sources = chunks.flatMap(
+      (url) => JSON.parse(readFileSync(new URL(`${url}.map`), 'utf8')).sources as string[],
+    );
+    expect(sources.some((source) => source.endsWith('cli/commands.ts'))).toBe(true);
+    expect(
+      sources.filter((source) =>
+        /(^|\/)(server-stub|simulator|scenarios|model)\/|node_modules\/(fastify|typebox|ajv|ws|xstate)\//.test(
+          source,
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  test('the prebuilt validators answer as Ajv compiling the schema does (Q16)', async () => {
+    const at = (path: string) => new URL(`file://${join(installed, 'dist', path)}`).href;
+    const { PREBUILT } = await import(at('protocol/validators.prebuilt.js'));
+    const { prebuiltKey, ajvOptions } = await import(at('protocol/validator.js'));
+    const { Fixtures } = await import(at('fixtures/fixtures.schema.js'));
+    const prebuilt = PREBUILT[prebuiltKey('reject', JSON.stringify(Fixtures))];
+    expect(Object.keys(PREBUILT).length).toBeGreaterThan(10);
+    expect(prebuilt).toBeTypeOf('function');
+    const { Ajv } = await import('ajv');
+    const addFormats = (await import('ajv-formats')).default;
+    const compiled = addFormats.default(new Ajv(ajvOptions('reject'))).compile(Fixtures);
+    const { parse } = await import('yaml');
+    const good = parse(
+      readFileSync(join(installed, 'dist/fixtures/default.fixtures.yaml'), 'utf8'),
+    );
+    const bad = structuredClone(good);
+    bad.accounts[0].devices[0].id = 7;
+    bad.accounts[1].extra = true;
+    for (const document of [good, bad, {}, { accounts: 'none' }]) {
+      const [a, b] = [structuredClone(document), structuredClone(document)];
+      expect(prebuilt(a)).toBe(compiled(b));
+      expect(prebuilt.errors).toEqual(compiled.errors);
+      // Defaults filled in alike.
+      expect(a).toEqual(b);
+    }
   });
 });

@@ -1,0 +1,128 @@
+// The `badge-sim` command as the package runs it: cli/badge-sim.ts and everything it imports,
+// its dependencies too, bundled by esbuild into dist/cli/ (issue 28: start-up). Node loads a
+// few files instead of some six hundred modules (TypeBox alone is 373 files), and what a
+// command does not use is not in its chunks: each command is a chunk of its own, loaded by the
+// dynamic import of cli/commands.ts. The library (dist/index.js and the other entry points)
+// stays unbundled: this is only the command.
+//
+// A bundled module's `import.meta.url` is its chunk's; badge-sim's modules find the files
+// beside them (fixtures, the catalogue, the report's page, the dashboard, the fleet's worker)
+// from their own URL, so each of those is rewritten to the URL of the module's compiled file
+// in dist/, where tsc put it and those files sit.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+
+/**
+ * Not bundled: optional native helpers that `ws` tries in a `try` (absent, it does without),
+ * and what only a checkout has (tsx, esbuild: the sources' own paths, never taken in dist/).
+ */
+const EXTERNAL = ['bufferutil', 'utf-8-validate', 'supports-color', 'tsx', 'esbuild'];
+
+/** Writes the bundle of cli/badge-sim.ts into `dist/cli` (which must be empty or absent). */
+export async function bundleCli(root, dist) {
+  const esbuild = await import('esbuild');
+  const outdir = join(dist, 'cli');
+  const result = await esbuild.build({
+    entryPoints: { 'badge-sim': join(root, 'cli/badge-sim.ts') },
+    outdir,
+    absWorkingDir: root,
+    // The maps name node_modules/… below the package, as a user's install has them.
+    preserveSymlinks: true,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Where the maps point is enough for a stack trace; dist/'s own maps carry the sources.
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // CommonJS dependencies (fastify, ajv, ws) require Node's built-ins.
+    banner: {
+      js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
+    },
+    plugins: [moduleUrlOfSource(root, dist)],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  writeFileSync(
+    join(outdir, 'THIRD-PARTY-LICENSES.txt'),
+    thirdPartyLicenses(root, result.metafile),
+  );
+  const scripts = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  return {
+    chunks: scripts.length,
+    bytes: scripts.reduce((sum, [, output]) => sum + output.bytes, 0),
+  };
+}
+
+/** The module the build writes in place of its source (dist/ has the generated one). */
+const GENERATED = new Set(['protocol/validators.prebuilt.ts']);
+
+/**
+ * Each badge-sim module's `import.meta.url` made the URL of its compiled file in dist/; a
+ * module the build generates is taken from dist/.
+ */
+function moduleUrlOfSource(root, dist) {
+  return {
+    name: 'module-url-of-source',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+        const own = relative(root, path).split(sep).join('/');
+        if (own.startsWith('..') || own.split('/').includes('node_modules')) return undefined;
+        const compiled = own.replace(/\.ts$/, '.js');
+        const generated = GENERATED.has(own);
+        const text = await readFile(generated ? join(dist, compiled) : path, 'utf8');
+        return {
+          // Every chunk sits in dist/cli/: one folder up is dist/.
+          contents: text.replaceAll(
+            'import.meta.url',
+            `new URL(${JSON.stringify(`../${compiled}`)}, import.meta.url).href`,
+          ),
+          loader: generated ? 'js' : 'ts',
+        };
+      });
+    },
+  };
+}
+
+/**
+ * The bundle carries code of its dependencies: their names, versions, licences and licence
+ * texts, in one file beside it (esbuild keeps only comments marked as legal).
+ */
+function thirdPartyLicenses(root, metafile) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const at = input.lastIndexOf('node_modules/');
+    if (at < 0) continue;
+    const parts = input.slice(at + 'node_modules/'.length).split('/');
+    const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+    const folder = join(root, input.slice(0, at), 'node_modules', name);
+    if (!packages.has(folder)) packages.set(folder, name);
+  }
+  const seen = new Set();
+  const sections = [...packages]
+    .sort(([, a], [, b]) => a.localeCompare(b))
+    .map(([folder, name]) => ({
+      folder,
+      name,
+      manifest: JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')),
+    }))
+    // Two copies of one version (nested for two dependents) are one entry.
+    .filter(
+      ({ name, manifest }) =>
+        !seen.has(`${name}@${manifest.version}`) && seen.add(`${name}@${manifest.version}`),
+    )
+    .map(({ folder, name, manifest }) => {
+      const licenceFile = readdirSync(folder).find((file) => /^(licen[cs]e|copying)/i.test(file));
+      const text = licenceFile
+        ? readFileSync(join(folder, licenceFile), 'utf8').trim()
+        : `(no licence file; package.json says ${manifest.license ?? 'nothing'})`;
+      return `${name} ${manifest.version} (${manifest.license ?? 'unknown'})\n\n${text}\n`;
+    });
+  return `Third-party code bundled into the badge-sim command (dist/cli/):\n\n${sections.join('\n---\n\n')}`;
+}
