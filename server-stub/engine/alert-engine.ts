@@ -135,8 +135,8 @@ interface Task {
   timeoutTimer: TimerId | undefined;
   /** Commands made once and given to every device: each transcript line points at one. */
   commands: TaskCommands;
-  /** Its events' `task` (made at the first): one object, so the event store writes it once. */
-  eventTask: AnalyticEvent['task'] | undefined;
+  /** Its events' `task`: one object for all of them, so the event store writes it once. */
+  eventTask: AnalyticEvent['task'];
 }
 
 interface TaskCommands {
@@ -243,11 +243,13 @@ export class AlertEngine {
   createAlert(subscriberId: string, request: AlertRequest): { taskId: string } {
     this.#forgetExpiredTasks();
     const devices = this.#directory.resolveGroups(subscriberId, request.groups);
+    const id = this.#ids.taskId();
+    const name = request.name ?? DEFAULT_ALERT_NAME;
     const task: Task = {
-      id: this.#ids.taskId(),
+      id,
       serial: this.#serial++,
       subscriberId,
-      name: request.name ?? DEFAULT_ALERT_NAME,
+      name,
       request,
       createdAt: this.#clock.now(),
       quorum: request.quorum ?? devices.length,
@@ -265,7 +267,7 @@ export class AlertEngine {
       recipients: undefined,
       timeoutTimer: undefined,
       commands: { play: undefined, stop: {}, speak: {} },
-      eventTask: undefined,
+      eventTask: { id, name, task_type: { ...ALERT_TASK_TYPE } },
     };
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start', undefined, task.createdAt);
@@ -626,11 +628,7 @@ export class AlertEngine {
     const event: AnalyticEvent = {
       category: 'tasks',
       content: { type, ...extra },
-      task: (task.eventTask ??= {
-        id: task.id,
-        name: task.name,
-        task_type: { ...ALERT_TASK_TYPE },
-      }),
+      task: task.eventTask,
       event_id: this.#ids.eventId(),
       timestamp: formatTimestamp(at),
     };
