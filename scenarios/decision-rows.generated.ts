@@ -1283,5 +1283,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SC4",
     "case": "A badge without an xstate actor"
+  },
+  {
+    "id": "SP1",
+    "case": "A stub for each scenario in process"
   }
 ];

@@ -41,6 +41,7 @@ import {
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
+import { leaseScenarioStub } from './scenario-stubs.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
 
@@ -132,7 +133,13 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, source);
 
   // Prepare: the stub, the badges, the clients.
-  const connection = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, options);
+  const { connection, release } = await connectStub(
+    mode,
+    fixtures,
+    seed,
+    scenario.settings ?? {},
+    options,
+  );
   const notes = new Set<string>();
   const stopHolds = connection.onHold((message) => notes.add(message));
   let fleet: FleetHandle | undefined;
@@ -202,6 +209,7 @@ export async function runScenario(
     if (recordingStarted && mode === 'external') await control?.stopRecording();
     await fleet?.close();
     await connection.close();
+    await release?.();
   }
 }
 
@@ -246,14 +254,18 @@ function accountOf(scenario: Scenario, fixtures: Fixtures, source: string): Scen
   };
 }
 
-/** A stub in this process with the scenario's fixtures, or the external one loaded with them. */
+/**
+ * A stub in this process with the scenario's fixtures (on the virtual clock, a kept one
+ * renewed: scenario-stubs.ts), or the external one loaded with them; `release` gives a kept
+ * stub back once the scenario is over.
+ */
 async function connectStub(
   mode: RunMode,
   fixtures: Fixtures,
   seed: number,
   settings: ScenarioSettings,
   options: RunOptions,
-): Promise<StubConnection> {
+): Promise<{ connection: StubConnection; release?: () => Promise<void> }> {
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
@@ -273,22 +285,30 @@ async function connectStub(
       await connection.close();
       throw error;
     }
-    return connection;
+    return { connection };
+  }
+  if (mode === 'embedded') {
+    const lease = await leaseScenarioStub(fixtures, seed, settings);
+    const connection = new InProcessStubConnection(lease.stub, {
+      control: () => new ScenarioStubControl(lease.stub.url),
+    });
+    return { connection, release: lease.release };
   }
   const stub = await startStub({
     fixtures,
     seed,
-    clock: mode === 'realtime' ? 'real' : 'virtual',
+    clock: 'real',
     settings: {
       cancelEvents: settings.cancel_events,
       unknownFields: settings.unknown_fields,
       urnWord: settings.urn_word,
     },
   });
-  return new InProcessStubConnection(stub, {
+  const connection = new InProcessStubConnection(stub, {
     control: () => new ScenarioStubControl(stub.url),
     ownsStub: true,
   });
+  return { connection };
 }
 
 /**
@@ -581,6 +601,9 @@ async function deviceFacts(
 const DEVICE_REPORT_WAIT_MS = 2_000;
 
 let defaultFixtures: Fixtures | undefined;
+/** Fixtures generated for the last few `generate:` requests: the same request, the same ones. */
+const generated = new Map<string, Fixtures>();
+const GENERATED_KEPT = 8;
 
 function resolveFixtures(scenario: Scenario): Fixtures {
   const given = scenario.fixtures ?? 'default';
@@ -589,7 +612,17 @@ function resolveFixtures(scenario: Scenario): Fixtures {
     defaultFixtures ??= loadFixturesFile(DEFAULT_FIXTURES_FILE);
     return defaultFixtures;
   }
-  if (hasOwn(given, 'generate')) return generateFixtures(given.generate);
+  if (hasOwn(given, 'generate')) {
+    // Generated from its seed, so made once: faker takes milliseconds, a scenario not many more.
+    const key = JSON.stringify(given.generate);
+    let fixtures = generated.get(key);
+    if (!fixtures) {
+      fixtures = generateFixtures(given.generate);
+      generated.set(key, fixtures);
+      if (generated.size > GENERATED_KEPT) generated.delete(generated.keys().next().value!);
+    }
+    return fixtures;
+  }
   return given;
 }
 
