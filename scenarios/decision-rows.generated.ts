@@ -1287,5 +1287,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SP1",
     "case": "A stub for each scenario in process"
+  },
+  {
+    "id": "SP2",
+    "case": "A badge that vanishes in the same process as its stub"
   }
 ];
