@@ -1291,5 +1291,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SP2",
     "case": "A badge that vanishes in the same process as its stub"
+  },
+  {
+    "id": "SP3",
+    "case": "A scenario whose point is a real-time wait"
   }
 ];
