@@ -1295,5 +1295,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SP3",
     "case": "A scenario whose point is a real-time wait"
+  },
+  {
+    "id": "SP4",
+    "case": "How the runner's clients send to a stub in its own process"
   }
 ];

@@ -39,6 +39,7 @@ import {
   type ScenarioActual,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
+import { loopbackFetch } from './loopback-fetch.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { leaseScenarioStub } from './scenario-stubs.ts';
@@ -145,7 +146,11 @@ export async function runScenario(
   let fleet: FleetHandle | undefined;
   // Coverage reads the stub's session recording: taps, DELETE answers, badges off and on line.
   const control = options.coverage
-    ? new ScenarioStubControl(connection.url, options.controlToken)
+    ? new ScenarioStubControl(
+        connection.url,
+        options.controlToken,
+        mode === 'external' ? undefined : loopbackFetch,
+      )
     : undefined;
   let recordingStarted = false;
   try {
@@ -290,7 +295,7 @@ async function connectStub(
   if (mode === 'embedded') {
     const lease = await leaseScenarioStub(fixtures, seed, settings);
     const connection = new InProcessStubConnection(lease.stub, {
-      control: () => new ScenarioStubControl(lease.stub.url),
+      control: () => new ScenarioStubControl(lease.stub.url, undefined, loopbackFetch),
     });
     return { connection, release: lease.release };
   }
@@ -305,7 +310,7 @@ async function connectStub(
     },
   });
   const connection = new InProcessStubConnection(stub, {
-    control: () => new ScenarioStubControl(stub.url),
+    control: () => new ScenarioStubControl(stub.url, undefined, loopbackFetch),
     ownsStub: true,
   });
   return { connection };
@@ -378,6 +383,8 @@ async function stepContext(
 ): Promise<StepContext> {
   const settings = await connection.settings();
   const now = () => connection.now();
+  // A stub in this process is sent to without fetch's machinery (SP4); another with fetch.
+  const send = mode === 'external' ? fetch : loopbackFetch;
   return {
     source,
     start,
@@ -388,8 +395,9 @@ async function stepContext(
       subscriberId: account.fixture.subscriber_id,
       apiKey: account.fixture.api_keys[0]!,
       authScheme: settings.authScheme,
+      fetch: send,
     }),
-    trigger: new TriggerSteps(connection.url, account.fixture, source, settings.environments),
+    trigger: new TriggerSteps(connection.url, account.fixture, source, settings.environments, send),
     brandWord: settings.brandWord,
     taskIds: new Map(),
     invocationIds: new Map(),
@@ -635,8 +643,9 @@ class ScenarioStubControl extends StubControlClient {
   constructor(
     private readonly stubUrl: string,
     controlToken?: string,
+    send?: typeof fetch,
   ) {
-    super(stubUrl, { controlToken });
+    super(stubUrl, { controlToken, ...(send ? { fetch: send } : {}) });
   }
 
   protected override refusal(status: number, body: unknown, what: string): Error {
