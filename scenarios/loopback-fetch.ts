@@ -1,12 +1,14 @@
 /**
  * The fetch the runner's clients use with a stub in this process (decision SP4): the same HTTP
  * requests on the same sockets, sent through undici's `request` rather than the WHATWG
- * `fetch`, whose Request, Headers, streams and abort signals cost about twice the CPU of the
- * request itself (a scenario makes a few to a few hundred). What goes on the wire is what
- * Node's fetch sends, the default headers included (`accept: *\/*`, `user-agent: node`, …, when
- * the caller gives none), so the stub, its journal among it, sees the same requests; the
- * answer is a `Response`, read whole. No redirects are followed (the stub sends none to its
- * clients) and no request body is streamed: what the clients send is text.
+ * `fetch`, whose Request, Response, Headers, body streams and abort signals cost about as much
+ * CPU again as the request itself (a scenario makes a few to a few hundred). What goes on the
+ * wire is what Node's fetch sends, the default headers included (`accept: *\/*`,
+ * `user-agent: node`, …, when the caller gives none), so the stub, its journal among it, sees
+ * the same requests. The answer is read whole and handed back as a `LoopbackResponse`: what a
+ * `Response` gives of an answer read whole (status, headers, text, JSON, bytes, and its body as
+ * a stream when asked), without building streams nobody reads. No redirects are followed (the
+ * stub sends none to its clients) and no request body is streamed: the clients send text.
  */
 import { type Dispatcher, request } from 'undici';
 
@@ -35,13 +37,65 @@ export const loopbackFetch = (async (input, init = {}) => {
     signal: init.signal ?? undefined,
   });
   const text = await answer.body.text();
-  const answerHeaders = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) answerHeaders.append(name, one);
-  }
-  return new Response(NULL_BODY.has(answer.statusCode) ? null : text, {
-    status: answer.statusCode,
-    headers: answerHeaders,
-  });
+  return new LoopbackResponse(
+    String(input),
+    answer.statusCode,
+    answer.headers,
+    NULL_BODY.has(answer.statusCode) ? null : text,
+  ) as unknown as Response;
 }) as typeof fetch;
+
+/** An answer read whole, with the part of `Response` that reads it. */
+export class LoopbackResponse {
+  readonly type = 'basic';
+  readonly redirected = false;
+  readonly statusText = '';
+  #headers: Headers | undefined;
+  #used = false;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    private readonly rawHeaders: Record<string, string | string[] | undefined>,
+    private readonly content: string | null,
+  ) {}
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status <= 299;
+  }
+
+  get headers(): Headers {
+    if (!this.#headers) {
+      this.#headers = new Headers();
+      for (const [name, value] of Object.entries(this.rawHeaders)) {
+        if (value === undefined) continue;
+        for (const one of Array.isArray(value) ? value : [value]) this.#headers.append(name, one);
+      }
+    }
+    return this.#headers;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  /** The body as a stream, made only when asked (a null body stays null). */
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.content === null ? null : new Response(this.content).body;
+  }
+
+  async text(): Promise<string> {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.content ?? '';
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = new TextEncoder().encode(await this.text());
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+}

@@ -61,6 +61,18 @@ test.each([
   expect(sent.headers['retry-after']).toBe('3');
 });
 
+test('the answer reads as a Response does: JSON, once; a stream when asked; no body on a 204', async () => {
+  for (const send of [fetch, loopbackFetch]) {
+    const answer = await send(`${base}/200`);
+    expect(await answer.json()).toMatchObject({ method: 'GET', url: '/200' });
+    expect(answer.bodyUsed).toBe(true);
+    await expect(answer.text()).rejects.toThrow(TypeError);
+    const streamed = await send(`${base}/200`);
+    expect(await new Response(streamed.body).text()).toContain('"url":"/200"');
+    expect((await send(`${base}/204`, { method: 'DELETE' })).body).toBeNull();
+  }
+});
+
 test('a body that is not text is refused, not sent otherwise than fetch would', async () => {
   await expect(
     loopbackFetch(`${base}/200`, { method: 'POST', body: new Uint8Array([1]) }),
