@@ -14,12 +14,9 @@
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { generateFixtures } from '../fixtures/generate-fixtures.ts';
-import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
-import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
@@ -42,6 +39,7 @@ import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts
 import { loopbackFetch } from './loopback-fetch.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
+import { resolveFixtures } from './scenario-fixtures.ts';
 import { leaseScenarioStub } from './scenario-stubs.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
@@ -474,7 +472,14 @@ async function collect(
   // stub was reset when the scenario began, so the whole journal is the scenario's.
   const requests = scenario.expect.requests ? await allJournalEntries(connection) : [];
   const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
-  const rawEvents = await context.client.allEvents(formatTimestamp(start));
+  const subscriberId = account.fixture.subscriber_id;
+  // Independent reads, sent together (the task and invocation reads are not journalled).
+  const [rawEvents, tasks, allInvocations] = await Promise.all([
+    context.client.allEvents(formatTimestamp(start)),
+    namedTasks(scenario, taskIds, connection),
+    connection.invocations(),
+  ]);
+  const rawInvocations = allInvocations.filter((i) => i.subscriber_id === subscriberId);
   const endMs = (await connection.now()) - start;
   const events: ActualEvent[] = rawEvents.map((e) => ({
     type: e.content.type,
@@ -487,10 +492,13 @@ async function collect(
   }));
   const heard = new Map<string, ActualHeard[]>();
   const states = new Map<string, string>();
-  for (const badge of context.fleet?.badges ?? []) {
+  const badges = context.fleet?.badges ?? [];
+  // Read once a badge: each read formats every entry.
+  const transcripts = new Map(badges.map((badge) => [badge, badge.transcript]));
+  for (const badge of badges) {
     heard.set(
       badge.deviceId,
-      badge.transcript.map((h) => ({
+      transcripts.get(badge)!.map((h) => ({
         kind: h.kind,
         text: h.text,
         cause: h.cause,
@@ -504,17 +512,6 @@ async function collect(
   const devices = scenario.expect.devices
     ? await deviceFacts(scenario.expect.devices, account, connection)
     : new Map<string, DeviceFacts>();
-  const tasks: ScenarioActual['tasks'] = new Map();
-  // Only the tasks the scenario asks about: one that ended 7 days ago is forgotten (H1).
-  for (const name of Object.keys(scenario.expect.tasks ?? {})) {
-    const id = taskIds.get(name);
-    const task = id === undefined ? undefined : await connection.findTask(id);
-    if (task) tasks.set(name, task);
-  }
-  const subscriberId = account.fixture.subscriber_id;
-  const rawInvocations = (await connection.invocations()).filter(
-    (i) => i.subscriber_id === subscriberId,
-  );
   return {
     events,
     heard,
@@ -526,9 +523,10 @@ async function collect(
     requests,
     rawEvents,
     rawInvocations,
-    lanes: (context.fleet?.badges ?? []).map((badge) =>
+    lanes: badges.map((badge) =>
       laneOf(
         badge,
+        transcripts.get(badge)!,
         account.devices.get(badge.deviceId)?.user ?? badge.deviceId,
         start,
         endMs,
@@ -539,15 +537,31 @@ async function collect(
   };
 }
 
+/** The tasks the scenario asks about, by name: one that ended 7 days ago is forgotten (H1). */
+async function namedTasks(
+  scenario: Scenario,
+  taskIds: Map<string, string>,
+  connection: StubConnection,
+): Promise<ScenarioActual['tasks']> {
+  const tasks: ScenarioActual['tasks'] = new Map();
+  for (const name of Object.keys(scenario.expect.tasks ?? {})) {
+    const id = taskIds.get(name);
+    const task = id === undefined ? undefined : await connection.findTask(id);
+    if (task) tasks.set(name, task);
+  }
+  return tasks;
+}
+
 /** A badge's swimlane: its transcript and its taps and network changes, from the start. */
 function laneOf(
   badge: Badge,
+  transcript: Badge['transcript'],
   user: string,
   start: number,
   endMs: number,
   nameOf: Map<string, string>,
 ): BadgeLane {
-  const clips = badge.transcript.map((h) => ({
+  const clips = transcript.map((h) => ({
     at: Date.parse(h.at) - start,
     durationMs: h.duration_ms,
     kind: h.kind,
@@ -607,32 +621,6 @@ async function deviceFacts(
 
 /** The longest a device expectation waits (real ms) for a badge's report to reach the stub. */
 const DEVICE_REPORT_WAIT_MS = 2_000;
-
-let defaultFixtures: Fixtures | undefined;
-/** Fixtures generated for the last few `generate:` requests: the same request, the same ones. */
-const generated = new Map<string, Fixtures>();
-const GENERATED_KEPT = 8;
-
-function resolveFixtures(scenario: Scenario): Fixtures {
-  const given = scenario.fixtures ?? 'default';
-  if (given === 'default') {
-    // Read once a process: a suite runs many scenarios on them. The stub copies what it gets.
-    defaultFixtures ??= loadFixturesFile(DEFAULT_FIXTURES_FILE);
-    return defaultFixtures;
-  }
-  if (hasOwn(given, 'generate')) {
-    // Generated from its seed, so made once: faker takes milliseconds, a scenario not many more.
-    const key = JSON.stringify(given.generate);
-    let fixtures = generated.get(key);
-    if (!fixtures) {
-      fixtures = generateFixtures(given.generate);
-      generated.set(key, fixtures);
-      if (generated.size > GENERATED_KEPT) generated.delete(generated.keys().next().value!);
-    }
-    return fixtures;
-  }
-  return given;
-}
 
 function missingGroup(source: string, group: string): never {
   throw new ScenarioError(`badge-sim: ${source}: badges.group: no group '${group}' in the account`);

@@ -26,9 +26,20 @@ const JOURNAL_IDS = defineScenario({
   expect: { requests: [{ method: 'POST', path: '**/alerts', status: 500 }] },
 });
 
+/** On generated fixtures: made once, shared by every run, copied by the stub. */
+const GENERATED = defineScenario({
+  name: 'Generated fixtures',
+  proves: 'A scenario on generated fixtures reports the same on a kept stub.',
+  fixtures: { generate: { seed: 7, devicesPerAccount: 3 } },
+  badges: 'none',
+  timeline: [{ at: '0s', events: {}, expect: { status: 200, count: 0 } }],
+  expect: {},
+});
+
 const suite: LoadedScenario[] = [
   ...findScenarioFiles([]).map((file) => loadScenarioFile(file)),
   JOURNAL_IDS,
+  GENERATED,
 ];
 const reportOf = async (loaded: LoadedScenario) => JSON.stringify(await runScenario(loaded));
 
