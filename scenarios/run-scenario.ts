@@ -154,8 +154,11 @@ export async function runScenario(
   try {
     const start = await connection.now();
     if (control) recordingStarted = await startRunRecording(control);
+    // The settings are read while the badges connect; awaited (and any failure thrown) below.
+    const settings = connection.settings();
+    settings.catch(() => undefined);
     fleet = await startBadges(scenario, source, account, connection, seed, options.coverage);
-    const context = await stepContext(mode, source, start, account, connection, fleet);
+    const context = stepContext(mode, source, start, account, connection, fleet, await settings);
 
     // Run the timeline through the step handlers.
     const failures = await runTimeline(scenario, context);
@@ -371,15 +374,15 @@ async function startBadges(
   return fleet;
 }
 
-async function stepContext(
+function stepContext(
   mode: RunMode,
   source: string,
   start: number,
   account: ScenarioAccount,
   connection: StubConnection,
   fleet: FleetHandle | undefined,
-): Promise<StepContext> {
-  const settings = await connection.settings();
+  settings: StubSettings,
+): StepContext {
   const now = () => connection.now();
   // A stub in this process is sent to without fetch's machinery (SP4); another with fetch.
   const send = mode === 'external' ? fetch : loopbackFetch;
