@@ -46,6 +46,9 @@ test.each([
     },
   ],
   ['a DELETE answered 204, no body', '/204', { method: 'DELETE', headers: { authorization: 'k' } }],
+  ['a POST with no body (fetch says its length, 0)', '/202', { method: 'POST' }],
+  ['a PATCH with no body', '/200', { method: 'PATCH' }],
+  ['a post, lower case, of text with no content type', '/200', { method: 'post', body: 'x' }],
   [
     'a form POST refused 401 with a body',
     '/401',
@@ -71,6 +74,10 @@ test('the answer reads as a Response does: JSON, once; a stream when asked; no b
     expect(await new Response(streamed.body).text()).toContain('"url":"/200"');
     expect((await send(`${base}/204`, { method: 'DELETE' })).body).toBeNull();
   }
+});
+
+test('a method fetch would send in lower case is refused, not sent otherwise', async () => {
+  await expect(loopbackFetch(`${base}/200`, { method: 'patch' })).rejects.toThrow('upper case');
 });
 
 test('a body that is not text is refused, not sent otherwise than fetch would', async () => {
