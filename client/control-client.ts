@@ -56,6 +56,8 @@ export interface StubControlClientOptions {
   controlToken?: string;
   /** PEM of a CA to trust besides Node's: an `https://` stub's own (`StubHandle.tls.caPem`). */
   ca?: CaPem;
+  /** Sends with this fetch instead of the global one (it then decides what to trust; `ca` is not used). */
+  fetch?: typeof fetch;
 }
 
 /** What `waitForEvent` waits for, and how long (`GET /_stub/events/await`). */
@@ -113,7 +115,7 @@ export class StubControlClient {
       if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
     }
     this.#headers = controlTokenHeaders(options.controlToken);
-    this.#fetch = fetchTrusting(options.ca);
+    this.#fetch = options.fetch ?? fetchTrusting(options.ca);
   }
 
   health(): Promise<Health> {

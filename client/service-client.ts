@@ -22,6 +22,8 @@ export interface ServiceClientOptions {
   userAgent?: string;
   /** PEM of a CA to trust besides Node's: an `https://` stub's own (`StubHandle.tls.caPem`). */
   ca?: CaPem;
+  /** Sends with this fetch instead of the global one (it then decides what to trust; `ca` is not used). */
+  fetch?: typeof fetch;
 }
 
 /** An answer of the service as it came, for callers that look at failures too. */
@@ -57,17 +59,17 @@ export class PagingError extends Error {
 const PAGE_SIZE = 100;
 
 export class ServiceClient {
-  readonly #options: Required<Omit<ServiceClientOptions, 'ca'>>;
+  readonly #options: Required<Omit<ServiceClientOptions, 'ca' | 'fetch'>>;
   readonly #fetch: typeof fetch;
 
-  constructor({ ca, ...options }: ServiceClientOptions) {
+  constructor({ ca, fetch: givenFetch, ...options }: ServiceClientOptions) {
     this.#options = {
       authScheme: 'ServiceApiKey',
       userAgent: 'badge-sim-client/0.1',
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
-    this.#fetch = fetchTrusting(ca);
+    this.#fetch = givenFetch ?? fetchTrusting(ca);
   }
 
   /** `{base_url}/subscribers/{id}/api/v1` */

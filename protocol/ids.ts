@@ -15,7 +15,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  *   DELETE or token of an earlier run never reaches what this run issued).
  */
 export class IdSource {
-  readonly #seed: string | undefined;
+  #seed: string | undefined;
   readonly #stream = new Sfc32(new Uint8Array(16));
   readonly #forcedStart: Uint8Array | undefined;
 
@@ -42,6 +42,16 @@ export class IdSource {
         ? (this.#forcedStart ?? randomBytes(16))
         : seedBytes(`badge-sim ids:${this.#seed}`),
     );
+  }
+
+  /**
+   * Takes another seed and starts again from its first id, as `new IdSource(seed)` would: for
+   * a stub renewed for the next scenario (`StubCore.renew`), whose engine and token store
+   * keep this source.
+   */
+  reseed(seed: number | string | undefined): void {
+    this.#seed = seed === undefined ? undefined : String(seed);
+    this.reset();
   }
 
   /** A task id as the service writes it: 22 letters and digits. */

@@ -1291,5 +1291,21 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SC4",
     "case": "A badge without an xstate actor"
+  },
+  {
+    "id": "SP1",
+    "case": "A stub for each scenario in process"
+  },
+  {
+    "id": "SP2",
+    "case": "A badge that vanishes in the same process as its stub"
+  },
+  {
+    "id": "SP3",
+    "case": "A scenario whose point is a real-time wait"
+  },
+  {
+    "id": "SP4",
+    "case": "How the runner's clients send to a stub in its own process"
   }
 ];

@@ -94,10 +94,27 @@ function within(
   defaultToleranceMs: number,
 ): boolean {
   if (at === undefined) return true;
-  const expected = parseDuration(at)!;
-  const slack = tolerance === undefined ? defaultToleranceMs : parseDuration(tolerance)!;
+  const expected = durationMs(at);
+  const slack = tolerance === undefined ? defaultToleranceMs : durationMs(tolerance);
   return Math.abs(actual - expected) <= slack;
 }
+
+/**
+ * A matcher's `at` or `within` in ms, parsed once: each matcher is tried against each event
+ * or clip, and parsing them was most of checking the catalogue's expectations (1.5 % of its
+ * CPU). The loader checked every one.
+ */
+function durationMs(text: string): number {
+  let ms = parsedDurations.get(text);
+  if (ms === undefined) {
+    ms = parseDuration(text)!;
+    if (parsedDurations.size >= PARSED_DURATIONS_KEPT) parsedDurations.clear();
+    parsedDurations.set(text, ms);
+  }
+  return ms;
+}
+const parsedDurations = new Map<string, number>();
+const PARSED_DURATIONS_KEPT = 4_096;
 
 export function eventMatches(m: EventMatcher, e: ActualEvent, toleranceMs: number): boolean {
   return (

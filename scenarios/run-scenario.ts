@@ -14,12 +14,9 @@
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { generateFixtures } from '../fixtures/generate-fixtures.ts';
-import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { formatTimestamp } from '../protocol/clock.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
-import { hasOwn } from '../protocol/own.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
@@ -39,8 +36,11 @@ import {
   type ScenarioActual,
 } from './expectations.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
+import { loopbackFetch } from './loopback-fetch.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
+import { resolveFixtures } from './scenario-fixtures.ts';
+import { leaseScenarioStub } from './scenario-stubs.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
 
@@ -132,20 +132,33 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, source);
 
   // Prepare: the stub, the badges, the clients.
-  const connection = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, options);
+  const { connection, release } = await connectStub(
+    mode,
+    fixtures,
+    seed,
+    scenario.settings ?? {},
+    options,
+  );
   const notes = new Set<string>();
   const stopHolds = connection.onHold((message) => notes.add(message));
   let fleet: FleetHandle | undefined;
   // Coverage reads the stub's session recording: taps, DELETE answers, badges off and on line.
   const control = options.coverage
-    ? new ScenarioStubControl(connection.url, options.controlToken)
+    ? new ScenarioStubControl(
+        connection.url,
+        options.controlToken,
+        mode === 'external' ? undefined : loopbackFetch,
+      )
     : undefined;
   let recordingStarted = false;
   try {
     const start = await connection.now();
     if (control) recordingStarted = await startRunRecording(control);
+    // The settings are read while the badges connect; awaited (and any failure thrown) below.
+    const settings = connection.settings();
+    settings.catch(() => undefined);
     fleet = await startBadges(scenario, source, account, connection, seed, options.coverage);
-    const context = await stepContext(mode, source, start, account, connection, fleet);
+    const context = stepContext(mode, source, start, account, connection, fleet, await settings);
 
     // Run the timeline through the step handlers.
     const failures = await runTimeline(scenario, context);
@@ -202,6 +215,7 @@ export async function runScenario(
     if (recordingStarted && mode === 'external') await control?.stopRecording();
     await fleet?.close();
     await connection.close();
+    await release?.();
   }
 }
 
@@ -246,14 +260,18 @@ function accountOf(scenario: Scenario, fixtures: Fixtures, source: string): Scen
   };
 }
 
-/** A stub in this process with the scenario's fixtures, or the external one loaded with them. */
+/**
+ * A stub in this process with the scenario's fixtures (on the virtual clock, a kept one
+ * renewed: scenario-stubs.ts), or the external one loaded with them; `release` gives a kept
+ * stub back once the scenario is over.
+ */
 async function connectStub(
   mode: RunMode,
   fixtures: Fixtures,
   seed: number,
   settings: ScenarioSettings,
   options: RunOptions,
-): Promise<StubConnection> {
+): Promise<{ connection: StubConnection; release?: () => Promise<void> }> {
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
@@ -273,22 +291,30 @@ async function connectStub(
       await connection.close();
       throw error;
     }
-    return connection;
+    return { connection };
+  }
+  if (mode === 'embedded') {
+    const lease = await leaseScenarioStub(fixtures, seed, settings);
+    const connection = new InProcessStubConnection(lease.stub, {
+      control: () => new ScenarioStubControl(lease.stub.url, undefined, loopbackFetch),
+    });
+    return { connection, release: lease.release };
   }
   const stub = await startStub({
     fixtures,
     seed,
-    clock: mode === 'realtime' ? 'real' : 'virtual',
+    clock: 'real',
     settings: {
       cancelEvents: settings.cancel_events,
       unknownFields: settings.unknown_fields,
       urnWord: settings.urn_word,
     },
   });
-  return new InProcessStubConnection(stub, {
-    control: () => new ScenarioStubControl(stub.url),
+  const connection = new InProcessStubConnection(stub, {
+    control: () => new ScenarioStubControl(stub.url, undefined, loopbackFetch),
     ownsStub: true,
   });
+  return { connection };
 }
 
 /**
@@ -348,16 +374,18 @@ async function startBadges(
   return fleet;
 }
 
-async function stepContext(
+function stepContext(
   mode: RunMode,
   source: string,
   start: number,
   account: ScenarioAccount,
   connection: StubConnection,
   fleet: FleetHandle | undefined,
-): Promise<StepContext> {
-  const settings = await connection.settings();
+  settings: StubSettings,
+): StepContext {
   const now = () => connection.now();
+  // A stub in this process is sent to without fetch's machinery (SP4); another with fetch.
+  const send = mode === 'external' ? fetch : loopbackFetch;
   return {
     source,
     start,
@@ -368,8 +396,9 @@ async function stepContext(
       subscriberId: account.fixture.subscriber_id,
       apiKey: account.fixture.api_keys[0]!,
       authScheme: settings.authScheme,
+      fetch: send,
     }),
-    trigger: new TriggerSteps(connection.url, account.fixture, source, settings.environments),
+    trigger: new TriggerSteps(connection.url, account.fixture, source, settings.environments, send),
     brandWord: settings.brandWord,
     taskIds: new Map(),
     invocationIds: new Map(),
@@ -446,7 +475,14 @@ async function collect(
   // stub was reset when the scenario began, so the whole journal is the scenario's.
   const requests = scenario.expect.requests ? await allJournalEntries(connection) : [];
   const nameOf = new Map([...taskIds, ...invocationIds].map(([name, id]) => [id, name]));
-  const rawEvents = await context.client.allEvents(formatTimestamp(start));
+  const subscriberId = account.fixture.subscriber_id;
+  // Independent reads, sent together (the task and invocation reads are not journalled).
+  const [rawEvents, tasks, allInvocations] = await Promise.all([
+    context.client.allEvents(formatTimestamp(start)),
+    namedTasks(scenario, taskIds, connection),
+    connection.invocations(),
+  ]);
+  const rawInvocations = allInvocations.filter((i) => i.subscriber_id === subscriberId);
   const endMs = (await connection.now()) - start;
   const events: ActualEvent[] = rawEvents.map((e) => ({
     type: e.content.type,
@@ -459,10 +495,13 @@ async function collect(
   }));
   const heard = new Map<string, ActualHeard[]>();
   const states = new Map<string, string>();
-  for (const badge of context.fleet?.badges ?? []) {
+  const badges = context.fleet?.badges ?? [];
+  // Read once a badge: each read formats every entry.
+  const transcripts = new Map(badges.map((badge) => [badge, badge.transcript]));
+  for (const badge of badges) {
     heard.set(
       badge.deviceId,
-      badge.transcript.map((h) => ({
+      transcripts.get(badge)!.map((h) => ({
         kind: h.kind,
         text: h.text,
         cause: h.cause,
@@ -476,17 +515,6 @@ async function collect(
   const devices = scenario.expect.devices
     ? await deviceFacts(scenario.expect.devices, account, connection)
     : new Map<string, DeviceFacts>();
-  const tasks: ScenarioActual['tasks'] = new Map();
-  // Only the tasks the scenario asks about: one that ended 7 days ago is forgotten (H1).
-  for (const name of Object.keys(scenario.expect.tasks ?? {})) {
-    const id = taskIds.get(name);
-    const task = id === undefined ? undefined : await connection.findTask(id);
-    if (task) tasks.set(name, task);
-  }
-  const subscriberId = account.fixture.subscriber_id;
-  const rawInvocations = (await connection.invocations()).filter(
-    (i) => i.subscriber_id === subscriberId,
-  );
   return {
     events,
     heard,
@@ -498,9 +526,10 @@ async function collect(
     requests,
     rawEvents,
     rawInvocations,
-    lanes: (context.fleet?.badges ?? []).map((badge) =>
+    lanes: badges.map((badge) =>
       laneOf(
         badge,
+        transcripts.get(badge)!,
         account.devices.get(badge.deviceId)?.user ?? badge.deviceId,
         start,
         endMs,
@@ -511,15 +540,31 @@ async function collect(
   };
 }
 
+/** The tasks the scenario asks about, by name: one that ended 7 days ago is forgotten (H1). */
+async function namedTasks(
+  scenario: Scenario,
+  taskIds: Map<string, string>,
+  connection: StubConnection,
+): Promise<ScenarioActual['tasks']> {
+  const tasks: ScenarioActual['tasks'] = new Map();
+  for (const name of Object.keys(scenario.expect.tasks ?? {})) {
+    const id = taskIds.get(name);
+    const task = id === undefined ? undefined : await connection.findTask(id);
+    if (task) tasks.set(name, task);
+  }
+  return tasks;
+}
+
 /** A badge's swimlane: its transcript and its taps and network changes, from the start. */
 function laneOf(
   badge: Badge,
+  transcript: Badge['transcript'],
   user: string,
   start: number,
   endMs: number,
   nameOf: Map<string, string>,
 ): BadgeLane {
-  const clips = badge.transcript.map((h) => ({
+  const clips = transcript.map((h) => ({
     at: Date.parse(h.at) - start,
     durationMs: h.duration_ms,
     kind: h.kind,
@@ -580,19 +625,6 @@ async function deviceFacts(
 /** The longest a device expectation waits (real ms) for a badge's report to reach the stub. */
 const DEVICE_REPORT_WAIT_MS = 2_000;
 
-let defaultFixtures: Fixtures | undefined;
-
-function resolveFixtures(scenario: Scenario): Fixtures {
-  const given = scenario.fixtures ?? 'default';
-  if (given === 'default') {
-    // Read once a process: a suite runs many scenarios on them. The stub copies what it gets.
-    defaultFixtures ??= loadFixturesFile(DEFAULT_FIXTURES_FILE);
-    return defaultFixtures;
-  }
-  if (hasOwn(given, 'generate')) return generateFixtures(given.generate);
-  return given;
-}
-
 function missingGroup(source: string, group: string): never {
   throw new ScenarioError(`badge-sim: ${source}: badges.group: no group '${group}' in the account`);
 }
@@ -602,8 +634,9 @@ class ScenarioStubControl extends StubControlClient {
   constructor(
     private readonly stubUrl: string,
     controlToken?: string,
+    send?: typeof fetch,
   ) {
-    super(stubUrl, { controlToken });
+    super(stubUrl, { controlToken, ...(send ? { fetch: send } : {}) });
   }
 
   protected override refusal(status: number, body: unknown, what: string): Error {

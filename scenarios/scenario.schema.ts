@@ -546,6 +546,14 @@ export const Scenario = Type.Object(
           'Ids of the rows of docs/decisions.md this scenario exercises (`L1`, `D3`): `run --coverage` reports the rows no scenario touched. An id that is no row is refused.',
       }),
     ),
+    real_time: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'Why this scenario waits real time in its own process: only when that wait is what it proves (a transport bound). Every other scenario runs on the virtual clock without one (decision SP3); bench:scenarios times the ones that say so apart from the rest.',
+      }),
+    ),
     seed: Type.Optional(Type.Integer({ description: 'Default: the runner’s --seed (0).' })),
     settings: Type.Optional(ScenarioSettings),
     fixtures: Type.Optional(

@@ -32,6 +32,8 @@ export class TriggerSteps {
     private readonly source: string,
     /** The stub's environments (GET /_stub/settings): prefixes and client ids. */
     private readonly environments: Record<EnvironmentName, EnvironmentSettings>,
+    /** How requests are sent (the runner's loopback fetch to a stub in this process). */
+    private readonly send: typeof fetch = fetch,
   ) {}
 
   /** Requests to oauth2/token so far: the first token of each environment and each refresh. */
@@ -107,7 +109,7 @@ export class TriggerSteps {
   readonly #countingFetch: typeof fetch = async (input, init) => {
     const toTokenEndpoint = String(input).endsWith('/oauth2/token');
     if (toTokenEndpoint) this.#tokenRequests += 1;
-    const response = await fetch(input, init);
+    const response = await this.send(input, init);
     if (!toTokenEndpoint) this.#lastApiStatus = response.status;
     return response;
   };
@@ -184,7 +186,7 @@ export class TriggerSteps {
     }
     if (body !== undefined) headers['content-type'] = 'application/json';
     const settings = this.environments[environment];
-    const response = await fetch(`${this.stubUrl}${settings.prefix}${path}`, {
+    const response = await this.send(`${this.stubUrl}${settings.prefix}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -143,6 +143,11 @@ class Connection {
   readonly pending = new Set<number>();
   /** While false, frames sent to it are not tracked: they do not hold the clock. */
   responsive = true;
+  /**
+   * Its badge, in this process, said the network vanished under this socket (`vanished`):
+   * it will answer nothing, so the clock does not wait the bound for it.
+   */
+  silent = false;
   /** Real time (performance.now) of its last answer, or of the first frame it now owes. */
   owingSince = 0;
   /** Error frames sent in the current one-second window (real time), for the flood guard. */
@@ -266,6 +271,8 @@ export class DeviceGateway {
   readonly #deviceListeners = new Set<(deviceId: string) => void>();
   /** Frames sent to responsive badges and not handled yet: what the clock waits for. */
   #outstanding = 0;
+  /** Connections whose badge said they vanished (`vanished`), until they close. */
+  readonly #silent = new Set<Connection>();
   /** Real time (performance.now) of the last `handled` from any badge. */
   #lastAnswer = 0;
   #waiters: (() => void)[] = [];
@@ -370,6 +377,9 @@ export class DeviceGateway {
    */
   async settled(): Promise<void> {
     const start = performance.now();
+    // What a connection known to be silent owes would only run out the bound: not waited for.
+    for (const connection of this.#silent)
+      if (connection.responsive && connection.pending.size > 0) this.#unresponsive(connection, 0);
     while (this.#outstanding > 0) {
       const now = performance.now();
       const deadline = Math.max(start, this.#lastAnswer) + this.#answerTimeoutMs;
@@ -382,6 +392,21 @@ export class DeviceGateway {
       }
       await this.#quietOr(deadline - now);
     }
+  }
+
+  /**
+   * A badge in this process says the network vanished under its connection (the `vanish`
+   * behaviour and step): the stub still holds the socket, half-open, and sees the device
+   * online, as it was not told. But nothing will answer on it, so when the clock would wait
+   * for it, it is counted unresponsive at once, as it would be after `badgeAnswerTimeoutMs`
+   * of real time, and the same hold is told (decision SP2). Until its badge says hello again
+   * on a new socket, which replaces this one.
+   */
+  vanished(deviceId: string): void {
+    const connection = this.#connections.get(deviceId);
+    if (!connection) return;
+    connection.silent = true;
+    this.#silent.add(connection);
   }
 
   /** Listens for badges the clock went on without; returns a function that stops listening. */
@@ -797,6 +822,7 @@ export class DeviceGateway {
   #closed(connection: Connection): void {
     // Once: a cut-off connection is counted closed before its socket is.
     if (!this.#all.delete(connection)) return;
+    this.#silent.delete(connection);
     clearTimeout(connection.helloTimer);
     this.#core.clock.clearTimer(connection.wakeTimer);
     const owed = connection.responsive ? connection.pending.size : 0;

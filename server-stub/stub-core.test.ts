@@ -88,6 +88,55 @@ describe('reset', () => {
   });
 });
 
+describe('renew: a kept stub as a new one would be (decision SP1)', () => {
+  /** A bit of everything that draws on the seed, the clock and the stores; what it shows. */
+  async function play(stub: StubCore) {
+    const account = stub.fixtures.accounts[0]!;
+    const shown = {
+      now: stub.clock.now(),
+      mode: stub.clock.mode,
+      recording: stub.recorder.recording,
+      journal: stub.journal.size,
+      faults: stub.faults.size,
+      invocations: stub.invocations.length,
+      fixtures: stub.fixtures.accounts.map((a) => a.subscriber_id),
+      task: stub.engine.createAlert(account.subscriber_id, {
+        notification: 'One',
+        groups: [account.groups[0]!.name],
+      }).taskId,
+      refresh: stub.tokens.issueRefreshToken(account.subscriber_id, 'pro'),
+      fault: stub.faults.add({ match: { path: '/x' }, action: { status: 503 } }).id,
+    };
+    invoke(stub, 1);
+    stub.startRecording();
+    await stub.clock.advanceBy(90_000);
+    return shown;
+  }
+  const other = structuredClone(loadFixturesFile(DEFAULT_FIXTURES_FILE));
+  other.accounts = other.accounts.slice(1);
+
+  it('ids, tokens and fault ids from the first of the new seed, no reset mark; stores empty, recording off, clock at its start', async () => {
+    const fresh = await play(
+      new StubCore({ fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE), seed: 2 }),
+    );
+    const kept = core();
+    await play(kept);
+    kept.reset(); // a reset marks tokens `_r1`: a renew starts again without a mark
+    await play(kept);
+    kept.renew({ seed: 2 });
+    expect(await play(kept)).toEqual(fresh);
+    expect(fresh.refresh).not.toContain('_r');
+  });
+
+  it('with other fixtures: as a new core given them', async () => {
+    const fresh = await play(new StubCore({ fixtures: other, seed: 3 }));
+    const kept = core();
+    await play(kept);
+    kept.renew({ fixtures: other, seed: 3 });
+    expect(await play(kept)).toEqual(fresh);
+  });
+});
+
 describe('invokeWorkflow: the trigger interface without HTTP', () => {
   const ADA = '350000000000001';
   const invoke = (stub: StubCore, workflowId: string, userId: unknown, body: unknown) =>

@@ -55,11 +55,11 @@ export class StubCore {
   readonly engine: AlertEngine;
   /** Requests waiting for an analytic event (`GET /_stub/events/await`). */
   readonly eventWaiters: EventWaiters;
-  readonly tokens: TokenStore;
+  #tokens: TokenStore;
   /** Faults on the emulated APIs (`/_stub/faults`): emptied by a reset. */
-  readonly faults: FaultTable;
+  #faults: FaultTable;
   /** What the emulated APIs received and answered (`/_stub/journal`); emptied by a reset. */
-  readonly journal = new RequestJournal(() => this.#settings.journalLimit);
+  #journal = this.#newJournal();
   /** Everything that happens, in order (`/_stub/recording`, `--record`); begins again on a reset. */
   readonly recorder: SessionRecorder;
   #invocations: WorkflowInvocation[] = [];
@@ -86,8 +86,8 @@ export class StubCore {
       deferFanOut: () => this.clock.mode !== 'virtual',
     });
     this.eventWaiters = new EventWaiters(this.engine);
-    this.tokens = new TokenStore(this.clock, this.ids);
-    this.faults = new FaultTable(() => this.clock.now(), options.seed);
+    this.#tokens = new TokenStore(this.clock, this.ids);
+    this.#faults = new FaultTable(() => this.clock.now(), options.seed);
     this.#addFixtureTokens();
     this.recorder = new SessionRecorder(
       () => this.clock.now(),
@@ -118,6 +118,18 @@ export class StubCore {
     // The settings that change what the engine does: a replay needs the same ones.
     const { cancelEvents, unknownFields } = this.#settings;
     this.recorder.begin(reason, this.#fixtures, { mode, scale }, { cancelEvents, unknownFields });
+  }
+
+  get tokens(): TokenStore {
+    return this.#tokens;
+  }
+
+  get faults(): FaultTable {
+    return this.#faults;
+  }
+
+  get journal(): RequestJournal {
+    return this.#journal;
   }
 
   /** The settings in effect (the fixtures' client ids among them, under any given ones). */
@@ -272,6 +284,38 @@ export class StubCore {
     this.beginRecording('fixtures');
     for (const listener of this.#resetListeners) listener();
     return checked;
+  }
+
+  /**
+   * As a new core with the same settings would be, given these fixtures (the loaded ones when
+   * not given) and this seed: what `reset` does, and besides ids, fault draws and tokens from
+   * the first of the seed (no reset generation in tokens: U3), a new request journal (ids
+   * from 1), the session recording off and empty, the clock virtual at its start. For a stub
+   * reused from one scenario to the next (scenarios/scenario-stubs.ts, decision SP1): nothing
+   * of the previous scenario is held by anyone, so nothing of it need stay unique.
+   */
+  renew({ fixtures, seed }: { fixtures?: Fixtures; seed?: number }): void {
+    const checked = fixtures === undefined ? undefined : checkFixtures(structuredClone(fixtures));
+    if (checked) {
+      this.#fixtures = checked;
+      this.#settings = resolveSettings(this.#givenSettings, checked);
+      this.#indexDevices();
+    }
+    this.ids.reseed(seed);
+    this.engine.reset(checked && new Directory(checked, this.#settings.urnWord));
+    if (this.clock.mode !== 'virtual') this.clock.setMode('virtual');
+    this.clock.reset();
+    this.#tokens = new TokenStore(this.clock, this.ids);
+    this.#addFixtureTokens();
+    this.#invocations = [];
+    this.#faults = new FaultTable(() => this.clock.now(), seed);
+    this.#journal = this.#newJournal();
+    this.recorder.stop();
+    for (const listener of this.#resetListeners) listener();
+  }
+
+  #newJournal(): RequestJournal {
+    return new RequestJournal(() => this.#settings.journalLimit);
   }
 
   /** Refresh tokens come from the fixtures; issued tokens do not survive a reset. */

@@ -103,6 +103,11 @@ export interface BadgeOptions {
   session?: string;
   /** The stub's clock arrived (welcome or clock frame): the fleet's clock may follow it. */
   onStubClock?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => void | Promise<void>;
+  /**
+   * The network vanished under the badge while it was online (`vanish`): a stub in this
+   * process may be told, so it does not wait for answers that cannot come (decision SP2).
+   */
+  onVanish?: () => void;
   /** A command frame was sent at the stub's time `at` (ms): the fleet's clock may follow it. */
   onStubTime?: (at: number) => void | Promise<void>;
   /**
@@ -402,9 +407,11 @@ export class Badge {
    * and replays what is open.
    */
   vanish(): void {
+    const wasOnline = this.online;
     this.#stopReconnecting();
     this.#offlineOnPurpose = true;
     this.#link.vanish();
+    if (wasOnline) this.#options.onVanish?.();
     // Not GO_OFFLINE: that closes the link, and the point is that nothing is closed.
     this.#machine.send({ type: 'DISCONNECTED' });
   }

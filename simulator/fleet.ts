@@ -267,6 +267,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
         link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
         onStubClock: badgeClock.follow,
         onStubTime: badgeClock.catchUp,
+        onVanish: connection.vanished && (() => connection.vanished!(device.id)),
         // Its own stream: reconnect draws never shift a behaviour's draws.
         reconnect: reconnect && {
           ...reconnect,

@@ -70,6 +70,10 @@ export class InProcessStubConnection implements StubConnection {
     return this.#stub.app.gateway.onHold((hold) => listener(holdMessage(hold)));
   }
 
+  vanished(deviceId: string): void {
+    this.#stub.app.gateway.vanished(deviceId);
+  }
+
   tap(deviceId: string) {
     return this.#control().tap(deviceId);
   }

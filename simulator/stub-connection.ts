@@ -54,6 +54,13 @@ export interface StubConnection {
    */
   onHold(listener: (message: string) => void): () => void;
 
+  /**
+   * A badge of the fleet vanished from the network (its socket silent, not closed): a stub in
+   * this process is told, so its clock does not wait the answer bound for it (decision SP2).
+   * Absent for a stub in another process: it learns as a real service would, by the bound.
+   */
+  vanished?(deviceId: string): void;
+
   /** Presses a device's talk button through the control API, as if by hand. */
   tap(deviceId: string): Promise<Static<typeof TapResult>>;
   /** The devices as the stub sees them: online, responsive, … */

@@ -99,7 +99,6 @@ describe('a hello for a device whose old connection is still held', () => {
 
 describe('a virtual badge that vanishes', () => {
   test('the stub still sees it online; what it sends meanwhile is never heard; back on a new socket the badge hears the open alert again and acknowledges', async () => {
-    // The plays sent to the silent socket hold the clock until this bound (the stub cannot know).
     await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 100 } });
     await using fleet = await startFleet({ stub, group: 'Nurses' });
     await fleet.waitUntilConnected();
@@ -132,4 +131,27 @@ describe('a virtual badge that vanishes', () => {
     );
     expect(stub.app.gateway.liveState(ADA)).toMatchObject({ online: true, lastDisconnect: null });
   });
+});
+
+describe('a badge in the same process as its stub vanishes (decision SP2)', () => {
+  test('the stub is told: the clock does not wait the answer bound for it, and the hold is told as after the bound', async () => {
+    // A bound longer than the test's own timeout: waiting it out would fail the test.
+    await using stub = await startStub({ settings: { badgeAnswerTimeoutMs: 60_000 } });
+    await using fleet = await startFleet({ stub, group: 'Nurses' });
+    await fleet.waitUntilConnected();
+    const holds: { deviceId: string; waitedMs: number; boundMs: number }[] = [];
+    stub.app.gateway.onHold((hold) => holds.push(hold));
+    await serviceClient(stub).alert({ notification: 'Code blue', groups: ['Nurses'] });
+    await fleet.advanceBy(1_000);
+
+    fleet.badge(ADA).vanish();
+    await fleet.advanceBy(60_000); // the repeats at 30 s and 60 s go to the silent socket
+
+    expect(holds).toEqual([{ deviceId: ADA, user: 'Ada Mensah', waitedMs: 0, boundMs: 60_000 }]);
+    // Still half-open, as the stub was not told it closed: online, counted unresponsive.
+    expect(stub.app.gateway.liveState(ADA)).toMatchObject({ online: true, responsive: false });
+    fleet.badge(ADA).comeBack();
+    await vi.waitFor(() => expect(fleet.badge(ADA).online).toBe(true));
+    expect(stub.app.gateway.liveState(ADA)).toMatchObject({ online: true, responsive: true });
+  }, 30_000);
 });

@@ -141,6 +141,11 @@ describe('loading', () => {
       ":7: fixtures.accounts[0].groups[0].members: group 'Nurses' has no members",
     ],
     [
+      'an empty real_time (it says why the scenario waits real time, SP3)',
+      GOOD.replace('badges: {', "real_time: ''\nbadges: {"),
+      ':3: real_time must NOT have fewer than 1 characters',
+    ],
+    [
       'YAML that does not parse',
       GOOD.replace('badges: { group: Nurses }', 'badges: { group: Nurses'),
       ':4:',
@@ -148,6 +153,15 @@ describe('loading', () => {
   ])('%s: the error names the file, the line and the field', (_name, text, message) =>
     expectRefused(text, message),
   );
+
+  test('real_time says why a scenario waits real time; the scenario keeps it (bench:scenarios times it apart, SP3)', () => {
+    const why = 'the 2 s answer bound of a badge in another process is what it proves';
+    const loaded = loadScenarioFile(
+      file('real-time.scenario.yaml', GOOD.replace('badges: {', `real_time: ${why}\nbadges: {`)),
+    );
+    expect(loaded.scenario.real_time).toBe(why);
+    expect(loadScenarioFile(file('plain.scenario.yaml', GOOD)).scenario.real_time).toBeUndefined();
+  });
 
   test('the published JSON Schema is the model (npm run schema writes it)', () => {
     expect(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')).toBe(scenarioJsonSchema());
