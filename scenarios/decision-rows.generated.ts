@@ -417,6 +417,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A stub that takes a badge's connection but never answers its WebSocket upgrade…"
   },
   {
+    "id": "F11",
+    "case": "The stub lost while waitUntilConnected settles (killed just after an alert went…"
+  },
+  {
     "id": "U1",
     "case": "Ids without a seed"
   },
