@@ -482,7 +482,7 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   },
   {
     "id": "H4",
-    "case": "What a virtual badge heard (the fleet's transcripts)"
+    "case": "What a virtual badge heard (the fleet's transcripts) and did (badge.activity)"
   },
   {
     "id": "H5",

@@ -27,7 +27,7 @@ import { seededRandom } from '../protocol/seeded-random.ts';
 import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
-import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
+import { ACTIVITY_CAP, Badge, type BadgeStatus, HEARD_CAP, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import { connectAndSettle, FleetError, StubUnreachableError } from './fleet-connect.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
@@ -92,6 +92,27 @@ export interface FleetOptions {
   reconnect?: { initialMs?: number; maxMs?: number } | false;
 }
 
+/**
+ * What a fleet's badges keep in all, shared equally between them (each at most HEARD_CAP and
+ * ACTIVITY_CAP, at least 1): a fleet of 1,000 keeps 100 clips a badge, a fleet of 10 the full
+ * 1,000. Memory then stays flat however large the fleet and however long it runs (H4).
+ */
+export const FLEET_HEARD_BUDGET = 100_000;
+export const FLEET_ACTIVITY_BUDGET = 100_000;
+
+/** What each of `badges` badges keeps out of the fleet's budgets. */
+export function keptPerBadge(badges: number): { heard: number; activity: number } {
+  const share = (budget: number, cap: number) =>
+    Math.max(1, Math.min(cap, Math.floor(budget / Math.max(1, badges))));
+  return {
+    heard: share(FLEET_HEARD_BUDGET, HEARD_CAP),
+    activity: share(FLEET_ACTIVITY_BUDGET, ACTIVITY_CAP),
+  };
+}
+
+/** What the fleet's badges keep at most in all, and have forgotten so far (`fleet.kept()`). */
+export type FleetKept = Record<'heard' | 'activity' | 'errors', { cap: number; dropped: number }>;
+
 /** The fleet's connections at a glance (`fleet.summary()`). */
 export interface FleetSummary {
   total: number;
@@ -135,6 +156,11 @@ export interface FleetHandle extends AsyncDisposable {
   connectedCount(): number;
   /** Online, connecting, reconnecting and offline counts, and reconnects so far. */
   summary(): FleetSummary;
+  /**
+   * What the badges keep at most in all (clips heard, activity, errors) and how many entries
+   * they have forgotten so far, past their caps or their 7 days (H4).
+   */
+  kept(): FleetKept;
   /**
    * Waits (real time, at most `timeoutMs`) until `count` badges (all by default) are online
    * and settled. A stub lost meanwhile is waited for while the badges reconnect (F11).
@@ -255,6 +281,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
 
   // One session a fleet: its badges' reconnects take their own connections over (D13).
   const session = options.session ?? randomBytes(12).toString('base64url');
+  const keep = keptPerBadge(devices.length);
   const badges: Badge[] = devices.map(
     (device) =>
       new Badge({
@@ -265,6 +292,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
         batteryLevel: device.battery_level,
         location: device.location ?? null,
         session,
+        keep,
         ...(options.inspect ? { inspect: options.inspect } : {}),
         link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
         onStubClock: badgeClock.follow,
@@ -349,6 +377,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
     transcript: (id) => badge(id).transcript,
     connectedCount,
     summary,
+    kept: () => keptBy(badges),
     waitUntilConnected: (count = badges.length, timeoutMs = 30_000) =>
       connectAndSettle({
         count,
@@ -374,6 +403,23 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** The caps and dropped counts of every badge, added up. */
+function keptBy(badges: readonly Badge[]): FleetKept {
+  const sum: FleetKept = {
+    heard: { cap: 0, dropped: 0 },
+    activity: { cap: 0, dropped: 0 },
+    errors: { cap: 0, dropped: 0 },
+  };
+  for (const badge of badges) {
+    const kept = badge.kept;
+    for (const what of ['heard', 'activity', 'errors'] as const) {
+      sum[what].cap += kept[what].cap;
+      sum[what].dropped += kept[what].dropped;
+    }
+  }
+  return sum;
 }
 
 /**
