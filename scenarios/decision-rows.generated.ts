@@ -181,6 +181,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "task.task_type"
   },
   {
+    "id": "V8",
+    "case": "Events of a busy account"
+  },
+  {
     "id": "K1",
     "case": "Reset"
   },
@@ -503,6 +507,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "H9",
     "case": "RSS of a stub left running, and after a reset"
+  },
+  {
+    "id": "H10",
+    "case": "Ended tasks of a busy stub"
   },
   {
     "id": "W1",
