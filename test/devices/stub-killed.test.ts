@@ -20,91 +20,98 @@ function busyFor(ms: number): void {
   }
 }
 
+/** A stub process to be started, killed and started again on one port. */
+async function stubOnPort() {
+  const port = await freePort();
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    start: () =>
+      startCli(
+        ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'],
+        'Press Ctrl+C to stop.',
+      ),
+  };
+}
+
+/** What became of a wait so far: still waiting, connected, or the error it ended with. */
+function outcomeOf(wait: Promise<void>) {
+  let outcome: 'waiting' | 'connected' | Error = 'waiting';
+  const settled = wait.then(
+    () => {
+      outcome = 'connected';
+    },
+    (error: Error) => {
+      outcome = error;
+    },
+  );
+  return { now: () => outcome, settled };
+}
+
+/**
+ * The stub killed, every badge trying again: still a wait a while later; back on the same
+ * port, the wait ends connected.
+ */
+async function killedThenBack(
+  stub: Awaited<ReturnType<typeof stubOnPort>>,
+  first: Awaited<ReturnType<typeof startCli>>,
+  fleet: { summary(): { reconnecting: number } },
+  wait: ReturnType<typeof outcomeOf>,
+) {
+  first.child.kill('SIGKILL');
+  await once(first.child, 'exit');
+  await expect.poll(() => fleet.summary().reconnecting, { timeout: 10_000 }).toBe(3);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(wait.now()).toBe('waiting');
+  const second = await stub.start();
+  await wait.settled;
+  expect(wait.now()).toBe('connected');
+  return second;
+}
+
 describe('a stub killed while the fleet talks to it', () => {
   test('waitUntilConnected outlives it: killed just after a post, the settle meets a dead stub, and the wait goes on until the badges are back on the restarted stub', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const stubArgs = ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'];
-    const first = await startCli(stubArgs, 'Press Ctrl+C to stop.');
+    const stub = await stubOnPort();
+    const first = await stub.start();
     await using fleet = await startFleet({
-      stub: url,
+      stub: stub.url,
       group: 'Nurses',
       reconnect: { initialMs: 10, maxMs: 100 },
     });
     await fleet.waitUntilConnected();
 
-    await request(`${url}/subscribers/${RIVERSIDE.id}/api/v1/alerts`, {
+    await request(`${stub.url}/subscribers/${RIVERSIDE.id}/api/v1/alerts`, {
       method: 'POST',
       headers: { authorization: `ServiceApiKey ${RIVERSIDE.key}` },
       body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
     });
     // Every badge is online, so the wait goes straight to its settle: a control call to the
     // stub, which cannot have been answered before this turn of the event loop ends.
-    let outcome: 'waiting' | 'connected' | Error = 'waiting';
-    const waiting = fleet.waitUntilConnected(3, 30_000).then(
-      () => {
-        outcome = 'connected';
-      },
-      (error: Error) => {
-        outcome = error;
-      },
-    );
+    const wait = outcomeOf(fleet.waitUntilConnected(3, 30_000));
     busyFor(50);
-    first.child.kill('SIGKILL');
-    await once(first.child, 'exit');
-
-    await expect.poll(() => fleet.summary().reconnecting, { timeout: 10_000 }).toBe(3);
-    // The stub is gone and every badge is trying again: a wait, not a failure.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(outcome).toBe('waiting');
-
-    await using _second = await startCli(stubArgs, 'Press Ctrl+C to stop.');
-    await waiting;
-    expect(outcome).toBe('connected');
+    await using _second = await killedThenBack(stub, first, fleet, wait);
     expect(fleet.summary()).toMatchObject({ online: 3, reconnecting: 0, reconnects: 3 });
   });
 
   test('the same in worker threads: a thread whose settle meets a dead stub tells the main thread, which waits for the badges', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const stubArgs = ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'];
-    const first = await startCli(stubArgs, 'Press Ctrl+C to stop.');
+    const stub = await stubOnPort();
+    const first = await stub.start();
     await using fleet = await startFleet({
-      stub: url,
+      stub: stub.url,
       group: 'Nurses',
       workers: 2,
       reconnect: { initialMs: 10, maxMs: 100 },
     });
     await fleet.waitUntilConnected();
-    let outcome: 'waiting' | 'connected' | Error = 'waiting';
     // The threads are asked to settle once this turn ends: the stub is dead by then.
-    const waiting = fleet.waitUntilConnected(3, 30_000).then(
-      () => {
-        outcome = 'connected';
-      },
-      (error: Error) => {
-        outcome = error;
-      },
-    );
-    first.child.kill('SIGKILL');
-    await once(first.child, 'exit');
-    await expect.poll(() => fleet.summary().reconnecting, { timeout: 10_000 }).toBe(3);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(outcome).toBe('waiting');
-
-    await using _second = await startCli(stubArgs, 'Press Ctrl+C to stop.');
-    await waiting;
-    expect(outcome).toBe('connected');
+    const wait = outcomeOf(fleet.waitUntilConnected(3, 30_000));
+    await using _second = await killedThenBack(stub, first, fleet, wait);
     expect(fleet.summary()).toMatchObject({ online: 3, reconnects: 3 });
   });
 
   test('a stub that never comes back: the wait ends at its bound with what happened', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const stub = await startCli(
-      ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'],
-      'Press Ctrl+C to stop.',
-    );
+    const { url, start } = await stubOnPort();
+    const stub = await start();
     await using fleet = await startFleet({
       stub: url,
       group: 'Nurses',
@@ -176,10 +183,9 @@ async function holdingProxy(port: number, held: string) {
 
 describe('badge-sim devices and a stub killed under it', () => {
   test('killed just after a post while the fleet settles its start: the command waits, says so, and runs on once the stub is back on its port', async () => {
-    const port = await freePort();
-    const stubArgs = ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'];
-    const first = await startCli(stubArgs, 'Press Ctrl+C to stop.');
-    await using proxy = await holdingProxy(port, 'POST /_stub/settle');
+    const stub = await stubOnPort();
+    const first = await stub.start();
+    await using proxy = await holdingProxy(stub.port, 'POST /_stub/settle');
     await using devices = await startCli(
       ['devices', '--stub', proxy.url, '--group', 'Nurses', '--ack-after', '12s'],
       '',
@@ -187,7 +193,7 @@ describe('badge-sim devices and a stub killed under it', () => {
     // The fleet's badges are online and its settle is on the way: an alert goes out, the stub
     // is killed, and the settle's connection is reset.
     await proxy.arrived;
-    await request(`http://127.0.0.1:${port}/subscribers/${RIVERSIDE.id}/api/v1/alerts`, {
+    await request(`${stub.url}/subscribers/${RIVERSIDE.id}/api/v1/alerts`, {
       method: 'POST',
       headers: { authorization: `ServiceApiKey ${RIVERSIDE.key}` },
       body: { notification: 'Spill in ward 3', groups: ['Nurses'] },
@@ -202,7 +208,7 @@ describe('badge-sim devices and a stub killed under it', () => {
     expect(devices.child.exitCode).toBeNull();
     expect(devices.errors()).not.toContain('unreachable (ECONNRESET)');
 
-    await using _second = await startCli(stubArgs, 'Press Ctrl+C to stop.');
+    await using _second = await stub.start();
     await expect
       .poll(devices.output, { timeout: 30_000 })
       .toContain(`3 badges online against ${proxy.url}`);
@@ -216,21 +222,10 @@ describe('badge-sim devices and a stub killed under it', () => {
   });
 
   test('a stub that never comes back: --give-up-after bounds the wait, then the command stops with exit 1 and its summary', async () => {
-    const port = await freePort();
-    const stub = await startCli(
-      ['stub', '--port', String(port), '--quiet', '--clock', 'virtual'],
-      'Press Ctrl+C to stop.',
-    );
+    const { url, start } = await stubOnPort();
+    const stub = await start();
     await using devices = await startCli(
-      [
-        'devices',
-        '--stub',
-        `http://127.0.0.1:${port}`,
-        '--group',
-        'Nurses',
-        '--give-up-after',
-        '2s',
-      ],
+      ['devices', '--stub', url, '--group', 'Nurses', '--give-up-after', '2s'],
       'Press Ctrl+C to stop.',
     );
     stub.child.kill('SIGKILL');
