@@ -121,6 +121,7 @@ export type { Behaviour } from './simulator/behaviours.ts';
 export type { TapFate } from './simulator/device-faults.ts';
 export type {
   FleetHandle,
+  FleetKept,
   FleetOptions,
   FleetSummary,
   WorkerFleetOptions,

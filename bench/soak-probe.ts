@@ -16,7 +16,9 @@ process.on('message', (message: unknown) => {
   gc?.();
   const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
   // What RSS holds beside the heap's objects: compiled code, and V8's own malloc'd memory.
-  const code = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'code_space');
+  const spaces = v8.getHeapSpaceStatistics();
+  const space = (name: string) => spaces.find((s) => s.space_name === name)?.space_size ?? 0;
+  const code = spaces.find((s) => s.space_name === 'code_space');
   process.send?.({
     type: 'memory',
     id: asked.id,
@@ -28,6 +30,10 @@ process.on('message', (message: unknown) => {
     arrayBuffers,
     codeSpace: code?.space_used_size ?? 0,
     malloced: v8.getHeapStatistics().malloced_memory,
+    // Where heap total goes: the young generation grows with the allocation rate, old space
+    // with what lives (and its fragments).
+    newSpace: space('new_space'),
+    oldSpace: space('old_space'),
   });
 });
 // The channel must not keep the stub alive: it stops on SIGTERM like any stub.

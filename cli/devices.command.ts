@@ -55,6 +55,7 @@ interface DevicesOptions {
   seed: number;
   for?: string;
   wait: string;
+  giveUpAfter: string;
   quiet?: boolean;
 }
 
@@ -167,6 +168,11 @@ export function devicesCommand(): Command {
         'at start, wait this long for the stub to answer (0: not)',
         '30s',
       )
+      .option(
+        '--give-up-after <duration>',
+        "once running, stop (exit 1) when the stub has been unreachable this long ('never': keep trying)",
+        '10m',
+      )
       .option('-q, --quiet', 'only the progress line and the summary')
       .addHelpText(
         'after',
@@ -174,8 +180,11 @@ export function devicesCommand(): Command {
 Behaviours given here apply to badges whose fixture declares none.
 
 Badges whose connection drops (the stub restarted or died) reconnect on their own, 100 ms
-doubling to 5 s between tries; the fleet keeps running and says so. A refused hello or a
-device connected elsewhere does not reconnect.
+doubling to 5 s between tries; the fleet keeps running and says so, for up to
+--give-up-after (10m) of a stub that stays unreachable, then stops with exit code 1. Lost
+while the badges first connect, the stub is waited for up to 60 s (and 10 ms a badge), then
+the command fails (exit 2). A refused hello or a device connected elsewhere does not
+reconnect.
 
 Device faults are drawn from --seed: the same seed gives the same lost, delayed and
 duplicated taps and the same drops.
@@ -338,6 +347,9 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     fail(`--for '${options.for}' is not a duration such as 2m.`);
   const waitMs = parseDuration(options.wait);
   if (waitMs === undefined) fail(`--wait '${options.wait}' is not a duration such as 30s.`);
+  const giveUpMs = options.giveUpAfter === 'never' ? undefined : parseDuration(options.giveUpAfter);
+  if (options.giveUpAfter !== 'never' && !(giveUpMs !== undefined && giveUpMs > 0))
+    fail(`--give-up-after '${options.giveUpAfter}' is not 'never' or a duration such as 10m.`);
   const started = performance.now();
   // The simulator (xstate, ws) is loaded once the options are known to be good.
   const { FleetError, startFleet, waitForStub } = await import('../simulator/fleet.ts');
@@ -391,22 +403,35 @@ async function runDevices(options: DevicesOptions): Promise<void> {
   if (detailed && 'badges' in fleet)
     logEveryBadge(fleet, (line) => log(`${elapsed().padStart(6)}  ${line}`));
 
-  // The live progress line: connected badges, on stderr so the log stays clean.
-  const progress = setInterval(() => {
-    process.stderr.write(
-      `\rconnected ${view.summary().online.toLocaleString('en')}/${total.toLocaleString('en')} ${' '.repeat(8)}`,
-    );
-  }, 250);
+  // One watch from start to end: the progress line, and what becomes of the stub.
+  let running = false;
+  const watch = watchConnections(view, {
+    live,
+    line: (summary) =>
+      running
+        ? live
+          ? connections(summary)
+          : undefined
+        : `connected ${summary.online.toLocaleString('en')}/${total.toLocaleString('en')}` +
+          (summary.reconnecting > 0 ? ` · ${connections(summary)}` : ' '.repeat(8)),
+    log: (line) => log(`${elapsed().padStart(6)}  ${line}`),
+    lostFor: (ms) => {
+      if (running && giveUpMs !== undefined && ms >= giveUpMs)
+        void stop(
+          `the stub has been unreachable for ${formatDuration(ms)} (--give-up-after ${options.giveUpAfter})`,
+          1,
+        );
+    },
+  });
   try {
     await view.waitUntilConnected(total, 60_000 + total * 10);
   } catch (error) {
-    clearInterval(progress);
+    clearInterval(watch);
     process.stderr.write('\n');
     await view.close();
     if (error instanceof FleetError) fail(error.message);
     throw error;
   }
-  clearInterval(progress);
   process.stderr.write(
     `\rconnected ${total.toLocaleString('en')}/${total.toLocaleString('en')} in ${elapsed()}\n`,
   );
@@ -421,35 +446,8 @@ async function runDevices(options: DevicesOptions): Promise<void> {
       ? undefined
       : setInterval(() => log(`${elapsed().padStart(6)}  ${counts()}`), 5_000);
 
-  // Connections: a live line on a terminal, a line when the stub is lost, every 5 s while it
-  // stays lost, and when every badge is back. This timer also keeps the process running while
-  // every badge waits to reconnect: the fleet stops on Ctrl+C or --for, never on its own.
-  let outage: { since: number; said: number } | undefined;
-  const watch = setInterval(() => {
-    const now = performance.now();
-    const summary = view.summary();
-    if (live) {
-      process.stderr.write(`\r${connections(summary)}`);
-      clearLine(process.stderr, 1);
-    }
-    if (summary.reconnecting > 0) {
-      if (!outage) {
-        outage = { since: now - summary.downForMs, said: now };
-        log(`${elapsed().padStart(6)}  lost the stub, reconnecting: ${connections(summary)}`);
-      } else if (now - outage.said >= 5_000) {
-        outage.said = now;
-        log(`${elapsed().padStart(6)}  still reconnecting: ${connections(summary)}`);
-      }
-    } else if (outage) {
-      log(
-        `${elapsed().padStart(6)}  back online: ${connections(summary)} (the stub was unreachable ${formatDuration(now - outage.since)})`,
-      );
-      outage = undefined;
-    }
-  }, 250);
-
   let stopping = false;
-  const stop = async (why: string) => {
+  const stop = async (why: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     if (periodic) clearInterval(periodic);
@@ -479,11 +477,55 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     if (activity.errors > 0)
       log(`  stub errors    ${activity.errors} (first: ${activity.firstError})`);
     await view.close();
-    process.exit(0);
+    process.exit(code);
   };
+  // From here the watch shows connections, and a stub lost too long stops the fleet.
+  running = true;
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   if (stopAfter !== undefined) setTimeout(() => void stop(`--for ${options.for}`), stopAfter);
+}
+
+/**
+ * Watches the fleet's connections every 250 ms until cleared: the progress `line` (on stderr,
+ * rewritten in place; none when it gives undefined), a log line when the stub is lost, every
+ * 5 s while it stays lost and when every badge is back, and `lostFor` with how long it has
+ * been lost. The timer also keeps the process running while every badge waits to reconnect.
+ */
+function watchConnections(
+  view: FleetView,
+  watch: {
+    live: boolean;
+    line(summary: FleetSummary): string | undefined;
+    log(line: string): void;
+    lostFor(ms: number): void;
+  },
+): NodeJS.Timeout {
+  let outage: { since: number; said: number } | undefined;
+  return setInterval(() => {
+    const now = performance.now();
+    const summary = view.summary();
+    const line = watch.line(summary);
+    if (line !== undefined) {
+      process.stderr.write(`\r${line}`);
+      if (watch.live) clearLine(process.stderr, 1);
+    }
+    if (summary.reconnecting > 0) {
+      if (!outage) {
+        outage = { since: now - summary.downForMs, said: now };
+        watch.log(`lost the stub, reconnecting: ${connections(summary)}`);
+      } else if (now - outage.said >= 5_000) {
+        outage.said = now;
+        watch.log(`still reconnecting: ${connections(summary)}`);
+      }
+      watch.lostFor(now - outage.since);
+    } else if (outage) {
+      watch.log(
+        `back online: ${connections(summary)} (the stub was unreachable ${formatDuration(now - outage.since)})`,
+      );
+      outage = undefined;
+    }
+  }, 250);
 }
 
 /** One face for a fleet in this thread and one in worker threads: numbers, not badges. */

@@ -46,6 +46,42 @@ export const ClockView = Type.Object({
 });
 export type ClockView = Static<typeof ClockView>;
 
+const Count = Type.Integer({ minimum: 0 });
+
+/** What the stub keeps at most, and what it dropped past a cap before its 7 days were up. */
+export const Kept = Type.Object(
+  {
+    events: Type.Object({
+      cap_per_account: Count,
+      dropped: Type.Integer({
+        minimum: 0,
+        description: 'Events dropped past the cap, the oldest first, before their 7 days.',
+      }),
+    }),
+    ended_tasks: Type.Object({
+      cap: Count,
+      recipients_cap: Type.Integer({
+        minimum: 0,
+        description: 'Recipients over the ended tasks kept: a large alert counts for many.',
+      }),
+      kept: Count,
+      dropped: Count,
+    }),
+    transcript_lines: Type.Object({
+      cap_per_device: Type.Integer({
+        minimum: 1,
+        description: "A device's share of 100,000 lines over the fixtures' devices, at most 1,000.",
+      }),
+      dropped: Type.Integer({
+        minimum: 0,
+        description: 'Lines dropped, past the cap or older than 7 days.',
+      }),
+    }),
+    invocations: Type.Object({ cap: Count, kept: Count, dropped: Count }),
+  },
+  { description: 'Counted since the last reset.' },
+);
+
 export const Health = Type.Object({
   status: Type.Literal('ok'),
   clock: ClockView,
@@ -481,6 +517,7 @@ export type DeviceAwaited = Static<typeof DeviceAwaited>;
 // The control API's answers as types, by the schemas' names: what `StubControlClient` returns,
 // so a user of the package can name them (they are in its public types).
 export type Health = Static<typeof Health>;
+export type StubKept = Static<typeof Kept>;
 export type ClockAdvanced = Static<typeof ClockAdvanced>;
 export type TranscriptEntryView = Static<typeof TranscriptEntryView>;
 export type DeviceView = Static<typeof DeviceView>;

@@ -181,6 +181,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "task.task_type"
   },
   {
+    "id": "V8",
+    "case": "Events of a busy account"
+  },
+  {
     "id": "K1",
     "case": "Reset"
   },
@@ -417,6 +421,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A stub that takes a badge's connection but never answers its WebSocket upgrade…"
   },
   {
+    "id": "F11",
+    "case": "The stub lost while waitUntilConnected settles (killed just after an alert went…"
+  },
+  {
     "id": "U1",
     "case": "Ids without a seed"
   },
@@ -478,7 +486,7 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   },
   {
     "id": "H4",
-    "case": "What a virtual badge heard (the fleet's transcripts)"
+    "case": "What a virtual badge heard (the fleet's transcripts) and did (badge.activity)"
   },
   {
     "id": "H5",
@@ -499,6 +507,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "H9",
     "case": "RSS of a stub left running, and after a reset"
+  },
+  {
+    "id": "H10",
+    "case": "Ended tasks of a busy stub"
   },
   {
     "id": "W1",

@@ -52,6 +52,13 @@ describe('workflow invocations', () => {
     expect(kept).toHaveLength(INVOCATIONS_CAP);
     expect(kept[0]!.invocation_id).toBe('inv_5');
     expect(kept.at(-1)!.invocation_id).toBe(`inv_${INVOCATIONS_CAP + 4}`);
+    expect(stub.kept().invocations).toEqual({
+      cap: INVOCATIONS_CAP,
+      kept: INVOCATIONS_CAP,
+      dropped: 5,
+    });
+    stub.reset();
+    expect(stub.kept().invocations.dropped).toBe(0);
   });
 });
 

@@ -1,7 +1,11 @@
 import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
 import { type ClockMode, formatTimestamp, VirtualClock } from '../protocol/clock.ts';
-import type { EnvironmentName, WorkflowInvocation } from '../protocol/control-api.schema.ts';
+import type {
+  EnvironmentName,
+  StubKept,
+  WorkflowInvocation,
+} from '../protocol/control-api.schema.ts';
 import { IdSource } from '../protocol/ids.ts';
 import { RECORDING_LIMIT_DEFAULT } from '../protocol/recording.schema.ts';
 import type { WorkflowInvoked } from '../protocol/trigger-api.schema.ts';
@@ -63,6 +67,8 @@ export class StubCore {
   /** Everything that happens, in order (`/_stub/recording`, `--record`); begins again on a reset. */
   readonly recorder: SessionRecorder;
   #invocations: WorkflowInvocation[] = [];
+  /** Invocations dropped past INVOCATIONS_CAP since the last reset (`kept()`). */
+  #invocationsDropped = 0;
   #fixtures: Fixtures;
   #devices = new Map<string, FixtureDevice>();
   readonly #clockListeners = new Set<() => void>();
@@ -146,6 +152,29 @@ export class StubCore {
   }
 
   /**
+   * What the stub keeps at most, and dropped past a cap before its 7 days were up, since the
+   * last reset (`GET /_stub/kept`; decisions H2, H3, H10, V8).
+   */
+  kept(): StubKept {
+    const engine = this.engine.kept();
+    const invocations = this.invocations.length;
+    return {
+      events: { cap_per_account: engine.events.cap, dropped: engine.events.dropped },
+      ended_tasks: {
+        cap: engine.endedTasks.cap,
+        recipients_cap: engine.endedTasks.recipientsCap,
+        kept: engine.endedTasks.kept,
+        dropped: engine.endedTasks.dropped,
+      },
+      transcript_lines: {
+        cap_per_device: engine.transcriptLines.cap,
+        dropped: engine.transcriptLines.dropped,
+      },
+      invocations: { cap: INVOCATIONS_CAP, kept: invocations, dropped: this.#invocationsDropped },
+    };
+  }
+
+  /**
    * Workflow invocations, oldest first (control API; `invokeWorkflow` appends to it): the
    * last 7 days, at most INVOCATIONS_CAP (H3). Each read first drops what expired or is over
    * the cap: usually one comparison.
@@ -154,6 +183,7 @@ export class StubCore {
     const list = this.#invocations;
     const cutoff = this.clock.now() - INVOCATION_RETENTION_MS;
     let drop = Math.max(0, list.length - INVOCATIONS_CAP);
+    this.#invocationsDropped += drop;
     // `at` is the formatted instant (microseconds); Date.parse keeps its milliseconds.
     while (drop < list.length && Date.parse(list[drop]!.at) < cutoff) drop++;
     if (drop === list.length && drop > 0) this.#invocations = [];
@@ -262,6 +292,7 @@ export class StubCore {
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
+    this.#invocationsDropped = 0;
     this.faults.reset();
     this.journal.clear();
     this.beginRecording('reset');
@@ -279,6 +310,7 @@ export class StubCore {
     this.clock.reset();
     this.#loadTokens();
     this.#invocations = [];
+    this.#invocationsDropped = 0;
     this.faults.reset();
     this.journal.clear();
     this.beginRecording('fixtures');

@@ -13,7 +13,7 @@ import {
   type Location,
   type StubFrame,
 } from '../protocol/device-frames.schema.ts';
-import type { BadgeEmitted, BadgeIo, Clip, StateReport } from './badge.machine.ts';
+import type { BadgeEmitted, BadgeIo, StateReport } from './badge.machine.ts';
 import { BadgeRunner, EmittedListeners } from './badge-runner.ts';
 
 /** In real or scaled time, state reports go at most this often (real ms). */
@@ -21,6 +21,8 @@ const TELEMETRY_COALESCE_MS = 250;
 
 import type { TapRule } from '../fixtures/fixtures.schema.ts';
 import { checkMs, checkTapFate, type TapFate } from './device-faults.ts';
+import { KeptLog } from './kept-log.ts';
+import { type KeptClip, sharedClip } from './shared-clip.ts';
 import {
   Backoff,
   type BadgeLink,
@@ -33,8 +35,8 @@ import type { TextToSpeech } from './tts/text-to-speech.ts';
 
 /**
  * What a badge remembers (its transcript): the clips of the last 7 days on its clock (the
- * stub's event window), at most HEARD_CAP of them, the oldest forgotten first, so a fleet
- * left running stays flat (docs/decisions.md H4).
+ * stub's event window), at most HEARD_CAP of them (fewer in a large fleet: `keep`), the oldest
+ * forgotten first and counted, so a fleet left running stays flat (docs/decisions.md H4).
  */
 export const HEARD_CAP = 1_000;
 /** The errors a badge keeps, newest last (decision H4). */
@@ -111,6 +113,11 @@ export interface BadgeOptions {
   /** A command frame was sent at the stub's time `at` (ms): the fleet's clock may follow it. */
   onStubTime?: (at: number) => void | Promise<void>;
   /**
+   * How many clips (default HEARD_CAP) and activity entries (default ACTIVITY_CAP) the badge
+   * keeps; a fleet shares a budget between its badges (H4).
+   */
+  keep?: { heard: number; activity: number };
+  /**
    * Reconnecting after an unexpected close or a failed connect: real time, bounded and
    * jittered (see `Backoff`), drawn from `random`. `false`: stay offline. Default 100 ms
    * doubling to 5 s.
@@ -121,15 +128,16 @@ export interface BadgeOptions {
 export class Badge {
   readonly deviceId: string;
   /**
-   * What the badge heard as it happened: the machine's clip and the domain time it started.
-   * Kept raw and formatted only when read: a fan-out to 10,000 badges should not format
-   * 10,000 timestamps nobody may ask for.
+   * What the badge heard as it happened: the clip (shared with the badges that heard the same)
+   * and the domain time it started. Kept raw and formatted only when read: a fan-out to 10,000
+   * badges should not format 10,000 timestamps nobody may ask for.
    */
-  readonly #heard: { atMs: number; clip: Clip; cut?: true }[] = [];
+  readonly #heard: KeptLog<KeptClip>;
   /** Taps and network changes, raw like `#heard`, at most ACTIVITY_CAP. */
-  readonly #activity: { atMs: number; kind: BadgeActivity['kind'] }[] = [];
+  readonly #activity: KeptLog<BadgeActivity['kind']>;
   /** Errors the stub sent this badge (refused hello, unknown task, …), newest last, at most ERRORS_CAP. */
   readonly errors: { code: string; message: string }[] = [];
+  #errorsDropped = 0;
   /** The badge machine, as a snapshot its runner advances (no actor per badge: decision SC4). */
   readonly #machine: BadgeRunner;
   /** Who listens to what the machine emits (`on`); made when the first one subscribes. */
@@ -172,6 +180,8 @@ export class Badge {
   constructor(options: BadgeOptions) {
     this.deviceId = options.deviceId;
     this.#options = options;
+    this.#heard = new KeptLog(options.keep?.heard ?? HEARD_CAP);
+    this.#activity = new KeptLog(options.keep?.activity ?? ACTIVITY_CAP);
     if (options.reconnect !== false) {
       const { random, ...given } = options.reconnect ?? {};
       this.#backoff = new Backoff({ ...DEFAULT_RECONNECT, ...given }, random);
@@ -221,14 +231,14 @@ export class Badge {
       }
       case 'clipStarted': {
         const now = this.#options.clock.now();
-        this.#heard.push({ atMs: now, clip: event.clip });
-        if (this.#heard.length > HEARD_CAP) this.#heard.shift();
-        while (this.#heard[0]!.atMs < now - HEARD_RETENTION_MS) this.#heard.shift();
+        this.#heard.push(now, sharedClip(event.clip));
+        this.#heard.dropBefore(now - HEARD_RETENTION_MS);
         break;
       }
       case 'clipCut': {
-        const last = this.#heard.at(-1);
-        if (last) last.cut = true;
+        // Cut on this badge only: its own copy says so.
+        const last = this.#heard.last();
+        if (last) this.#heard.replaceLast({ ...last, cut: true });
         break;
       }
     }
@@ -252,7 +262,7 @@ export class Badge {
    * HEARD_CAP (pruned as clips start; a new array on every read).
    */
   get transcript(): HeardEntry[] {
-    return this.#heard.map(({ atMs, clip, cut }) => ({
+    return this.#heard.map((atMs, clip) => ({
       at: formatTimestamp(atMs),
       kind: clip.kind,
       task_id: clip.taskId,
@@ -260,18 +270,29 @@ export class Badge {
       duration_ms: clip.durationMs,
       ...(clip.repeat === undefined ? {} : { repeat: clip.repeat }),
       ...(clip.cause === undefined ? {} : { cause: clip.cause }),
-      ...(cut ? { cut } : {}),
+      ...(clip.cut ? { cut: clip.cut } : {}),
     }));
   }
 
   /** Taps and network changes, oldest first (a new array on every read). */
   get activity(): BadgeActivity[] {
-    return this.#activity.map(({ atMs, kind }) => ({ at: formatTimestamp(atMs), kind }));
+    return this.#activity.map((atMs, kind) => ({ at: formatTimestamp(atMs), kind }));
+  }
+
+  /**
+   * What the badge keeps at most (`heard`: clips, `activity`: taps and network changes,
+   * `errors`), and how many of each it has forgotten so far (past the cap or the 7 days).
+   */
+  get kept(): Record<'heard' | 'activity' | 'errors', { cap: number; dropped: number }> {
+    return {
+      heard: { cap: this.#heard.cap, dropped: this.#heard.dropped },
+      activity: { cap: this.#activity.cap, dropped: this.#activity.dropped },
+      errors: { cap: ERRORS_CAP, dropped: this.#errorsDropped },
+    };
   }
 
   #noteActivity(kind: BadgeActivity['kind']): void {
-    this.#activity.push({ atMs: this.#options.clock.now(), kind });
-    if (this.#activity.length > ACTIVITY_CAP) this.#activity.shift();
+    this.#activity.push(this.#options.clock.now(), kind);
   }
 
   /** offline, connecting, idle, playing, awaiting-ack, speaking or broadcasting. */
@@ -596,7 +617,10 @@ export class Badge {
   /** Keeps the newest errors only: a badge left running against a stub that refuses it stays small. */
   #error(code: string, message: string): void {
     this.errors.push({ code, message });
-    if (this.errors.length > ERRORS_CAP) this.errors.shift();
+    if (this.errors.length > ERRORS_CAP) {
+      this.errors.shift();
+      this.#errorsDropped++;
+    }
   }
 
   /** Acts once the engine knows how long the text takes: at once for a synchronous engine. */

@@ -21,8 +21,12 @@ import {
 
 export type Behaviour = FixtureBehaviour;
 
-/** Alerts an ack-after behaviour remembers having scheduled a tap for, newest kept. */
-export const HEARD_ALERTS_CAP = 1_000;
+/**
+ * Alerts an ack-after behaviour remembers having scheduled a tap for, newest kept: more than
+ * a badge has open at once, and few enough that a fleet left running a day holds them all
+ * early on (decision H8).
+ */
+export const HEARD_ALERTS_CAP = 64;
 
 /** What a behaviour needs of a badge. */
 export interface BehaviourTarget extends BatteryTarget {

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FleetOptions } from './fleet.ts';
 import { FleetActivity } from './fleet-activity.ts';
+import { StubUnreachableError } from './fleet-connect.ts';
 import type { ToWorker, WorkerMessage } from './fleet-workers.ts';
 
 /** How often a worker tells the main thread how its badges are. */
@@ -64,7 +65,9 @@ async function main(): Promise<void> {
           return;
       }
     } catch (error) {
-      post({ type: 'reply', id: message.id, error: (error as Error).message });
+      // A lost stub is told apart: the main thread's wait goes on while the badges reconnect.
+      const unreachable = error instanceof StubUnreachableError ? { unreachable: error.code } : {};
+      post({ type: 'reply', id: message.id, error: (error as Error).message, ...unreachable });
     }
   });
 }

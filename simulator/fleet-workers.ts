@@ -20,6 +20,8 @@ import {
   selectDevices,
 } from './fleet.ts';
 import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
+import { connectAndSettle, StubUnreachableError } from './fleet-connect.ts';
+import { DEFAULT_RECONNECT, type ReconnectOptions } from './transport.ts';
 
 /** At most this many worker threads (more than cores only costs memory). */
 export const MAX_WORKERS = 64;
@@ -56,7 +58,14 @@ export type ToWorker =
 export type WorkerMessage =
   | { type: 'report'; summary: FleetSummary; activity: FleetActivityCounts }
   | { type: 'failed'; message: string }
-  | { type: 'reply'; id: number; value?: unknown; error?: string };
+  | {
+      type: 'reply';
+      id: number;
+      value?: unknown;
+      error?: string;
+      /** The error was the stub lost (its network code): a wait may go on. */
+      unreachable?: string;
+    };
 
 /**
  * The young generation of each fleet thread, in MB. A thread's badges are long-lived; what they
@@ -127,7 +136,9 @@ export async function startFleetInWorkers(
     await Promise.all(threads.map((t) => t.terminate()));
     throw error;
   }
-  return new WorkerFleet(threads, ids.length);
+  const reconnect =
+    options.reconnect === false ? false : { ...DEFAULT_RECONNECT, ...options.reconnect };
+  return new WorkerFleet(threads, ids.length, url, reconnect);
 }
 
 /** One worker thread and what it last reported. */
@@ -165,7 +176,9 @@ class FleetThread {
         } else {
           const waiting = this.#replies.get(message.id);
           this.#replies.delete(message.id);
-          if (message.error !== undefined) waiting?.reject(new FleetError(message.error));
+          if (message.unreachable !== undefined)
+            waiting?.reject(new StubUnreachableError(message.error!, message.unreachable));
+          else if (message.error !== undefined) waiting?.reject(new FleetError(message.error));
           else waiting?.resolve(message.value);
         }
       });
@@ -240,9 +253,19 @@ class WorkerFleet implements WorkerFleetHandle {
   readonly total: number;
   #closed: Promise<void> | undefined;
 
-  constructor(threads: FleetThread[], total: number) {
+  readonly #url: string;
+  readonly #reconnect: ReconnectOptions | false;
+
+  constructor(
+    threads: FleetThread[],
+    total: number,
+    url: string,
+    reconnect: ReconnectOptions | false,
+  ) {
     this.#threads = threads;
     this.total = total;
+    this.#url = url;
+    this.#reconnect = reconnect;
   }
 
   get workers(): number {
@@ -279,33 +302,45 @@ class WorkerFleet implements WorkerFleetHandle {
   async waitUntilConnected(count = this.total, timeoutMs = 30_000): Promise<void> {
     const failed = this.#threads.find((t) => t.failure)?.failure;
     if (failed) throw failed;
-    // Woken by the threads' reports (every 100 ms), bounded in real time.
-    if (this.connectedCount() < count) {
-      await new Promise<void>((resolve, reject) => {
-        const check = () => {
-          const failed = this.#threads.find((t) => t.failure)?.failure;
-          if (failed) finish(failed);
-          else if (this.connectedCount() >= count) finish();
-        };
-        const guard = setTimeout(() => {
-          const { firstError } = this.activity();
-          finish(
-            new FleetError(
-              `badge-sim: ${this.connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
-                (firstError ? ` (device ${firstError})` : ''),
-            ),
-          );
-        }, timeoutMs);
-        const finish = (error?: Error) => {
-          clearTimeout(guard);
-          for (const t of this.#threads) t.onReport.delete(check);
-          if (error) reject(error);
-          else resolve();
-        };
-        for (const t of this.#threads) t.onReport.add(check);
-      });
-    }
-    await this.settled();
+    await connectAndSettle({
+      count,
+      timeoutMs,
+      untilOnline: (n, ms) => this.#untilOnline(n, ms),
+      settled: () => this.settled(),
+      reconnect: this.#reconnect,
+      timedOut: (lost) => {
+        const { firstError } = this.activity();
+        const { reconnecting } = this.summary();
+        return new FleetError(
+          `badge-sim: ${this.connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
+            (lost && reconnecting > 0
+              ? `; the stub at ${this.#url} is unreachable (${lost.code}), ${reconnecting} badges reconnecting`
+              : firstError
+                ? ` (device ${firstError})`
+                : ''),
+        );
+      },
+    });
+  }
+
+  /** True once `count` badges are online (woken by the threads' reports), false after `timeoutMs`. */
+  #untilOnline(count: number, timeoutMs: number): Promise<boolean> {
+    if (this.connectedCount() >= count) return Promise.resolve(true);
+    return new Promise<boolean>((resolve, reject) => {
+      const check = () => {
+        const failed = this.#threads.find((t) => t.failure)?.failure;
+        if (failed) finish(failed);
+        else if (this.connectedCount() >= count) finish(true);
+      };
+      const guard = setTimeout(() => finish(false), timeoutMs);
+      const finish = (outcome: boolean | Error) => {
+        clearTimeout(guard);
+        for (const t of this.#threads) t.onReport.delete(check);
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      for (const t of this.#threads) t.onReport.add(check);
+    });
   }
 
   async settled(): Promise<void> {

@@ -27,14 +27,17 @@ import { seededRandom } from '../protocol/seeded-random.ts';
 import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
-import { Badge, type BadgeStatus, type HeardEntry } from './badge.ts';
+import { ACTIVITY_CAP, Badge, type BadgeStatus, HEARD_CAP, type HeardEntry } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
+import { connectAndSettle, FleetError, StubUnreachableError } from './fleet-connect.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
 import { HttpStubConnection } from './http-stub-connection.ts';
 import { InProcessStubConnection } from './in-process-stub-connection.ts';
 import type { StubConnection } from './stub-connection.ts';
 import { Backoff, BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech, type TextToSpeech, type TtsName } from './tts/text-to-speech.ts';
+
+export { FleetError, StubUnreachableError };
 
 export interface FleetOptions {
   /** An embedded stub (shared clock), the base URL of a running stub, or a connection to one. */
@@ -89,6 +92,27 @@ export interface FleetOptions {
   reconnect?: { initialMs?: number; maxMs?: number } | false;
 }
 
+/**
+ * What a fleet's badges keep in all, shared equally between them (each at most HEARD_CAP and
+ * ACTIVITY_CAP, at least 1): a fleet of 1,000 keeps 100 clips a badge, a fleet of 10 the full
+ * 1,000. Memory then stays flat however large the fleet and however long it runs (H4).
+ */
+export const FLEET_HEARD_BUDGET = 100_000;
+export const FLEET_ACTIVITY_BUDGET = 100_000;
+
+/** What each of `badges` badges keeps out of the fleet's budgets. */
+export function keptPerBadge(badges: number): { heard: number; activity: number } {
+  const share = (budget: number, cap: number) =>
+    Math.max(1, Math.min(cap, Math.floor(budget / Math.max(1, badges))));
+  return {
+    heard: share(FLEET_HEARD_BUDGET, HEARD_CAP),
+    activity: share(FLEET_ACTIVITY_BUDGET, ACTIVITY_CAP),
+  };
+}
+
+/** What the fleet's badges keep at most in all, and have forgotten so far (`fleet.kept()`). */
+export type FleetKept = Record<'heard' | 'activity' | 'errors', { cap: number; dropped: number }>;
+
 /** The fleet's connections at a glance (`fleet.summary()`). */
 export interface FleetSummary {
   total: number;
@@ -132,18 +156,21 @@ export interface FleetHandle extends AsyncDisposable {
   connectedCount(): number;
   /** Online, connecting, reconnecting and offline counts, and reconnects so far. */
   summary(): FleetSummary;
-  /** Waits (real time) until `count` badges (all by default) are online. */
+  /**
+   * What the badges keep at most in all (clips heard, activity, errors) and how many entries
+   * they have forgotten so far, past their caps or their 7 days (H4).
+   */
+  kept(): FleetKept;
+  /**
+   * Waits (real time, at most `timeoutMs`) until `count` badges (all by default) are online
+   * and settled. A stub lost meanwhile is waited for while the badges reconnect (F11).
+   */
   waitUntilConnected(count?: number, timeoutMs?: number): Promise<void>;
   /** Resolves when every frame the badges sent has been handled by the stub. */
   settled(): Promise<void>;
   /** Advances domain time: the embedded clock, or the external stub's through its control API. */
   advanceBy(ms: number): Promise<void>;
   close(): Promise<void>;
-}
-
-/** A fleet option that cannot work; the message says what to fix. */
-export class FleetError extends Error {
-  override name = 'FleetError';
 }
 
 const validateBehaviour = validatorOf(BehaviourSchema);
@@ -215,8 +242,9 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   const connection = connectionOf(options, (code, error) =>
     started === undefined
       ? firstContactError(connection.url, error)
-      : new FleetError(
+      : new StubUnreachableError(
           `badge-sim: the stub at ${connection.url} is unreachable (${code}); ${summary().reconnecting} of ${started.length} badges are reconnecting`,
+          code,
         ),
   );
   const ca = options.ca ?? connection.ca;
@@ -253,6 +281,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
 
   // One session a fleet: its badges' reconnects take their own connections over (D13).
   const session = options.session ?? randomBytes(12).toString('base64url');
+  const keep = keptPerBadge(devices.length);
   const badges: Badge[] = devices.map(
     (device) =>
       new Badge({
@@ -263,6 +292,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
         batteryLevel: device.battery_level,
         location: device.location ?? null,
         session,
+        keep,
         ...(options.inspect ? { inspect: options.inspect } : {}),
         link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
         onStubClock: badgeClock.follow,
@@ -348,49 +378,75 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
     transcript: (id) => badge(id).transcript,
     connectedCount,
     summary,
-    async waitUntilConnected(count = badges.length, timeoutMs = 30_000) {
-      // Connecting is real network I/O: this waits in real time, bounded.
-      // Woken by every change of a badge's state, not by polling.
-      if (connectedCount() < count) {
-        await new Promise<void>((resolve, reject) => {
-          // Kept as badges change, not counted again on every change: with 50,000 badges
-          // connecting, counting them all each time is billions of steps.
-          const online = new Set(badges.filter((b) => b.online));
-          const subscriptions = badges.map((b) =>
-            b.on('stateChanged', () => {
-              if (b.online) online.add(b);
-              else online.delete(b);
-              if (online.size >= count) {
-                stopWaiting();
-                resolve();
-              }
-            }),
+    kept: () => keptBy(badges),
+    waitUntilConnected: (count = badges.length, timeoutMs = 30_000) =>
+      connectAndSettle({
+        count,
+        timeoutMs,
+        untilOnline: (n, ms) => untilOnline(badges, n, ms),
+        settled,
+        reconnect,
+        timedOut: (lost) => {
+          const refused = badges.find((b) => b.errors.length > 0);
+          const reconnecting = summary().reconnecting;
+          return new FleetError(
+            `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
+              (lost && reconnecting > 0
+                ? `; the stub at ${connection.url} is unreachable (${lost.code}), ${reconnecting} badges reconnecting`
+                : refused
+                  ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})`
+                  : ''),
           );
-          const guard = setTimeout(() => {
-            stopWaiting();
-            const refused = badges.find((b) => b.errors.length > 0);
-            reject(
-              new FleetError(
-                `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
-                  (refused
-                    ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})`
-                    : ''),
-              ),
-            );
-          }, timeoutMs);
-          function stopWaiting() {
-            clearTimeout(guard);
-            for (const subscription of subscriptions) subscription.unsubscribe();
-          }
-        });
-      }
-      await settled();
-    },
+        },
+      }),
     settled,
     advanceBy: (ms) => badgeClock.advanceBy(ms, settled),
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** The caps and dropped counts of every badge, added up. */
+function keptBy(badges: readonly Badge[]): FleetKept {
+  const sum: FleetKept = {
+    heard: { cap: 0, dropped: 0 },
+    activity: { cap: 0, dropped: 0 },
+    errors: { cap: 0, dropped: 0 },
+  };
+  for (const badge of badges) {
+    const kept = badge.kept;
+    for (const what of ['heard', 'activity', 'errors'] as const) {
+      sum[what].cap += kept[what].cap;
+      sum[what].dropped += kept[what].dropped;
+    }
+  }
+  return sum;
+}
+
+/**
+ * Resolves true once `count` badges are online, false after `timeoutMs` (real time: connecting
+ * is network I/O). Woken by every change of a badge's state, not by polling.
+ */
+function untilOnline(badges: readonly Badge[], count: number, timeoutMs: number): Promise<boolean> {
+  // Kept as badges change, not counted again on every change: with 50,000 badges
+  // connecting, counting them all each time is billions of steps.
+  const online = new Set(badges.filter((b) => b.online));
+  if (online.size >= count) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const subscriptions = badges.map((b) =>
+      b.on('stateChanged', () => {
+        if (b.online) online.add(b);
+        else online.delete(b);
+        if (online.size >= count) stopWaiting(true);
+      }),
+    );
+    const guard = setTimeout(() => stopWaiting(false), timeoutMs);
+    function stopWaiting(reached: boolean) {
+      clearTimeout(guard);
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      resolve(reached);
+    }
+  });
 }
 
 /**

@@ -18,10 +18,11 @@ import {
 import { type Micros, toMicros } from '../../protocol/timestamp.ts';
 import type { DeviceCommand, SpeechCause, StopCause, TranscriptEntry } from './device-command.ts';
 import type { Device, Directory } from './directory.ts';
+import { ENDED_RECIPIENTS_CAP, ENDED_TASKS_CAP, EndedTasks } from './ended-tasks.ts';
 import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
 import { FanOut } from './fan-out.ts';
-import { Transcript } from './transcript.ts';
+import { Transcript, transcriptShare } from './transcript.ts';
 
 /** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
 export const REPEAT_INTERVAL_MS = 30_000;
@@ -78,6 +79,16 @@ export type DeliveryListener = (deviceId: string, command: DeviceCommand) => voi
 export type EventListener = (subscriberId: string, event: AnalyticEvent) => void;
 
 export type TaskState = 'alerting' | 'ended';
+
+/** What the engine keeps at most and dropped early (`kept()`). */
+export interface EngineKept {
+  /** Events an account. */
+  events: { cap: number; dropped: number };
+  /** Ended tasks: at most `cap`, and `recipientsCap` recipients over them. */
+  endedTasks: { cap: number; recipientsCap: number; kept: number; dropped: number };
+  /** Lines a device's transcript. */
+  transcriptLines: { cap: number; dropped: number };
+}
 export type TaskOutcome = 'quorum' | 'timed_out' | 'cancelled';
 export type DeviceAlertStatus = 'queued' | 'playing' | 'acknowledged' | 'stopped';
 
@@ -169,18 +180,16 @@ export class AlertEngine {
   readonly #events = new EventStore(EVENT_RETENTION_MS);
   // The stores below are replaced, not cleared, on reset: nothing of their size survives it.
   #tasks = new Map<string, Task>();
-  /**
-   * Ended tasks in the order they ended (the clock never goes back between resets), from
-   * `#endedHead` on: the oldest are forgotten once their retention has run out.
-   */
-  #ended: (Task | undefined)[] = [];
-  #endedHead = 0;
+  /** Ended tasks in the order they ended: forgotten after 7 days, or past a cap (H1, H10). */
+  #ended = this.#endedTasks();
   /**
    * Per device, per alert name, the alerts waiting for it: the head plays, the rest queue
    * (serial alerting for one name); different names each have a lane and interleave.
    */
   #lanes = new Map<string, Map<string, Lane>>();
   #transcripts = new Map<string, Transcript>();
+  /** Lines a device's transcript keeps: its share of TRANSCRIPT_LINES_BUDGET. */
+  #transcriptCap = TRANSCRIPT_CAP;
   /** The next task's `serial`. */
   #serial = 0;
   /** Plays so far: which of two alerts played at one instant played last (L9, MB2). */
@@ -194,6 +203,7 @@ export class AlertEngine {
     this.#directory = options.directory;
     this.#cancelEvents = options.cancelEvents ?? 'end-cancelled';
     this.#deferFanOut = options.deferFanOut ?? (() => false);
+    this.#transcriptCap = transcriptShare(this.#directory.devices().length, TRANSCRIPT_CAP);
   }
 
   /** Devices an alert or a broadcast has still to reach (decision D14). */
@@ -452,11 +462,29 @@ export class AlertEngine {
     const alerting: Task[] = [];
     for (const task of this.#tasks.values()) if (task.state === 'alerting') alerting.push(task);
     const chosen = alerting.reverse().slice(0, limit);
-    for (let i = this.#ended.length - 1; i >= this.#endedHead && chosen.length < limit; i--) {
-      const task = this.#ended[i];
-      if (task) chosen.push(task);
-    }
+    chosen.push(...this.#ended.newest(limit - chosen.length));
     return chosen.map(snapshot);
+  }
+
+  /**
+   * What the engine keeps at most, and what it dropped before its 7 days were up (past a cap)
+   * since the last reset: events an account, ended tasks, transcript lines a device (H2, H10,
+   * V8). Transcript lines count every line dropped, by the cap or by age.
+   */
+  kept(): EngineKept {
+    this.#forgetExpiredTasks();
+    let transcriptDropped = 0;
+    for (const t of this.#transcripts.values()) transcriptDropped += t.dropped;
+    return {
+      events: { cap: this.#events.cap, dropped: this.#events.droppedEarly },
+      endedTasks: {
+        cap: ENDED_TASKS_CAP,
+        recipientsCap: ENDED_RECIPIENTS_CAP,
+        kept: this.#ended.size,
+        dropped: this.#ended.droppedEarly,
+      },
+      transcriptLines: { cap: this.#transcriptCap, dropped: transcriptDropped },
+    };
   }
 
   /** What the engine holds now (see `EngineStats`); counts what is stored, pruned or not. */
@@ -466,7 +494,7 @@ export class AlertEngine {
     let transcriptEntries = 0;
     for (const t of this.#transcripts.values()) transcriptEntries += t.size;
     const events = this.#events.stats();
-    const ended = this.#ended.length - this.#endedHead;
+    const ended = this.#ended.size;
     return {
       tasks: this.#tasks.size,
       alerting: this.#tasks.size - ended,
@@ -491,38 +519,22 @@ export class AlertEngine {
     }
     this.#fanOut.clear();
     this.#tasks = new Map();
-    this.#ended = [];
-    this.#endedHead = 0;
+    this.#ended = this.#endedTasks();
     this.#lanes = new Map();
     this.#transcripts = new Map();
     this.#events.clear();
     this.#ids.reset();
     if (directory) this.#directory = directory;
+    this.#transcriptCap = transcriptShare(this.#directory.devices().length, TRANSCRIPT_CAP);
   }
 
-  /**
-   * Forgets the tasks that ended more than TASK_RETENTION_MS ago. Called on every read and
-   * write of tasks: usually one comparison; each task is dropped once (amortised O(1)).
-   */
+  /** Forgets the tasks that ended more than TASK_RETENTION_MS ago (usually one comparison). */
   #forgetExpiredTasks(): void {
-    const ended = this.#ended;
-    if (this.#endedHead >= ended.length) return;
-    const cutoff = this.#clock.now() - TASK_RETENTION_MS;
-    let head = this.#endedHead;
-    while (head < ended.length && ended[head]!.endedAt! < cutoff) {
-      this.#tasks.delete(ended[head]!.id);
-      ended[head] = undefined; // Not kept alive by the queue either.
-      head++;
-    }
-    if (head === ended.length) {
-      this.#ended = [];
-      this.#endedHead = 0;
-    } else if (head > 1024 && head * 2 > ended.length) {
-      ended.splice(0, head);
-      this.#endedHead = 0;
-    } else {
-      this.#endedHead = head;
-    }
+    this.#ended.forgetExpired(this.#clock.now());
+  }
+
+  #endedTasks(): EndedTasks<Task> {
+    return new EndedTasks<Task>(TASK_RETENTION_MS, (task) => this.#tasks.delete(task.id));
   }
 
   /** Reaches every item, at once or after the request (D14), after what is already waiting. */
@@ -580,7 +592,7 @@ export class AlertEngine {
     task.state = 'ended';
     task.outcome = outcome;
     task.endedAt = this.#clock.now();
-    this.#ended.push(task);
+    this.#ended.push(task, task.endedAt, task.devices.size);
     this.#clock.clearTimer(task.timeoutTimer);
     task.timeoutTimer = undefined;
     if (outcome === 'timed_out') this.#emit(task, 'timed_out', undefined, task.endedAt);
@@ -639,7 +651,7 @@ export class AlertEngine {
   #deliver(deviceId: string, command: DeviceCommand): void {
     let transcript = this.#transcripts.get(deviceId);
     if (!transcript) {
-      transcript = new Transcript(TRANSCRIPT_CAP);
+      transcript = new Transcript(this.#transcriptCap);
       this.#transcripts.set(deviceId, transcript);
     }
     const now = this.#clock.now();

@@ -51,3 +51,28 @@ test('answers byte for byte what JSON.stringify writes of the events, in order',
   );
   expect(store.query('100001', toMicros(T0), 5, now)).toEqual(events.slice(0, 5));
 });
+
+test('keeps at most its cap of events an account: the oldest go first, before their 7 days, and are counted', () => {
+  const store = new EventStore(7 * 24 * 3600 * 1000, 5);
+  for (let i = 0; i < 12; i++) store.append('A', T0 + i, event(T0 + i, i, { type: 'start' }));
+  store.append('B', T0, event(T0, 99, { type: 'start' }));
+  const kept = store.query('A', toMicros(T0), 100, T0 + 20);
+  expect(kept.map((e) => e.event_id)).toEqual(
+    [7, 8, 9, 10, 11].map((i) => i.toString(16).padStart(32, '0')),
+  );
+  expect(store.count('B', T0 + 20)).toBe(1);
+  expect(store.droppedEarly).toBe(7);
+  store.clear();
+  expect(store.droppedEarly).toBe(0);
+});
+
+test('a cap of 50,000 an account by default (decision V8), dropping past it for as long as events come', () => {
+  const store = new EventStore(7 * 24 * 3600 * 1000);
+  expect(store.cap).toBe(50_000);
+  for (let i = 0; i < 120_000; i++) store.append('A', T0 + i, event(T0 + i, i, { type: 'start' }));
+  expect(store.count('A', T0 + 120_000)).toBe(50_000);
+  expect(store.stats().events).toBe(50_000);
+  expect(store.droppedEarly).toBe(70_000);
+  const [first] = store.query('A', toMicros(T0), 1, T0 + 120_000);
+  expect(first!.event_id).toBe((70_000).toString(16).padStart(32, '0'));
+});

@@ -19,6 +19,12 @@ interface StoredEvent {
 /** How many task pieces are kept to share: the events of a task come close together. */
 const RECENT_TASKS = 64;
 
+/**
+ * At most this many events an account: past it the oldest go before their 7 days, counted
+ * (decision V8), so a stub alerting 1,000 badges all day holds about 6 MB of them, not a week's.
+ */
+export const EVENTS_CAP = 50_000;
+
 interface AccountLog {
   /** Slots before `head` are emptied (undefined): a dropped event is not kept alive. */
   events: (StoredEvent | undefined)[];
@@ -45,8 +51,18 @@ export class EventStore {
   #heads = new Map<string, string>();
   /** Task pieces by the engine's task object (one for all of a task's events), the latest few. */
   #tasks = new Map<object, string>();
+  #droppedEarly = 0;
 
-  constructor(readonly retentionMs: number) {}
+  constructor(
+    readonly retentionMs: number,
+    /** Events kept at most an account (the oldest dropped first, before their retention). */
+    readonly cap = EVENTS_CAP,
+  ) {}
+
+  /** Events dropped past the cap, before their retention ran out, since the last `clear`. */
+  get droppedEarly(): number {
+    return this.#droppedEarly;
+  }
 
   /** Records an event at the clock instant `atMs`, kept as whole microseconds. */
   append(subscriberId: string, atMs: number, event: AnalyticEvent): void {
@@ -63,8 +79,14 @@ export class EventStore {
       eventId: flat(event.event_id),
     });
     log.answer = undefined;
+    if (log.events.length - log.head > this.cap) {
+      // Past the cap: the oldest goes now (amortised like expired ones, by `#prune`'s cut).
+      log.events[log.head++] = undefined;
+      this.#droppedEarly++;
+      this.#prune(log, atMs);
+    }
     // The oldest retained event expired: prune (a binary search; rarely more than a compare).
-    if (log.events[log.head]!.at < this.#cutoff(atMs)) this.#prune(log, atMs);
+    else if (log.events[log.head]!.at < this.#cutoff(atMs)) this.#prune(log, atMs);
   }
 
   /**
@@ -188,6 +210,7 @@ export class EventStore {
     this.#logs = new Map();
     this.#heads = new Map();
     this.#tasks = new Map();
+    this.#droppedEarly = 0;
   }
 
   /** The oldest instant (µs) still retained at the clock's `now` (ms). */

@@ -1,7 +1,8 @@
 /**
  * What the engine keeps, and for how long (docs/decisions.md, "Hardening: memory"): a reset
  * leaves nothing behind; ended tasks, transcript lines and events follow the 7-day retention;
- * a transcript holds at most TRANSCRIPT_CAP lines. All on the virtual clock.
+ * a transcript holds at most TRANSCRIPT_CAP lines (its share of 100,000 over the devices);
+ * ended tasks past their caps go early, counted. All on the virtual clock.
  */
 import { describe, expect, it } from 'vitest';
 import { checkFixtures } from '../../fixtures/load-fixtures.ts';
@@ -176,6 +177,67 @@ describe('transcripts', () => {
       text: `b${TRANSCRIPT_CAP + 249}`,
     });
     expect(engine.stats().transcriptEntries).toBe(TRANSCRIPT_CAP);
+    expect(engine.kept().transcriptLines).toEqual({ cap: TRANSCRIPT_CAP, dropped: 250 });
+  });
+
+  it('share 100,000 lines between the devices of the fixtures: 1,000 devices keep 100 each', () => {
+    const devices = Array.from({ length: 1_000 }, (_, i) => ({
+      id: String(350_000_000_100_000 + i),
+      user: `User ${i}`,
+    }));
+    const fixtures = {
+      accounts: [
+        {
+          subscriber_id: HOSPITAL,
+          api_keys: ['test-key-hospital-0001'],
+          groups: [{ id: '5001', name: 'First', members: [devices[0]!.id] }],
+          devices,
+        },
+      ],
+    };
+    const engine = new AlertEngine({
+      clock: new VirtualClock(),
+      ids: new IdSource(1),
+      directory: new Directory(checkFixtures(fixtures), 'service'),
+    });
+    for (let i = 0; i < 130; i++)
+      engine.broadcast(HOSPITAL, { notification: `b${i}`, groups: ['First'] });
+    const transcript = engine.transcript(devices[0]!.id);
+    expect(transcript).toHaveLength(100);
+    expect(transcript[0]).toMatchObject({ text: 'b30' });
+    expect(engine.kept().transcriptLines).toEqual({ cap: 100, dropped: 30 });
+    // Other fixtures, another share: 3 devices keep the full cap again.
+    engine.reset(new Directory(checkFixtures(structuredClone(FIXTURES)), 'service'));
+    expect(engine.kept().transcriptLines).toEqual({ cap: TRANSCRIPT_CAP, dropped: 0 });
+  });
+});
+
+describe('ended tasks past their caps (H10)', () => {
+  it('are forgotten early when they hold more than 100,000 recipients, counted by kept()', async () => {
+    const { clock, engine } = setup();
+    // 3 recipients an alert: 33,333 ended alerts would fit, but at most 10,000 tasks are kept.
+    const first = engine.createAlert(HOSPITAL, {
+      notification: 'first',
+      groups: ['Nurses'],
+      timeout: 60,
+    }).taskId;
+    for (let i = 0; i < 10_010; i++) {
+      const { taskId } = engine.createAlert(HOSPITAL, {
+        notification: `a${i}`,
+        groups: ['Nurses'],
+        timeout: 60,
+      });
+      engine.cancelAlert(HOSPITAL, taskId);
+    }
+    await clock.advanceBy(60_000); // the first times out: the newest ended
+    expect(engine.task(first)).toMatchObject({ state: 'ended', outcome: 'timed_out' });
+    expect(engine.kept().endedTasks).toEqual({
+      cap: 10_000,
+      recipientsCap: 100_000,
+      kept: 10_000,
+      dropped: 11,
+    });
+    expect(engine.stats()).toMatchObject({ tasks: 10_000, alerting: 0, ended: 10_000 });
   });
 });
 

@@ -20,6 +20,7 @@ describe('Transcript', () => {
     for (let i = 0; i < 25; i++) t.add(i, stop(`t${i}`));
     expect(t.size).toBe(10);
     expect(ids(t)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i + 15}`));
+    expect(t.dropped).toBe(15);
   });
 
   it('dropBefore keeps a line exactly at the cutoff and drops the ones before it', () => {
@@ -27,11 +28,13 @@ describe('Transcript', () => {
     for (let i = 0; i < 8; i++) t.add(i * 10, stop(`t${i}`));
     t.dropBefore(30);
     expect(ids(t)).toEqual(['t3', 't4', 't5', 't6', 't7']);
+    expect(t.dropped).toBe(3);
     // Still a ring: more lines after a drop keep their order.
     for (let i = 8; i < 20; i++) t.add(i * 10, stop(`t${i}`));
     expect(ids(t)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i + 10}`));
     t.dropBefore(1_000);
     expect(t.size).toBe(0);
+    expect(t.dropped).toBe(20);
     expect(ids(t)).toEqual([]);
   });
 });

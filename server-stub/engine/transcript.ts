@@ -1,5 +1,16 @@
 import type { DeviceCommand } from './device-command.ts';
 
+/**
+ * Transcript lines over every device of the fixtures, shared equally: 1,000 devices keep 100
+ * lines each, up to 100 devices the full cap (H2).
+ */
+export const TRANSCRIPT_LINES_BUDGET = 100_000;
+
+/** A device's share of TRANSCRIPT_LINES_BUDGET among `devices`: at most `cap`, at least 1. */
+export function transcriptShare(devices: number, cap: number): number {
+  return Math.max(1, Math.min(cap, Math.floor(TRANSCRIPT_LINES_BUDGET / Math.max(1, devices))));
+}
+
 /** The smallest buffer a transcript starts with; it doubles up to its cap as lines come. */
 const INITIAL_CAPACITY = 8;
 
@@ -13,11 +24,17 @@ export class Transcript {
   #commands: (DeviceCommand | undefined)[] = new Array(INITIAL_CAPACITY);
   #start = 0;
   #size = 0;
+  #dropped = 0;
 
   constructor(readonly cap: number) {}
 
   get size(): number {
     return this.#size;
+  }
+
+  /** Lines dropped so far: past the cap, or older than a `dropBefore` cutoff. */
+  get dropped(): number {
+    return this.#dropped;
   }
 
   /** Appends a line; at the cap, the oldest line is dropped. */
@@ -28,6 +45,7 @@ export class Transcript {
       this.#commands[this.#start] = undefined;
       this.#start = (this.#start + 1) % capacity;
       this.#size--;
+      this.#dropped++;
     }
     const at = (this.#start + this.#size) % capacity;
     this.#times[at] = atMs;
@@ -42,6 +60,7 @@ export class Transcript {
       this.#commands[this.#start] = undefined;
       this.#start = (this.#start + 1) % capacity;
       this.#size--;
+      this.#dropped++;
     }
   }
 

@@ -31,6 +31,7 @@ import {
   GENERATE_MAX_DEVICES,
   GenerateRequest,
   Health,
+  Kept,
   RefreshTokenIssued,
   RefreshTokenRequest,
   Revoked,
@@ -116,6 +117,19 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     '/health',
     { schema: { tags, summary: 'Liveness and clock.', response: { 200: Health } } },
     async () => health(),
+  );
+
+  app.get(
+    '/kept',
+    {
+      schema: {
+        tags,
+        summary:
+          'What the stub keeps at most (events, ended tasks, transcript lines, invocations), and what it dropped past a cap since the last reset.',
+        response: { 200: Kept },
+      },
+    },
+    async () => core.kept(),
   );
 
   app.post(

@@ -148,6 +148,12 @@ describe('quorum, timeout, cancel, broadcast', () => {
     await fleet.settled();
     expect(heard(fleet.transcript(ADA))).toEqual(['alert@0 cut']);
     expect(NURSES.map((id) => fleet.status(id))).toEqual(['idle', 'idle', 'idle']);
+    // What the fleet keeps at most (3 badges: the full caps each), and nothing forgotten yet.
+    expect(fleet.kept()).toEqual({
+      heard: { cap: 3_000, dropped: 0 },
+      activity: { cap: 3_000, dropped: 0 },
+      errors: { cap: 300, dropped: 0 },
+    });
   });
 
   test('a broadcast plays once, in the broadcasting state, with no acknowledgement', async () => {
