@@ -513,6 +513,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Ended tasks of a busy stub"
   },
   {
+    "id": "H11",
+    "case": "Memory after POST /_stub/reset"
+  },
+  {
     "id": "W1",
     "case": "A frame type (or any key) that is a name of Object.prototype: valueOf, __proto_…"
   },

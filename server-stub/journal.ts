@@ -182,8 +182,18 @@ function keptText(sent: SentText | undefined): KeptText | undefined {
   if (sent === undefined || sent.text === '') return undefined;
   if (sent.text.length <= JOURNAL_BODY_MAX_CHARS)
     return { text: sent.text, as: sent.as, cut: false };
-  // A slice would keep the whole text alive (V8 slices point into their parent).
-  return { text: Buffer.from(sent.text.slice(0, JOURNAL_BODY_MAX_CHARS)), as: sent.as, cut: true };
+  return { text: startOf(sent.text), as: sent.as, cut: true };
+}
+
+/**
+ * The first JOURNAL_BODY_MAX_CHARS of a text, copied: a slice alone would keep the whole text
+ * alive (V8 slices point into their parent). Slicing a concatenation makes V8 flatten it into a
+ * new string first, so what is kept is that copy, in the JS heap (a Buffer would be C memory,
+ * which the allocator keeps after the journal lets it go).
+ */
+function startOf(text: string | Buffer): string | Buffer {
+  if (typeof text !== 'string') return Buffer.from(text.subarray(0, JOURNAL_BODY_MAX_CHARS));
+  return ` ${text.slice(0, JOURNAL_BODY_MAX_CHARS)}`.slice(1);
 }
 
 /** The entry a reader sees: bodies parsed and masked, long ones cut (RJ4, RJ5). */

@@ -53,6 +53,7 @@ import { clockView as clockViewOf } from '../clock-view.ts';
 import type { ClockHold, DeviceGateway } from '../device-gateway.ts';
 import { describeWant, MAX_DEVICE_WAITERS } from '../device-waiters.ts';
 import type { EventFilter } from '../engine/event-waiters.ts';
+import { memoryGiver } from '../give-back-memory.ts';
 import { HttpError } from '../http-errors.ts';
 import type { LiveFeed } from '../live-feed.ts';
 import { answer, documentRoutes } from '../openapi.ts';
@@ -97,6 +98,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
         },
   );
   const clockView = (): ClockView => clockViewOf(core.clock);
+  const memory = memoryGiver();
+  app.addHook('onClose', async () => memory.stop());
   const health = () => ({
     status: 'ok' as const,
     clock: clockView(),
@@ -143,6 +146,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
     },
     async () => {
       core.reset();
+      memory.afterReset();
       return health();
     },
   );
