@@ -20,6 +20,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FloorResult } from './fleet-floor-run.ts';
+import { GOALS, verdict } from './goals.ts';
+
+/** The size issue 28 judges the fan-out at. */
+const FAN_OUT_GOAL_BADGES = 10_000;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -224,6 +228,17 @@ async function main(): Promise<void> {
         `${marginal((r) => r.fleetKb)} KB, stub ${marginal((r) => r.stubKb)} KB.`,
     );
   }
+  const tenThousand = results.find((r) => r.badges === FAN_OUT_GOAL_BADGES);
+  print();
+  print(
+    `Goal (issue 28): at ${FAN_OUT_GOAL_BADGES.toLocaleString('en-US')} badges, first-play p99 at ` +
+      `most ${GOALS.fanOutVsFloor} × the floor with one badge machine each, measured beside it: ` +
+      (tenThousand?.floor
+        ? `p99 ${fixed(tenThousand.p99, 0)} ms ÷ floor ${fixed(tenThousand.floor.machine.p99, 0)} ms = ` +
+          `× ${fixed(tenThousand.p99 / tenThousand.floor.machine.p99, 2)} ` +
+          verdict(tenThousand.p99 <= GOALS.fanOutVsFloor * tenThousand.floor.machine.p99)
+        : `not measured in this run (sizes ${sizes.join(', ')}) ${verdict(false)}`),
+  );
   if (results.length < sizes.length) process.exit(1);
 }
 

@@ -27,6 +27,12 @@ export const GOALS = {
   stubIdleRssMiB: 100,
   /** The stub's RSS after the HTTP load and a reset, against idle. */
   stubRssAfterLoadRatio: 1.2,
+  /**
+   * 1,000 badges and their stub over 24 h of virtual time hold flat memory: heap used and RSS
+   * each grow less than this per virtual hour after the warm-up (a leak of one 16-byte object
+   * per badge per alert would grow 0.37 MiB an hour at bench:soak's load).
+   */
+  soakMiBPerHour: 0.25,
   /** First-play p99 of a fan-out to 10,000 badges, against the floor measured beside it. */
   fanOutVsFloor: 1.5,
 } as const;
