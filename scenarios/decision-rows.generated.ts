@@ -845,6 +845,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Validators compiled at build time"
   },
   {
+    "id": "Q17",
+    "case": "Serializers written at build time"
+  },
+  {
     "id": "Y1",
     "case": "Which paths are patterns, and their syntax"
   },

@@ -60,8 +60,11 @@ export async function bundleCli(root, dist) {
   };
 }
 
-/** The module the build writes in place of its source (dist/ has the generated one). */
-const GENERATED = new Set(['protocol/validators.prebuilt.ts']);
+/** The modules the build writes in place of their sources (dist/ has the generated ones). */
+const GENERATED = new Set([
+  'protocol/validators.prebuilt.ts',
+  'server-stub/serializers.prebuilt.ts',
+]);
 
 /**
  * Each badge-sim module's `import.meta.url` made the URL of its compiled file in dist/; a

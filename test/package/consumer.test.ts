@@ -424,4 +424,43 @@ test('a badge acknowledges', async () => {
       expect(a).toEqual(b);
     }
   });
+
+  test('the prebuilt serializers write what fast-json-stringify compiling the schema writes (Q17)', async () => {
+    const at = (path: string) => new URL(`file://${join(installed, 'dist', path)}`).href;
+    const { PREBUILT_SERIALIZERS } = await import(at('server-stub/serializers.prebuilt.js'));
+    const { prebuiltSerializerKey, serializerSchemasUsed } = await import(
+      at('server-stub/response-serializers.js')
+    );
+    const { startStub } = await import(at('index.js'));
+    await using stub = await startStub({ seed: 7 });
+    const api = '/subscribers/100001/api/v1';
+    const authorization = 'ServiceApiKey demo-api-key-riverside-0001';
+    const answers: unknown[] = [];
+    for (const request of [
+      { method: 'GET', url: '/_stub/health' },
+      {
+        method: 'POST',
+        url: `${api}/alerts`,
+        headers: { authorization, 'content-type': 'application/json' },
+        payload: { notification: 'Code blue', groups: ['Nurses'], timeout: 60 },
+      },
+      { method: 'GET', url: `${api}/events?limit=100`, headers: { authorization } },
+    ] as const) {
+      const answer = await stub.app.inject(request);
+      expect(answer.statusCode).toBeLessThan(300);
+      answers.push(answer.json());
+    }
+    const used: string[] = serializerSchemasUsed();
+    expect(used.length).toBe(answers.length);
+    const fastJson = (await import('fast-json-stringify')).default;
+    for (const [i, text] of used.entries()) {
+      const prebuilt = PREBUILT_SERIALIZERS[prebuiltSerializerKey(text)];
+      expect(prebuilt, text.slice(0, 200)).toBeTypeOf('function');
+      const compiled = fastJson(JSON.parse(text));
+      const answer = answers[i] as Record<string, unknown>;
+      // What was sent, and the same with a field no schema lists (dropped alike).
+      for (const data of [answer, { ...answer, unlisted: true }])
+        expect(prebuilt()(data)).toBe(compiled(data));
+    }
+  });
 });
