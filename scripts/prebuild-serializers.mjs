@@ -19,7 +19,9 @@ export async function prebuildSerializers(dist) {
   // What a started stub is first asked (the bench, the image's health check, fleets).
   const stub = await startStub({ port: 0 });
   try {
-    await stub.app.inject({ method: 'GET', url: '/_stub/health' });
+    // Over HTTP: a started stub sets each answer's socket timeout, which inject() lacks.
+    const health = await fetch(`${stub.url}/_stub/health`);
+    if (!health.ok) throw new Error(`GET /_stub/health answered ${health.status}`);
   } finally {
     await stub[Symbol.asyncDispose]();
   }
