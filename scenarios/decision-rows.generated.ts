@@ -849,6 +849,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Serializers written at build time"
   },
   {
+    "id": "Q18",
+    "case": "How the installed run and stub load their code"
+  },
+  {
     "id": "Y1",
     "case": "Which paths are patterns, and their syntax"
   },

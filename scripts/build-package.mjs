@@ -52,6 +52,9 @@ const cli = await bundleCli(root, dist);
 const { bundleDashboard } = await import('../dashboard/bundle.mjs');
 mkdirSync(join(dist, 'dashboard'), { recursive: true });
 writeFileSync(join(dist, 'dashboard/app.js'), await bundleDashboard());
+// `run` and `stub` once, each writing its code cache (decision Q18).
+const { writeCommandCodeCaches } = await import('./bundle-cli.mjs');
+await writeCommandCodeCaches(dist);
 console.log(
   `badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms (${prebuilt} validators and ${serializers} serializers prebuilt; the command: ${cli.chunks} files, ${(cli.bytes / 1024 / 1024).toFixed(1)} MiB)`,
 );

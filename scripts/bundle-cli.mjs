@@ -45,18 +45,90 @@ export async function bundleCli(root, dist) {
     banner: {
       js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
     },
+    plugins: [commandsFromBundles(root), moduleUrlOfSource(root, dist)],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const bundles = await esbuild.build({
+    // One bundle for both commands (each has its own code cache of it): the package carries
+    // their shared code once.
+    stdin: {
+      contents: Object.entries(COMMAND_BUNDLES)
+        .map(([name, exported]) => `export { ${exported} } from './cli/${name}.command.ts';`)
+        .join('\n'),
+      resolveDir: root,
+      sourcefile: 'cli/commands.cjs.ts',
+      loader: 'ts',
+    },
+    outfile: join(outdir, 'commands.cjs'),
+    absWorkingDir: root,
+    preserveSymlinks: true,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // Run by cli/command-bundle.ts with CommonJS's arguments: each module's URL is the bundle's.
+    define: { 'import.meta.url': '__commandBundleUrl' },
+    banner: { js: 'var __commandBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [moduleUrlOfSource(root, dist)],
     metafile: true,
     logLevel: 'warning',
   });
+  for (const [file, output] of Object.entries(bundles.metafile.outputs))
+    result.metafile.outputs[file] = output;
+  for (const [file, input] of Object.entries(bundles.metafile.inputs))
+    result.metafile.inputs[file] = input;
   writeFileSync(
     join(outdir, 'THIRD-PARTY-LICENSES.txt'),
     thirdPartyLicenses(root, result.metafile),
   );
-  const scripts = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const scripts = Object.entries(result.metafile.outputs).filter(([file]) => /\.c?js$/.test(file));
   return {
     chunks: scripts.length,
     bytes: scripts.reduce((sum, [, output]) => sum + output.bytes, 0),
+  };
+}
+
+/**
+ * The commands that run from one CommonJS bundle, each with its V8 code cache of it (decision
+ * Q18, cli/command-bundle.ts), and the function each exports: those whose start-up issue 28
+ * times.
+ */
+const COMMAND_BUNDLES = { run: 'runCommand', stub: 'stubCommand' };
+
+/**
+ * In the ES-module bundle, `import('./run.command.ts')` (cli/commands.ts) loads the commands'
+ * CommonJS bundle beside it, through that command's code cache, instead.
+ */
+function commandsFromBundles(root) {
+  return {
+    name: 'commands-from-bundles',
+    setup(build) {
+      const names = Object.keys(COMMAND_BUNDLES).join('|');
+      build.onResolve(
+        { filter: new RegExp(`^\\./(${names})\\.command\\.ts$`) },
+        ({ path, importer }) =>
+          importer === join(root, 'cli/commands.ts')
+            ? { path: path.slice(2, -'.command.ts'.length), namespace: 'command-bundle' }
+            : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'command-bundle' }, ({ path: name }) => ({
+        contents: [
+          `import { loadCommandBundle } from ${JSON.stringify(join(root, 'cli/command-bundle.ts'))};`,
+          // Every chunk sits in dist/cli/, beside the bundles.
+          `const bundle = loadCommandBundle(new URL('./commands.cjs', import.meta.url), ${JSON.stringify(name)});`,
+          `export const ${COMMAND_BUNDLES[name]} = bundle.${COMMAND_BUNDLES[name]};`,
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      }));
+    },
   };
 }
 
@@ -128,4 +200,59 @@ function thirdPartyLicenses(root, metafile) {
       return `${name} ${manifest.version} (${manifest.license ?? 'unknown'})\n\n${text}\n`;
     });
   return `Third-party code bundled into the badge-sim command (dist/cli/):\n\n${sections.join('\n---\n\n')}`;
+}
+
+/**
+ * Runs `badge-sim run` (one catalogue scenario) and `badge-sim stub` (to its first 200 on
+ * health) once from dist/, each writing its V8 code cache of the bundle at exit (Q18): what
+ * they compiled as they ran, so the installed commands start without compiling it again. Bounded:
+ * each at most 60 s.
+ */
+export async function writeCommandCodeCaches(dist) {
+  const { spawn } = await import('node:child_process');
+  const { createServer } = await import('node:net');
+  const cli = join(dist, 'cli/badge-sim.js');
+  const env = { ...process.env, BADGE_SIM_WRITE_CODE_CACHE: '1', NODE_OPTIONS: '' };
+  const exited = (child) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('error', reject);
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else
+          reject(
+            new Error(`badge-sim ${child.spawnargs.slice(2).join(' ')}: exit ${code ?? signal}`),
+          );
+      });
+    });
+  const scenario = join(dist, 'scenarios/catalogue/single-acknowledgement.scenario.yaml');
+  await exited(spawn(process.execPath, [cli, 'run', scenario], { env, stdio: 'ignore' }));
+  const port = await new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+  const stub = spawn(process.execPath, [cli, 'stub', '--port', String(port), '--quiet'], {
+    env,
+    stdio: 'ignore',
+  });
+  const stopped = exited(stub);
+  const started = performance.now();
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/_stub/health`).then(
+      (answer) => answer.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (stub.exitCode !== null || performance.now() - started > 60_000) {
+      stub.kill('SIGKILL');
+      throw new Error('badge-sim stub: no 200 on /_stub/health');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  stub.kill('SIGINT');
+  await stopped;
 }

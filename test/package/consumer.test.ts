@@ -72,6 +72,10 @@ describe('the tarball', () => {
       'dist/cli/badge-sim.js.map',
       'dist/cli/THIRD-PARTY-LICENSES.txt',
       'dist/protocol/validators.prebuilt.js',
+      'dist/server-stub/serializers.prebuilt.js',
+      'dist/cli/commands.cjs',
+      'dist/cli/commands.cjs.run.cache',
+      'dist/cli/commands.cjs.stub.cache',
       'dist/scenarios/vitest.d.ts',
       'dist/container/badge-sim-container.d.ts',
       'dist/contract/index.d.ts',
@@ -368,7 +372,7 @@ test('a badge acknowledges', async () => {
     expect(ran.stderr).toMatch(/server-stub\/start-stub\.ts:\d+:\d+/);
     expect(ran.stderr).toMatch(/cli\/stub\.command\.ts:\d+:\d+/);
     // The bundle's own files are named no more in the frames that have a map.
-    expect(ran.stderr).not.toMatch(/dist\/cli\/[\w.-]+\.js:\d+/);
+    expect(ran.stderr).not.toMatch(/dist\/cli\/[\w.-]+\.c?js:\d+/);
   });
 
   test('the installed badge-sim --version loads no code of the stub, the badges or the scenarios (Q15)', () => {
@@ -423,6 +427,15 @@ test('a badge acknowledges', async () => {
       // Defaults filled in alike.
       expect(a).toEqual(b);
     }
+  });
+
+  test('the installed run and stub compile their bundle with the code cache the build wrote, which this Node takes (Q18)', async () => {
+    const { compileCommandBundle } = await import('../../cli/command-bundle.ts');
+    const bundle = new URL(`file://${join(installed, 'dist/cli/commands.cjs')}`);
+    for (const command of ['run', 'stub'])
+      expect(compileCommandBundle(bundle, command).cached).toBe(true);
+    // A command without a cache is compiled as any module is.
+    expect(compileCommandBundle(bundle, 'devices').cached).toBe(false);
   });
 
   test('the prebuilt serializers write what fast-json-stringify compiling the schema writes (Q17)', async () => {
