@@ -2,7 +2,8 @@
 // its dependencies too, bundled by esbuild into dist/cli/ (issue 28: start-up). Node loads a
 // few files instead of some six hundred modules (TypeBox alone is 373 files), and what a
 // command does not use is not in its chunks: each command is a chunk of its own, loaded by the
-// dynamic import of cli/commands.ts. The library (dist/index.js and the other entry points)
+// dynamic import of cli/commands.ts; `run` and `stub` share one CommonJS bundle instead, which
+// each compiles with a V8 code cache written here by running it once (decision Q18). The library (dist/index.js and the other entry points)
 // stays unbundled: this is only the command.
 //
 // A bundled module's `import.meta.url` is its chunk's; badge-sim's modules find the files
@@ -23,15 +24,12 @@ const EXTERNAL = ['bufferutil', 'utf-8-validate', 'supports-color', 'tsx', 'esbu
 export async function bundleCli(root, dist) {
   const esbuild = await import('esbuild');
   const outdir = join(dist, 'cli');
-  const result = await esbuild.build({
-    entryPoints: { 'badge-sim': join(root, 'cli/badge-sim.ts') },
-    outdir,
+  /** What both builds share. */
+  const common = {
     absWorkingDir: root,
     // The maps name node_modules/… below the package, as a user's install has them.
     preserveSymlinks: true,
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
@@ -41,15 +39,23 @@ export async function bundleCli(root, dist) {
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
+    metafile: true,
+    logLevel: 'warning',
+  };
+  const result = await esbuild.build({
+    ...common,
+    entryPoints: { 'badge-sim': join(root, 'cli/badge-sim.ts') },
+    outdir,
+    splitting: true,
+    format: 'esm',
     // CommonJS dependencies (fastify, ajv, ws) require Node's built-ins.
     banner: {
       js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
     },
     plugins: [commandsFromBundles(root), moduleUrlOfSource(root, dist)],
-    metafile: true,
-    logLevel: 'warning',
   });
   const bundles = await esbuild.build({
+    ...common,
     // One bundle for both commands (each has its own code cache of it): the package carries
     // their shared code once.
     stdin: {
@@ -61,24 +67,13 @@ export async function bundleCli(root, dist) {
       loader: 'ts',
     },
     outfile: join(outdir, 'commands.cjs'),
-    absWorkingDir: root,
-    preserveSymlinks: true,
-    bundle: true,
     format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    external: EXTERNAL,
-    sourcemap: 'linked',
-    sourcesContent: false,
-    legalComments: 'none',
-    minifyWhitespace: true,
-    minifySyntax: true,
     // Run by cli/command-bundle.ts with CommonJS's arguments: each module's URL is the bundle's.
     define: { 'import.meta.url': '__commandBundleUrl' },
+    // The one other use, `import.meta.resolve` of tsx in fleet-workers.ts, is for the sources only.
+    logOverride: { 'empty-import-meta': 'silent' },
     banner: { js: 'var __commandBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [moduleUrlOfSource(root, dist)],
-    metafile: true,
-    logLevel: 'warning',
   });
   for (const [file, output] of Object.entries(bundles.metafile.outputs))
     result.metafile.outputs[file] = output;
