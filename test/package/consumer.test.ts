@@ -460,23 +460,32 @@ test('a badge acknowledges', async () => {
           body: JSON.stringify({ notification: 'Code blue', groups: ['Nurses'], timeout: 60 }),
         },
       ],
-      [`${api}/events?limit=100`, { headers: { authorization } }],
     ] as const) {
       const answer = await fetch(`${stub.url}${path}`, init);
       expect(answer.status).toBeLessThan(300);
       answers.push(await answer.json());
     }
+    // Each answer written with a serializer (GET events sends a payload serialised before).
     const used: string[] = serializerSchemasUsed();
     expect(used.length).toBe(answers.length);
+    // A union among them (the health check's): its branches' validators inlined at build.
+    expect(used.some((text) => text.includes('"anyOf"'))).toBe(true);
     const fastJson = (await import('fast-json-stringify')).default;
-    for (const [i, text] of used.entries()) {
+    const written = (serialize: (data: unknown) => string, data: unknown) => {
+      try {
+        return serialize(data);
+      } catch (error) {
+        return `threw ${(error as Error).message}`;
+      }
+    };
+    for (const text of used) {
       const prebuilt = PREBUILT_SERIALIZERS[prebuiltSerializerKey(text)];
       expect(prebuilt, text.slice(0, 200)).toBeTypeOf('function');
       const compiled = fastJson(JSON.parse(text));
-      const answer = answers[i] as Record<string, unknown>;
-      // What was sent, and the same with a field no schema lists (dropped alike).
-      for (const data of [answer, { ...answer, unlisted: true }])
-        expect(prebuilt()(data)).toBe(compiled(data));
+      // Each answer sent, and the same with a field no schema lists (dropped alike).
+      for (const answer of answers as Record<string, unknown>[])
+        for (const data of [answer, { ...answer, unlisted: true }])
+          expect(written(prebuilt(), data)).toBe(written(compiled, data));
     }
   });
 });
