@@ -849,6 +849,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Validators compiled at build time"
   },
   {
+    "id": "Q17",
+    "case": "Serializers written at build time"
+  },
+  {
+    "id": "Q18",
+    "case": "How the installed run and stub load their code"
+  },
+  {
     "id": "Y1",
     "case": "Which paths are patterns, and their syntax"
   },

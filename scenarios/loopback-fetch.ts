@@ -9,10 +9,12 @@
  * order, so the stub, its journal among it, sees the same requests. The answer is read whole
  * and handed back as a `LoopbackResponse`: what a `Response` gives of an answer read whole
  * (status, headers, text, JSON, bytes, and its body as a stream when asked), without building
- * streams nobody reads. No redirects are followed (the stub sends none to its clients) and no
+ * streams nobody reads, and its headers without `Headers`, which loads undici
+ * (loopback-headers.ts). No redirects are followed (the stub sends none to its clients) and no
  * request body is streamed: the clients send text.
  */
 import { Agent, request } from 'node:http';
+import { LoopbackHeaders, requestHeaderList } from './loopback-headers.ts';
 
 /** What Node's fetch adds to a request that does not set them. */
 const FETCH_DEFAULT_HEADERS: Readonly<Record<string, string>> = {
@@ -39,7 +41,7 @@ export const loopbackFetch = (async (input, init = {}) => {
   // gave none, the defaults they did not set, then the length of a body (fetch sends 0 for a
   // POST or PUT without one).
   const headers: Record<string, string> = { host: url.host, connection: 'keep-alive' };
-  for (const [name, value] of new Headers(init.headers)) headers[name] = value;
+  for (const [name, value] of requestHeaderList(init.headers)) headers[name] = value;
   if (body !== undefined) headers['content-type'] ??= 'text/plain;charset=UTF-8';
   for (const [name, value] of Object.entries(FETCH_DEFAULT_HEADERS)) headers[name] ??= value;
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
@@ -108,11 +110,7 @@ export class LoopbackResponse {
   }
 
   get headers(): Headers {
-    if (!this.#headers) {
-      this.#headers = new Headers();
-      for (let i = 0; i < this.rawHeaders.length; i += 2)
-        this.#headers.append(this.rawHeaders[i]!, this.rawHeaders[i + 1]!);
-    }
+    this.#headers ??= new LoopbackHeaders(this.rawHeaders);
     return this.#headers;
   }
 

@@ -40,6 +40,9 @@ for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recur
 // The validators a stub and the scenarios compile, compiled now (scripts/prebuild-validators.mjs).
 const { prebuildValidators } = await import('./prebuild-validators.mjs');
 const prebuilt = await prebuildValidators(dist);
+// The serializers of the answers the catalogue's stubs sent (scripts/prebuild-serializers.mjs).
+const { prebuildSerializers } = await import('./prebuild-serializers.mjs');
+const serializers = await prebuildSerializers(dist);
 // The command: bundled (scripts/bundle-cli.mjs) in place of tsc's modules of cli/, which
 // nothing else imports.
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
@@ -49,6 +52,9 @@ const cli = await bundleCli(root, dist);
 const { bundleDashboard } = await import('../dashboard/bundle.mjs');
 mkdirSync(join(dist, 'dashboard'), { recursive: true });
 writeFileSync(join(dist, 'dashboard/app.js'), await bundleDashboard());
+// `run` and `stub` once, each writing its code cache (decision Q18).
+const { writeCommandCodeCaches } = await import('./bundle-cli.mjs');
+await writeCommandCodeCaches(dist);
 console.log(
-  `badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms (${prebuilt} validators prebuilt; the command: ${cli.chunks} files, ${(cli.bytes / 1024 / 1024).toFixed(1)} MiB)`,
+  `badge-sim build: dist/ in ${Math.round(performance.now() - started)} ms (${prebuilt} validators and ${serializers} serializers prebuilt; the command: ${cli.chunks} files, ${(cli.bytes / 1024 / 1024).toFixed(1)} MiB)`,
 );

@@ -2,7 +2,8 @@
 // its dependencies too, bundled by esbuild into dist/cli/ (issue 28: start-up). Node loads a
 // few files instead of some six hundred modules (TypeBox alone is 373 files), and what a
 // command does not use is not in its chunks: each command is a chunk of its own, loaded by the
-// dynamic import of cli/commands.ts. The library (dist/index.js and the other entry points)
+// dynamic import of cli/commands.ts; `run` and `stub` share one CommonJS bundle instead, which
+// each compiles with a V8 code cache written here by running it once (decision Q18). The library (dist/index.js and the other entry points)
 // stays unbundled: this is only the command.
 //
 // A bundled module's `import.meta.url` is its chunk's; badge-sim's modules find the files
@@ -23,15 +24,12 @@ const EXTERNAL = ['bufferutil', 'utf-8-validate', 'supports-color', 'tsx', 'esbu
 export async function bundleCli(root, dist) {
   const esbuild = await import('esbuild');
   const outdir = join(dist, 'cli');
-  const result = await esbuild.build({
-    entryPoints: { 'badge-sim': join(root, 'cli/badge-sim.ts') },
-    outdir,
+  /** What both builds share. */
+  const common = {
     absWorkingDir: root,
     // The maps name node_modules/… below the package, as a user's install has them.
     preserveSymlinks: true,
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
@@ -41,27 +39,99 @@ export async function bundleCli(root, dist) {
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
+    metafile: true,
+    logLevel: 'warning',
+  };
+  const result = await esbuild.build({
+    ...common,
+    entryPoints: { 'badge-sim': join(root, 'cli/badge-sim.ts') },
+    outdir,
+    splitting: true,
+    format: 'esm',
     // CommonJS dependencies (fastify, ajv, ws) require Node's built-ins.
     banner: {
       js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
     },
-    plugins: [moduleUrlOfSource(root, dist)],
-    metafile: true,
-    logLevel: 'warning',
+    plugins: [commandsFromBundles(root), moduleUrlOfSource(root, dist)],
   });
+  const bundles = await esbuild.build({
+    ...common,
+    // One bundle for both commands (each has its own code cache of it): the package carries
+    // their shared code once.
+    stdin: {
+      contents: Object.entries(COMMAND_BUNDLES)
+        .map(([name, exported]) => `export { ${exported} } from './cli/${name}.command.ts';`)
+        .join('\n'),
+      resolveDir: root,
+      sourcefile: 'cli/commands.cjs.ts',
+      loader: 'ts',
+    },
+    outfile: join(outdir, 'commands.cjs'),
+    format: 'cjs',
+    // Run by cli/command-bundle.ts with CommonJS's arguments: each module's URL is the bundle's.
+    define: { 'import.meta.url': '__commandBundleUrl' },
+    // The one other use, `import.meta.resolve` of tsx in fleet-workers.ts, is for the sources only.
+    logOverride: { 'empty-import-meta': 'silent' },
+    banner: { js: 'var __commandBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [moduleUrlOfSource(root, dist)],
+  });
+  for (const [file, output] of Object.entries(bundles.metafile.outputs))
+    result.metafile.outputs[file] = output;
+  for (const [file, input] of Object.entries(bundles.metafile.inputs))
+    result.metafile.inputs[file] = input;
   writeFileSync(
     join(outdir, 'THIRD-PARTY-LICENSES.txt'),
     thirdPartyLicenses(root, result.metafile),
   );
-  const scripts = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const scripts = Object.entries(result.metafile.outputs).filter(([file]) => /\.c?js$/.test(file));
   return {
     chunks: scripts.length,
     bytes: scripts.reduce((sum, [, output]) => sum + output.bytes, 0),
   };
 }
 
-/** The module the build writes in place of its source (dist/ has the generated one). */
-const GENERATED = new Set(['protocol/validators.prebuilt.ts']);
+/**
+ * The commands that run from one CommonJS bundle, each with its V8 code cache of it (decision
+ * Q18, cli/command-bundle.ts), and the function each exports: those whose start-up issue 28
+ * times.
+ */
+const COMMAND_BUNDLES = { run: 'runCommand', stub: 'stubCommand' };
+
+/**
+ * In the ES-module bundle, `import('./run.command.ts')` (cli/commands.ts) loads the commands'
+ * CommonJS bundle beside it, through that command's code cache, instead.
+ */
+function commandsFromBundles(root) {
+  return {
+    name: 'commands-from-bundles',
+    setup(build) {
+      const names = Object.keys(COMMAND_BUNDLES).join('|');
+      build.onResolve(
+        { filter: new RegExp(`^\\./(${names})\\.command\\.ts$`) },
+        ({ path, importer }) =>
+          importer === join(root, 'cli/commands.ts')
+            ? { path: path.slice(2, -'.command.ts'.length), namespace: 'command-bundle' }
+            : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'command-bundle' }, ({ path: name }) => ({
+        contents: [
+          `import { loadCommandBundle } from ${JSON.stringify(join(root, 'cli/command-bundle.ts'))};`,
+          // Every chunk sits in dist/cli/, beside the bundles.
+          `const bundle = loadCommandBundle(new URL('./commands.cjs', import.meta.url), ${JSON.stringify(name)});`,
+          `export const ${COMMAND_BUNDLES[name]} = bundle.${COMMAND_BUNDLES[name]};`,
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      }));
+    },
+  };
+}
+
+/** The modules the build writes in place of their sources (dist/ has the generated ones). */
+const GENERATED = new Set([
+  'protocol/validators.prebuilt.ts',
+  'server-stub/serializers.prebuilt.ts',
+]);
 
 /**
  * Each badge-sim module's `import.meta.url` made the URL of its compiled file in dist/; a
@@ -125,4 +195,59 @@ function thirdPartyLicenses(root, metafile) {
       return `${name} ${manifest.version} (${manifest.license ?? 'unknown'})\n\n${text}\n`;
     });
   return `Third-party code bundled into the badge-sim command (dist/cli/):\n\n${sections.join('\n---\n\n')}`;
+}
+
+/**
+ * Runs `badge-sim run` (one catalogue scenario) and `badge-sim stub` (to its first 200 on
+ * health) once from dist/, each writing its V8 code cache of the bundle at exit (Q18): what
+ * they compiled as they ran, so the installed commands start without compiling it again. Bounded:
+ * each at most 60 s.
+ */
+export async function writeCommandCodeCaches(dist) {
+  const { spawn } = await import('node:child_process');
+  const { createServer } = await import('node:net');
+  const cli = join(dist, 'cli/badge-sim.js');
+  const env = { ...process.env, BADGE_SIM_WRITE_CODE_CACHE: '1', NODE_OPTIONS: '' };
+  const exited = (child) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('error', reject);
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else
+          reject(
+            new Error(`badge-sim ${child.spawnargs.slice(2).join(' ')}: exit ${code ?? signal}`),
+          );
+      });
+    });
+  const scenario = join(dist, 'scenarios/catalogue/single-acknowledgement.scenario.yaml');
+  await exited(spawn(process.execPath, [cli, 'run', scenario], { env, stdio: 'ignore' }));
+  const port = await new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+  const stub = spawn(process.execPath, [cli, 'stub', '--port', String(port), '--quiet'], {
+    env,
+    stdio: 'ignore',
+  });
+  const stopped = exited(stub);
+  const started = performance.now();
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/_stub/health`).then(
+      (answer) => answer.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (stub.exitCode !== null || performance.now() - started > 60_000) {
+      stub.kill('SIGKILL');
+      throw new Error('badge-sim stub: no 200 on /_stub/health');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  stub.kill('SIGINT');
+  await stopped;
 }

@@ -4,7 +4,6 @@
  * `start-stub.ts` is the process around it.
  */
 import swagger from '@fastify/swagger';
-import fastJson from 'fast-json-stringify';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import {
@@ -20,6 +19,7 @@ import { keepRawBody, recordRequests } from './journal-recorder.ts';
 import { parseJsonBody } from './json-body.ts';
 import { LiveFeed } from './live-feed.ts';
 import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
+import { compiledSerializer } from './response-serializers.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
 import { triggerApiRoutes } from './routes/trigger-api.routes.ts';
@@ -199,24 +199,4 @@ function readDecimals(schema: object, validate: ValidateFunction): ValidateFunct
     return valid;
   }) as ValidateFunction;
   return wrapped;
-}
-
-const serializers = new Map<string, (data: unknown) => string>();
-/**
- * The serializer of a response schema, once per process, compiled by fast-json-stringify when
- * it first writes an answer: a stub starts without compiling the answers of its hundred
- * routes, and compiles only those it sends (issue 28: start-up).
- */
-function compiledSerializer(schema: object): (data: unknown) => string {
-  const key = JSON.stringify(schema);
-  let serialize = serializers.get(key);
-  if (!serialize) {
-    let compiled: ((data: unknown) => string) | undefined;
-    serialize = (data) => {
-      compiled ??= fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
-      return compiled(data);
-    };
-    serializers.set(key, serialize);
-  }
-  return serialize;
 }

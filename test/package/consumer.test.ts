@@ -72,6 +72,10 @@ describe('the tarball', () => {
       'dist/cli/badge-sim.js.map',
       'dist/cli/THIRD-PARTY-LICENSES.txt',
       'dist/protocol/validators.prebuilt.js',
+      'dist/server-stub/serializers.prebuilt.js',
+      'dist/cli/commands.cjs',
+      'dist/cli/commands.cjs.run.cache',
+      'dist/cli/commands.cjs.stub.cache',
       'dist/scenarios/vitest.d.ts',
       'dist/container/badge-sim-container.d.ts',
       'dist/contract/index.d.ts',
@@ -368,7 +372,7 @@ test('a badge acknowledges', async () => {
     expect(ran.stderr).toMatch(/server-stub\/start-stub\.ts:\d+:\d+/);
     expect(ran.stderr).toMatch(/cli\/stub\.command\.ts:\d+:\d+/);
     // The bundle's own files are named no more in the frames that have a map.
-    expect(ran.stderr).not.toMatch(/dist\/cli\/[\w.-]+\.js:\d+/);
+    expect(ran.stderr).not.toMatch(/dist\/cli\/[\w.-]+\.c?js:\d+/);
   });
 
   test('the installed badge-sim --version loads no code of the stub, the badges or the scenarios (Q15)', () => {
@@ -422,6 +426,66 @@ test('a badge acknowledges', async () => {
       expect(prebuilt.errors).toEqual(compiled.errors);
       // Defaults filled in alike.
       expect(a).toEqual(b);
+    }
+  });
+
+  test('the installed run and stub compile their bundle with the code cache the build wrote, which this Node takes (Q18)', async () => {
+    const { compileCommandBundle } = await import('../../cli/command-bundle.ts');
+    const bundle = new URL(`file://${join(installed, 'dist/cli/commands.cjs')}`);
+    for (const command of ['run', 'stub'])
+      expect(compileCommandBundle(bundle, command).cached).toBe(true);
+    // A command without a cache is compiled as any module is.
+    expect(compileCommandBundle(bundle, 'devices').cached).toBe(false);
+  });
+
+  test('the prebuilt serializers write what fast-json-stringify compiling the schema writes (Q17)', async () => {
+    const at = (path: string) => new URL(`file://${join(installed, 'dist', path)}`).href;
+    const { PREBUILT_SERIALIZERS } = await import(at('server-stub/serializers.prebuilt.js'));
+    const { prebuiltSerializerKey, serializerSchemasUsed } = await import(
+      at('server-stub/response-serializers.js')
+    );
+    const { startStub } = await import(at('index.js'));
+    await using stub = await startStub({ seed: 7 });
+    const api = '/subscribers/100001/api/v1';
+    const authorization = 'ServiceApiKey demo-api-key-riverside-0001';
+    // Over HTTP: a started stub sets each answer's socket timeout, which inject() lacks.
+    const answers: unknown[] = [];
+    for (const [path, init] of [
+      ['/_stub/health', {}],
+      [
+        `${api}/alerts`,
+        {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ notification: 'Code blue', groups: ['Nurses'], timeout: 60 }),
+        },
+      ],
+    ] as const) {
+      const answer = await fetch(`${stub.url}${path}`, init);
+      expect(answer.status).toBeLessThan(300);
+      answers.push(await answer.json());
+    }
+    // Each answer written with a serializer (GET events sends a payload serialised before).
+    const used: string[] = serializerSchemasUsed();
+    expect(used.length).toBe(answers.length);
+    // A union among them (the health check's): its branches' validators inlined at build.
+    expect(used.some((text) => text.includes('"anyOf"'))).toBe(true);
+    const fastJson = (await import('fast-json-stringify')).default;
+    const written = (serialize: (data: unknown) => string, data: unknown) => {
+      try {
+        return serialize(data);
+      } catch (error) {
+        return `threw ${(error as Error).message}`;
+      }
+    };
+    for (const text of used) {
+      const prebuilt = PREBUILT_SERIALIZERS[prebuiltSerializerKey(text)];
+      expect(prebuilt, text.slice(0, 200)).toBeTypeOf('function');
+      const compiled = fastJson(JSON.parse(text));
+      // Each answer sent, and the same with a field no schema lists (dropped alike).
+      for (const answer of answers as Record<string, unknown>[])
+        for (const data of [answer, { ...answer, unlisted: true }])
+          expect(written(prebuilt(), data)).toBe(written(compiled, data));
     }
   });
 });
