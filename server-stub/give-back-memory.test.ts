@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryGiver, QUIET_MS } from './give-back-memory.ts';
 
@@ -72,5 +75,39 @@ describe('a reset gives memory back (H11)', () => {
     // The main context's global gets no `gc`: only the stub holds it.
     expect(exposed).toBe('undefined');
     expect(Number(before) - Number(after)).toBeGreaterThan(10 * 1024 * 1024);
+  });
+
+  it('leaves V8’s flags as they were, so a code cache made before still takes (Q18)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-gb-'));
+    const cache = join(dir, 'code.cache');
+    const code = 'function add(a, b) { return a + b; } add(1, 2);';
+    const node = (script: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    try {
+      const made = node(`
+        import { writeFileSync } from 'node:fs';
+        import { Script } from 'node:vm';
+        const script = new Script(${JSON.stringify(code)});
+        script.runInThisContext();
+        writeFileSync(${JSON.stringify(cache)}, script.createCachedData());
+      `);
+      expect(made.stderr).toBe('');
+      const taken = node(`
+        import { readFileSync } from 'node:fs';
+        import { Script } from 'node:vm';
+        import { memoryGiver } from ${JSON.stringify(new URL('./give-back-memory.ts', import.meta.url).href)};
+        memoryGiver().afterReset();
+        const script = new Script(${JSON.stringify(code)}, { cachedData: readFileSync(${JSON.stringify(cache)}) });
+        console.log(JSON.stringify({ rejected: script.cachedDataRejected }));
+        process.exit(0);
+      `);
+      expect(taken.stderr).toBe('');
+      expect(JSON.parse(taken.stdout)).toEqual({ rejected: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
