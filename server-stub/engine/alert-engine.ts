@@ -23,6 +23,7 @@ import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
 import { FanOut } from './fan-out.ts';
 import { Lane } from './lane.ts';
+import { TaskDevices } from './task-devices.ts';
 import { Transcript, transcriptShare } from './transcript.ts';
 
 /** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
@@ -145,7 +146,7 @@ interface Task {
   endedAt: number | null;
   acks: number;
   /** The devices of an alerting task; emptied when it ends (see `recipients`). */
-  devices: Map<string, TaskDevice>;
+  devices: TaskDevices<TaskDevice>;
   /** The devices of an ended task, compact: it is kept 7 days and never changes again. */
   recipients: EndedRecipients | undefined;
   timeoutTimer: TimerId | undefined;
@@ -274,13 +275,12 @@ export class AlertEngine {
       outcome: null,
       endedAt: null,
       acks: 0,
-      devices: new Map(),
+      devices: new TaskDevices(),
       recipients: undefined,
       timeoutTimer: undefined,
       commands: { play: undefined, stop: undefined, speak: undefined },
       eventTask: { id, name, task_type: { ...ALERT_TASK_TYPE } },
     };
-    const tds: TaskDevice[] = [];
     for (const device of devices) {
       const td: TaskDevice = {
         device,
@@ -291,8 +291,7 @@ export class AlertEngine {
         timer: undefined,
         inLane: false,
       };
-      task.devices.set(device.id, td);
-      tds.push(td);
+      task.devices.add(td);
     }
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start', undefined, task.createdAt);
@@ -302,7 +301,7 @@ export class AlertEngine {
       this.#finish(task, 'timed_out'),
     );
     // A task that ends before its fan-out is through (a cancel, a quorum) reaches no one more.
-    this.#reach(tds, (td) => {
+    this.#reach(task.devices.values(), (td) => {
       if (task.state === 'alerting') this.#enqueue(task, td);
     });
     return { taskId: task.id };
@@ -629,7 +628,7 @@ export class AlertEngine {
       this.#leaveLane(task, td);
     }
     task.recipients = new EndedRecipients(task.devices.values());
-    task.devices = new Map();
+    task.devices = new TaskDevices();
     task.commands = { play: undefined, stop: undefined, speak: undefined };
     const status =
       outcome !== 'cancelled'
@@ -698,15 +697,15 @@ function playCommand(task: Task, repeat: number): DeviceCommand {
 }
 
 function stopCommand(task: Task, cause: StopCause): DeviceCommand {
-  const made = (task.commands.stop ??= {});
-  made[cause] ??= { type: 'stop', taskId: task.id, cause };
-  return made[cause];
+  task.commands.stop ??= {};
+  task.commands.stop[cause] ??= { type: 'stop', taskId: task.id, cause };
+  return task.commands.stop[cause];
 }
 
 function speakCommand(task: Task, cause: SpeechCause, text: string): DeviceCommand {
-  const made = (task.commands.speak ??= {});
-  made[cause] ??= { type: 'speak', taskId: task.id, text, cause };
-  return made[cause];
+  task.commands.speak ??= {};
+  task.commands.speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
+  return task.commands.speak[cause];
 }
 
 function snapshot(task: Task): TaskSnapshot {
@@ -724,7 +723,7 @@ function snapshot(task: Task): TaskSnapshot {
     acknowledgements: task.acks,
     devices:
       task.recipients?.view() ??
-      [...task.devices.values()].map((td) => ({
+      task.devices.values().map((td) => ({
         device_id: td.device.id,
         user: td.device.user,
         status: td.status,
