@@ -38,8 +38,17 @@ export const TASK_RETENTION_MS = EVENT_RETENTION_MS;
 export const TRANSCRIPT_RETENTION_MS = EVENT_RETENTION_MS;
 /** At most this many transcript lines per device, the oldest dropped first (H2). */
 export const TRANSCRIPT_CAP = 1_000;
-/** `task.task_type` as the original service writes it on alert events. */
-export const ALERT_TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' } as const;
+/**
+ * `task.task_type` as the original service writes it on alert events: one frozen object that
+ * every task's events share (they leave the stub only as JSON; a copy a task was 56 bytes that
+ * each alerting task kept).
+ */
+export const ALERT_TASK_TYPE = Object.freeze({
+  major: 1,
+  minor: 4,
+  name: 'alerts',
+  namespace: 'system',
+} as const);
 export const DEFAULT_ALERT_NAME = 'alerts';
 
 export type {
@@ -279,7 +288,7 @@ export class AlertEngine {
       recipients: undefined,
       timeoutTimer: undefined,
       commands: { play: undefined, stop: undefined, speak: undefined },
-      eventTask: { id, name, task_type: { ...ALERT_TASK_TYPE } },
+      eventTask: { id, name, task_type: ALERT_TASK_TYPE },
     };
     for (const device of devices) {
       const td: TaskDevice = {
