@@ -8,8 +8,9 @@
  *   `{ task_id: 'x' }`; `GET /bare-events` answers 100 canned events through the stub's own
  *   response schema (for comparison only: same payload, none of the stub's work).
  * - `stub`: the real stub (`startStub`) on the virtual clock, default fixtures.
- * - `stub-events`: the same, with 50,000 events stored (an account's cap, `EVENTS_CAP`) in account 100001 before the port is
- *   announced (alerts created, then cancelled, acknowledged or timed out through `core.engine`).
+ * - `stub-events`: the same, with as many events as an account keeps (EVENTS_CAP, 50,000)
+ *   stored in account 100001 before the port is announced (alerts created, then cancelled,
+ *   acknowledged or timed out through `core.engine`).
  *
  * Every server listens on 127.0.0.1 only. Protocol on stdout, one line each:
  * `INFO <json>` (optional, before the port), then `PORT <n>` once the server accepts requests.
@@ -30,7 +31,7 @@ const SERVER_KINDS: readonly ServerKind[] = ['bare', 'stub', 'stub-events'];
 const FILL = {
   subscriberId: '100001',
   group: 'Nurses',
-  /** As many as an account keeps at most (H5: older ones are dropped past it). */
+  /** As many as the stub keeps an account (decision V8): past it the oldest are dropped. */
   targetEvents: EVENTS_CAP,
   /** Virtual time between two fill alerts: events spread over hours, well inside retention. */
   stepMs: 1000,
@@ -137,7 +138,7 @@ function cannedEvents(count: number): AnalyticEvent[] {
 }
 
 /**
- * Stores ≥ FILL.targetEvents events in the account, through the engine (no HTTP). Alerts take
+ * Stores FILL.targetEvents events in the account, through the engine (no HTTP). Alerts take
  * turns: cancelled (start, end), acknowledged by every device (start, 3 × acknowledged, end)
  * and timed out after 1 s (start, timed_out, end), one per FILL.stepMs of virtual time.
  */
@@ -199,7 +200,7 @@ async function fillEvents(core: StubCore): Promise<FillInfo> {
     if (complete) break;
     oldest = parseTimestamp(lastAt)!;
   }
-  // The last alert may pass the cap by a few events: the oldest are dropped.
+  // The last alert may pass the cap by a few events: the oldest went (V8).
   if (stored !== Math.min(expected, EVENTS_CAP)) {
     throw new Error(
       `fill: expected ${Math.min(expected, EVENTS_CAP)} stored events, counted ${stored}`,

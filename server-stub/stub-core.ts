@@ -100,9 +100,10 @@ export class StubCore {
       options.recordingLimit ?? RECORDING_LIMIT_DEFAULT,
     );
     if (options.record) this.startRecording();
-    this.engine.onEvent((subscriberId, event) =>
-      this.recorder.add('event', { account: subscriberId, event }),
-    );
+    // Asked first: with no recording on, an event costs the recorder nothing (not even its record).
+    this.engine.onEvent((subscriberId, event) => {
+      if (this.recorder.recording) this.recorder.add('event', { account: subscriberId, event });
+    });
     this.onClockChange(() => {
       const { mode, scale } = this.clock.state;
       // On the virtual clock nothing lags behind: what real time left to reach is reached now.

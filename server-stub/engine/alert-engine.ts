@@ -22,6 +22,8 @@ import { ENDED_RECIPIENTS_CAP, ENDED_TASKS_CAP, EndedTasks } from './ended-tasks
 import { EngineError } from './engine-error.ts';
 import { EventStore } from './event-store.ts';
 import { FanOut } from './fan-out.ts';
+import { Lane } from './lane.ts';
+import { TaskDevices } from './task-devices.ts';
 import { Transcript, transcriptShare } from './transcript.ts';
 
 /** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
@@ -36,8 +38,17 @@ export const TASK_RETENTION_MS = EVENT_RETENTION_MS;
 export const TRANSCRIPT_RETENTION_MS = EVENT_RETENTION_MS;
 /** At most this many transcript lines per device, the oldest dropped first (H2). */
 export const TRANSCRIPT_CAP = 1_000;
-/** `task.task_type` as the original service writes it on alert events. */
-export const ALERT_TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' } as const;
+/**
+ * `task.task_type` as the original service writes it on alert events: one frozen object that
+ * every task's events share (they leave the stub only as JSON; a copy a task was 56 bytes that
+ * each alerting task kept).
+ */
+export const ALERT_TASK_TYPE = Object.freeze({
+  major: 1,
+  minor: 4,
+  name: 'alerts',
+  namespace: 'system',
+} as const);
 export const DEFAULT_ALERT_NAME = 'alerts';
 
 export type {
@@ -118,11 +129,15 @@ export interface TaskSnapshot {
 
 interface TaskDevice {
   device: Device;
+  /** The task it is a device of (a lane holds these, not tasks). */
+  task: Task;
   status: DeviceAlertStatus;
   plays: number;
   /** When it last played here, as a count of plays (`#plays`): ties of one instant told apart. */
   lastPlayed: number;
   timer: TimerId | undefined;
+  /** Whether it is in the device's lane for the task's name (reached and not yet left). */
+  inLane: boolean;
 }
 
 interface Task {
@@ -140,7 +155,7 @@ interface Task {
   endedAt: number | null;
   acks: number;
   /** The devices of an alerting task; emptied when it ends (see `recipients`). */
-  devices: Map<string, TaskDevice>;
+  devices: TaskDevices<TaskDevice>;
   /** The devices of an ended task, compact: it is kept 7 days and never changes again. */
   recipients: EndedRecipients | undefined;
   timeoutTimer: TimerId | undefined;
@@ -153,8 +168,9 @@ interface Task {
 interface TaskCommands {
   /** The play of the latest repeat number asked for (devices of a fan-out share it). */
   play: Extract<DeviceCommand, { type: 'play' }> | undefined;
-  stop: Partial<Record<StopCause, DeviceCommand>>;
-  speak: Partial<Record<SpeechCause, DeviceCommand>>;
+  /** Made when first needed: most alerting tasks never stop or speak while a POST is served. */
+  stop: Partial<Record<StopCause, DeviceCommand>> | undefined;
+  speak: Partial<Record<SpeechCause, DeviceCommand>> | undefined;
 }
 
 export interface AlertEngineOptions {
@@ -186,7 +202,7 @@ export class AlertEngine {
    * Per device, per alert name, the alerts waiting for it: the head plays, the rest queue
    * (serial alerting for one name); different names each have a lane and interleave.
    */
-  #lanes = new Map<string, Map<string, Lane>>();
+  #lanes = new Map<string, Map<string, Lane<TaskDevice>>>();
   #transcripts = new Map<string, Transcript>();
   /** Lines a device's transcript keeps: its share of TRANSCRIPT_LINES_BUDGET. */
   #transcriptCap = TRANSCRIPT_CAP;
@@ -268,17 +284,24 @@ export class AlertEngine {
       outcome: null,
       endedAt: null,
       acks: 0,
-      devices: new Map(
-        devices.map((device) => [
-          device.id,
-          { device, status: 'queued', plays: 0, lastPlayed: 0, timer: undefined },
-        ]),
-      ),
+      devices: new TaskDevices(),
       recipients: undefined,
       timeoutTimer: undefined,
-      commands: { play: undefined, stop: {}, speak: {} },
-      eventTask: { id, name, task_type: { ...ALERT_TASK_TYPE } },
+      commands: { play: undefined, stop: undefined, speak: undefined },
+      eventTask: { id, name, task_type: ALERT_TASK_TYPE },
     };
+    for (const device of devices) {
+      const td: TaskDevice = {
+        device,
+        task,
+        status: 'queued',
+        plays: 0,
+        lastPlayed: 0,
+        timer: undefined,
+        inLane: false,
+      };
+      task.devices.add(td);
+    }
     this.#tasks.set(task.id, task);
     this.#emit(task, 'start', undefined, task.createdAt);
     // Set before the first repeat timer: at equal due times the timeout fires first, so a
@@ -287,7 +310,7 @@ export class AlertEngine {
       this.#finish(task, 'timed_out'),
     );
     // A task that ends before its fan-out is through (a cancel, a quorum) reaches no one more.
-    this.#reach([...task.devices.values()], (td) => {
+    this.#reach(task.devices.values(), (td) => {
       if (task.state === 'alerting') this.#enqueue(task, td);
     });
     return { taskId: task.id };
@@ -334,11 +357,10 @@ export class AlertEngine {
     let heard: TaskDevice | undefined;
     let heardTask: Task | undefined;
     for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
-      const task = headOf(lane);
-      const td = task.devices.get(deviceId)!;
+      const td = lane.head()!;
       if (td.status === 'playing' && (!heard || td.lastPlayed > heard.lastPlayed)) {
         heard = td;
-        heardTask = task;
+        heardTask = td.task;
       }
     }
     if (!heardTask) return { result: 'nothing_pending' };
@@ -381,16 +403,15 @@ export class AlertEngine {
    * (decision MB2), not lane by lane: so the newest is heard last, as a tap expects (L9).
    */
   resume(deviceId: string): void {
-    const playing: Task[] = [];
+    const playing: TaskDevice[] = [];
     for (const lane of this.#lanes.get(deviceId)?.values() ?? []) {
-      const task = headOf(lane);
-      if (task.devices.get(deviceId)!.status === 'playing') playing.push(task);
+      const td = lane.head()!;
+      if (td.status === 'playing') playing.push(td);
     }
-    playing.sort((a, b) => a.serial - b.serial);
-    for (const task of playing) {
-      const td = task.devices.get(deviceId)!;
+    playing.sort((a, b) => a.task.serial - b.task.serial);
+    for (const td of playing) {
       this.#clock.clearTimer(td.timer);
-      this.#play(task, td);
+      this.#play(td.task, td);
     }
   }
 
@@ -551,10 +572,12 @@ export class AlertEngine {
     }
     const lane = lanes.get(task.name);
     if (lane) {
-      lane.set(task.id, task);
+      lane.add(td);
       return;
     }
-    lanes.set(task.name, new Map([[task.id, task]]));
+    const newLane = new Lane<TaskDevice>();
+    newLane.add(td);
+    lanes.set(task.name, newLane);
     td.status = 'playing';
     this.#play(task, td);
   }
@@ -567,22 +590,22 @@ export class AlertEngine {
 
   /** Takes a task out of a device's lane; if it was playing there, the next one starts. */
   #leaveLane(task: Task, td: TaskDevice): void {
-    const lanes = this.#lanes.get(td.device.id);
-    const lane = lanes?.get(task.name);
-    if (!lanes || !lane?.has(task.id)) return;
-    const wasHead = headOf(lane) === task;
-    lane.delete(task.id);
+    if (!td.inLane) return;
+    const lanes = this.#lanes.get(td.device.id)!;
+    const lane = lanes.get(task.name)!;
+    const wasHead = lane.head() === td;
+    lane.remove(td);
     if (lane.size === 0) {
       lanes.delete(task.name);
       if (lanes.size === 0) this.#lanes.delete(td.device.id);
       return;
     }
     if (wasHead) {
-      const next = headOf(lane);
+      const nextTd = lane.head()!;
+      const next = nextTd.task;
       // The timeout wins at its instant (L1), for a queued alert too: one that times out at
       // this very instant does not start here, only to be cut at once (its timeout ends it).
       if (next.createdAt + next.timeoutS * 1000 <= this.#clock.now()) return;
-      const nextTd = next.devices.get(td.device.id)!;
       nextTd.status = 'playing';
       this.#play(next, nextTd);
     }
@@ -614,8 +637,8 @@ export class AlertEngine {
       this.#leaveLane(task, td);
     }
     task.recipients = new EndedRecipients(task.devices.values());
-    task.devices = new Map();
-    task.commands = { play: undefined, stop: {}, speak: {} };
+    task.devices = new TaskDevices();
+    task.commands = { play: undefined, stop: undefined, speak: undefined };
     const status =
       outcome !== 'cancelled'
         ? 'normal'
@@ -665,13 +688,6 @@ function eventLimit(limit: number | undefined): number {
   return Math.max(0, Math.min(limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX));
 }
 
-/** The alerts of one name waiting on one device, oldest first (a Map keeps insertion order). */
-type Lane = Map<string, Task>;
-
-function headOf(lane: Lane): Task {
-  return lane.values().next().value!;
-}
-
 /**
  * A task's n-th play, shared by the devices that hear it together (a fan-out, a repeat): only
  * the latest is kept, so a week-long alert does not keep one command per repeat.
@@ -690,11 +706,13 @@ function playCommand(task: Task, repeat: number): DeviceCommand {
 }
 
 function stopCommand(task: Task, cause: StopCause): DeviceCommand {
+  task.commands.stop ??= {};
   task.commands.stop[cause] ??= { type: 'stop', taskId: task.id, cause };
   return task.commands.stop[cause];
 }
 
 function speakCommand(task: Task, cause: SpeechCause, text: string): DeviceCommand {
+  task.commands.speak ??= {};
   task.commands.speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
   return task.commands.speak[cause];
 }
@@ -714,7 +732,7 @@ function snapshot(task: Task): TaskSnapshot {
     acknowledgements: task.acks,
     devices:
       task.recipients?.view() ??
-      [...task.devices.values()].map((td) => ({
+      task.devices.values().map((td) => ({
         device_id: td.device.id,
         user: td.device.user,
         status: td.status,
