@@ -135,4 +135,34 @@ describe('what the journal holds', () => {
     // 200 × 8 KiB of text is 1.6 MB (3.2 MB as UTF-16); the answers themselves were 200 MiB.
     expect(held).toBeLessThan(8 * 1024 * 1024);
   });
+
+  test('the same long answer again (a polled, cached GET events answer) shares one copy of its start', () => {
+    const script = `
+      import { RequestJournal } from ${JSON.stringify(new URL('./journal.ts', import.meta.url).href)};
+      const journal = new RequestJournal(() => 1000);
+      const cached = JSON.stringify({ events: 'y'.repeat(26 * 1024) });
+      const record = (text) => journal.record({ arrivedAt: 0, method: 'GET', path: '/e', query: {},
+        headers: {}, account: null, status: 200, durationMs: 1, answer: { text, as: 'json' } });
+      record('{"warm":true}');
+      globalThis.gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 1000; i++) record(cached);
+      globalThis.gc();
+      const held = process.memoryUsage().heapUsed - before;
+      const other = JSON.stringify({ events: 'z'.repeat(26 * 1024) });
+      record(other);
+      const [first, last] = [journal.list({ after: 1, limit: 1 }).entries[0], journal.list({ after: 1001 }).entries[0]];
+      console.log(JSON.stringify({ held, first: first.answer.slice(0, 14), last: last.answer.slice(0, 14) }));
+    `;
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
+    const { held, first, last } = JSON.parse(out);
+    // Each entry shows the start of its own answer.
+    expect({ first, last }).toEqual({ first: '{"events":"yyy', last: '{"events":"zzz' });
+    // A copy a request would hold 1,000 × 8 KiB = 8 MB; shared, the entries alone (~0.2 MB).
+    expect(held).toBeLessThan(1024 * 1024);
+  });
 });

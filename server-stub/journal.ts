@@ -68,7 +68,7 @@ export interface JournalFilter {
 
 /** A sent text as kept: whole (the sender's own string), or its start copied out (`cut`). */
 interface KeptText {
-  readonly text: string | Buffer;
+  readonly text: string;
   readonly as: SentText['as'];
   readonly cut: boolean;
 }
@@ -182,8 +182,21 @@ function keptText(sent: SentText | undefined): KeptText | undefined {
   if (sent === undefined || sent.text === '') return undefined;
   if (sent.text.length <= JOURNAL_BODY_MAX_CHARS)
     return { text: sent.text, as: sent.as, cut: false };
-  return { text: startOf(sent.text), as: sent.as, cut: true };
+  // The same long text again (a polled GET events answer is one cached string until the events
+  // change): its start is copied once, not on every request.
+  if (sent.text !== lastCut.source || sent.as !== lastCut.kept.as)
+    lastCut = { source: sent.text, kept: { text: startOf(sent.text), as: sent.as, cut: true } };
+  return lastCut.kept;
 }
+
+/**
+ * The last long text cut, and what was kept of it. Holding its source keeps one long text
+ * alive at most (the newest), which the sender holds anyway while it is the cached answer.
+ */
+let lastCut: { source: string | undefined; kept: KeptText } = {
+  source: undefined,
+  kept: { text: '', as: 'text', cut: true },
+};
 
 /**
  * The first JOURNAL_BODY_MAX_CHARS of a text, copied: a slice alone would keep the whole text
@@ -191,8 +204,7 @@ function keptText(sent: SentText | undefined): KeptText | undefined {
  * new string first, so what is kept is that copy, in the JS heap (a Buffer would be C memory,
  * which the allocator keeps after the journal lets it go).
  */
-function startOf(text: string | Buffer): string | Buffer {
-  if (typeof text !== 'string') return Buffer.from(text.subarray(0, JOURNAL_BODY_MAX_CHARS));
+function startOf(text: string): string {
   return ` ${text.slice(0, JOURNAL_BODY_MAX_CHARS)}`.slice(1);
 }
 
@@ -228,13 +240,13 @@ function shown(kept: KeptText | undefined, cut: () => void): unknown {
   if (kept === undefined) return null;
   if (kept.cut) {
     cut();
-    const start = kept.text.toString();
+    const start = kept.text;
     return (kept.as === 'text' ? maskText(start) : maskJsonText(start)).slice(
       0,
       JOURNAL_BODY_MAX_CHARS,
     );
   }
-  const text = kept.text as string;
+  const text = kept.text;
   const parsed = parsedText(text, kept.as);
   const value = parsed === undefined ? maskText(text) : maskSecrets(parsed.value);
   // Masking can lengthen a text a little: the bound holds for what is shown.
