@@ -97,6 +97,12 @@ export class RequestJournal {
   #dropped = 0;
   /** Ids keep counting across clears and resets: an `after` cursor never names two entries. */
   #lastId = 0;
+  /**
+   * The last long text cut, and what was kept of it: the same text again (a polled GET events
+   * answer is one cached string until the events change) shares that copy. Holding its source
+   * keeps one long text alive at most, which its sender holds anyway while it is the answer.
+   */
+  #lastCut: { source: string; kept: KeptText } | undefined;
 
   /** `limit`: entries kept, read at each record (a setting that fixtures may change). */
   constructor(private readonly limit: () => number) {}
@@ -115,10 +121,10 @@ export class RequestJournal {
       path: request.path,
       query: request.query ?? {},
       headers: shownHeaders(request.headers),
-      body: keptText(request.body),
+      body: this.#keptText(request.body),
       account: request.account,
       status: request.status,
-      answer: keptText(request.answer),
+      answer: this.#keptText(request.answer),
       durationMs: request.durationMs,
       fault: request.fault,
     });
@@ -167,36 +173,28 @@ export class RequestJournal {
     return { entries, dropped: this.#dropped, next: more ? entries.at(-1)!.id : null };
   }
 
+  /** A sent text kept by reference when short; else its start, copied so the rest can go. */
+  #keptText(sent: SentText | undefined): KeptText | undefined {
+    if (sent === undefined || sent.text === '') return undefined;
+    if (sent.text.length <= JOURNAL_BODY_MAX_CHARS)
+      return { text: sent.text, as: sent.as, cut: false };
+    const last = this.#lastCut;
+    if (last?.source === sent.text && last.kept.as === sent.as) return last.kept;
+    const kept: KeptText = { text: startOf(sent.text), as: sent.as, cut: true };
+    this.#lastCut = { source: sent.text, kept };
+    return kept;
+  }
+
   /** Empties the journal (and its dropped count); answers how many entries it held. */
   clear(): number {
     const removed = this.size;
     this.#kept = [];
+    this.#lastCut = undefined;
     this.#first = 0;
     this.#dropped = 0;
     return removed;
   }
 }
-
-/** A sent text kept by reference when short; else its start, copied so the rest can go. */
-function keptText(sent: SentText | undefined): KeptText | undefined {
-  if (sent === undefined || sent.text === '') return undefined;
-  if (sent.text.length <= JOURNAL_BODY_MAX_CHARS)
-    return { text: sent.text, as: sent.as, cut: false };
-  // The same long text again (a polled GET events answer is one cached string until the events
-  // change): its start is copied once, not on every request.
-  if (sent.text !== lastCut.source || sent.as !== lastCut.kept.as)
-    lastCut = { source: sent.text, kept: { text: startOf(sent.text), as: sent.as, cut: true } };
-  return lastCut.kept;
-}
-
-/**
- * The last long text cut, and what was kept of it. Holding its source keeps one long text
- * alive at most (the newest), which the sender holds anyway while it is the cached answer.
- */
-let lastCut: { source: string | undefined; kept: KeptText } = {
-  source: undefined,
-  kept: { text: '', as: 'text', cut: true },
-};
 
 /**
  * The first JOURNAL_BODY_MAX_CHARS of a text, copied: a slice alone would keep the whole text
