@@ -98,6 +98,19 @@ const SECONDS_FRACTION = /^(.*T\d{2}:\d{2}:\d{2})\.(\d+)(.*)$/;
  * microsecond (P3), so that an event is found by `oldest` exactly when it is at or after it.
  */
 export function parseTimestamp(text: string): Micros | undefined {
+  // A poller sends the same `oldest` until new events come: the last answer is kept.
+  if (text === lastParsed.text) return lastParsed.micros;
+  const micros = parsedTimestamp(text);
+  lastParsed = { text, micros };
+  return micros;
+}
+
+let lastParsed: { text: string | undefined; micros: Micros | undefined } = {
+  text: undefined,
+  micros: undefined,
+};
+
+function parsedTimestamp(text: string): Micros | undefined {
   const parts = SECONDS_FRACTION.exec(text);
   const withoutFraction = parts ? `${parts[1]}${parts[3]}` : text;
   const wholeMs = Date.parse(withoutFraction);
