@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type WebSocket from 'ws';
+import type { FrameSocket } from './frame-socket.ts';
 
 /**
  * At most this many sockets stay corked at once. A fan-out writes to thousands of sockets in
@@ -23,12 +23,13 @@ let flushQueued = false;
  * one connection never holds more than the cap plus one frame.
  */
 export function sendCorked(
-  ws: WebSocket,
+  ws: FrameSocket,
   data: string,
   maxQueuedBytes = Number.POSITIVE_INFINITY,
 ): boolean {
   if (ws.bufferedAmount > maxQueuedBytes) return false;
-  // ws keeps its socket private; corking it is the only way to coalesce writes.
+  // ws keeps its socket private; corking it is the only way to coalesce writes. An in-process
+  // socket has none, and nothing to coalesce.
   const socket = (ws as unknown as { _socket?: Socket })._socket;
   if (socket && !corked.has(socket)) {
     corked.add(socket);

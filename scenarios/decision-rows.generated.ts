@@ -1331,5 +1331,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SP4",
     "case": "How the runner's clients send to a stub in its own process"
+  },
+  {
+    "id": "SP5",
+    "case": "How a scenario's badges reach a stub in the same process"
   }
 ];

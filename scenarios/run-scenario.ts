@@ -55,6 +55,11 @@ export interface RunOptions {
   /** Seed when the scenario gives none (default 0). */
   seed?: number;
   /**
+   * How the badges of an embedded run reach its stub: in this process without a socket (the
+   * default, decision SP5), or over WebSocket on the stub's port, as a fleet of another process.
+   */
+  deviceLink?: 'in-process' | 'websocket';
+  /**
    * Collects what the run exercised (`run --coverage`): the badge machine's transitions its
    * badges take, the alert model's its stub's history shows, the decision rows it names.
    */
@@ -297,6 +302,7 @@ async function connectStub(
     const lease = await leaseScenarioStub(fixtures, seed, settings);
     const connection = new InProcessStubConnection(lease.stub, {
       control: () => new ScenarioStubControl(lease.stub.url, undefined, loopbackFetch),
+      inProcessDevices: options.deviceLink !== 'websocket',
     });
     return { connection, release: lease.release };
   }

@@ -13,7 +13,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Static } from 'typebox';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { TimerId } from '../protocol/clock.ts';
 import type { DeviceFacts } from '../protocol/control-api.schema.ts';
 import { sendCorked } from '../protocol/corked-send.ts';
@@ -32,12 +32,14 @@ import {
   StateFrame,
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
+import { type FrameSocket, SOCKET_STATE } from '../protocol/frame-socket.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { batteryOf } from './device-info.ts';
 import { DeviceWaiters } from './device-waiters.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { refuseOnSocket } from './http-errors.ts';
+import { InProcessSocket } from './in-process-socket.ts';
 import { tapRecord } from './recorder.ts';
 import type { StubCore } from './stub-core.ts';
 
@@ -170,12 +172,12 @@ class Connection {
   told: number | undefined;
 
   constructor(
-    readonly ws: WebSocket,
+    readonly ws: FrameSocket,
     readonly maxQueuedBytes: number,
   ) {}
 
   get open(): boolean {
-    return this.ws.readyState === this.ws.OPEN;
+    return this.ws.readyState === SOCKET_STATE.OPEN;
   }
 
   /** Frames sent so far: the seqs below it are the stub's. */
@@ -261,7 +263,7 @@ export class DeviceGateway {
   readonly #connections = new Map<string, Connection>();
   readonly #all = new Set<Connection>();
   /** Sockets cut off (4003, 4008, 4009) whose close has not finished yet. */
-  readonly #cutOffSockets = new Set<WebSocket>();
+  readonly #cutOffSockets = new Set<FrameSocket>();
   readonly #live = new Map<string, DeviceLiveState>();
   readonly #helloTimeoutMs: number;
   readonly #answerTimeoutMs: number;
@@ -327,6 +329,16 @@ export class DeviceGateway {
         this.#wss.emit('connection', ws, request),
       );
     });
+  }
+
+  /**
+   * A badge in this process connecting without a socket (decision SP5): the badge's end of an
+   * in-process pair whose other end this gateway serves as it serves an upgraded WebSocket.
+   */
+  connectInProcess(): FrameSocket {
+    const [badgeEnd, stubEnd] = InProcessSocket.pair();
+    this.#accept(stubEnd);
+    return badgeEnd;
   }
 
   /** Ids of the badges connected now. */
@@ -476,7 +488,7 @@ export class DeviceGateway {
     for (const ws of this.#cutOffSockets) ws.terminate();
   }
 
-  #accept(ws: WebSocket): void {
+  #accept(ws: FrameSocket): void {
     const connection = new Connection(ws, this.#core.settings.badgeMaxQueuedBytes);
     connection.onTooSlow = (queued) =>
       this.#cutOff(connection, CLOSE_CODES.tooSlow, `too slow: ${queued} bytes queued`, {

@@ -294,7 +294,15 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
         session,
         keep,
         ...(options.inspect ? { inspect: options.inspect } : {}),
-        link: (handlers) => new BadgeLink(connection.devicesUrl, handlers, outstanding, ca),
+        link: (handlers) =>
+          new BadgeLink(
+            connection.devicesUrl,
+            handlers,
+            outstanding,
+            ca,
+            undefined,
+            connection.dialDevice,
+          ),
         onStubClock: badgeClock.follow,
         onStubTime: badgeClock.catchUp,
         onVanish: connection.vanished && (() => connection.vanished!(device.id)),

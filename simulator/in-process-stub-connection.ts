@@ -12,6 +12,7 @@ import type { CaPem } from '../client/trust.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { DeviceWant, StubSettings } from '../protocol/control-api.schema.ts';
 import type { FaultRequest } from '../protocol/faults.schema.ts';
+import type { FrameSocket } from '../protocol/frame-socket.ts';
 import { holdMessage } from '../protocol/hold-message.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import type { BadgeClock, StubConnection } from './stub-connection.ts';
@@ -20,19 +21,31 @@ export class InProcessStubConnection implements StubConnection {
   readonly url: string;
   readonly devicesUrl: string;
   readonly ca: CaPem | undefined;
+  readonly dialDevice: (() => FrameSocket) | undefined;
   readonly #stub: StubHandle;
   readonly #control: () => StubControlClient;
   readonly #ownsStub: boolean;
 
   /**
    * `control`: the control client of this stub (made on first use: a fleet never needs one);
-   * `ownsStub`: `close()` stops the stub too.
+   * `ownsStub`: `close()` stops the stub too; `inProcessDevices`: badges connect to the
+   * gateway without a socket (decision SP5), not over WebSocket.
    */
-  constructor(stub: StubHandle, options: { control: () => StubControlClient; ownsStub?: boolean }) {
+  constructor(
+    stub: StubHandle,
+    options: {
+      control: () => StubControlClient;
+      ownsStub?: boolean;
+      inProcessDevices?: boolean;
+    },
+  ) {
     this.#stub = stub;
     this.url = stub.url;
     this.devicesUrl = stub.devicesUrl;
     this.ca = stub.tls?.caPem;
+    this.dialDevice = options.inProcessDevices
+      ? () => stub.app.gateway.connectInProcess()
+      : undefined;
     let control: StubControlClient | undefined;
     this.#control = () => {
       control ??= options.control();

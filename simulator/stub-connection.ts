@@ -27,6 +27,7 @@ import type {
 } from '../protocol/control-api.schema.ts';
 import type { StubFrame } from '../protocol/device-frames.schema.ts';
 import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
+import type { FrameSocket } from '../protocol/frame-socket.ts';
 import type { JournalPage } from '../protocol/journal.schema.ts';
 
 export interface StubConnection {
@@ -36,6 +37,11 @@ export interface StubConnection {
   readonly devicesUrl: string;
   /** The CA a client of this stub trusts besides Node's, if it has one of its own. */
   readonly ca: CaPem | undefined;
+  /**
+   * Connects a badge without a socket, when the stub runs in this process and the caller asked
+   * for it (decision SP5); otherwise badges connect to `devicesUrl`.
+   */
+  readonly dialDevice?: () => FrameSocket;
 
   settings(): Promise<StubSettings>;
   fixtures(): Promise<Fixtures>;

@@ -19,6 +19,7 @@ import {
   type StubFrame,
   WelcomeFrame,
 } from '../protocol/device-frames.schema.ts';
+import type { FrameSocket } from '../protocol/frame-socket.ts';
 import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 
 export interface LinkHandlers {
@@ -128,9 +129,9 @@ export class Backoff {
 }
 
 export class BadgeLink {
-  #ws: WebSocket | undefined;
+  #ws: FrameSocket | undefined;
   /** The socket the network vanished under (`vanish`): paused, never written, not closed. */
-  #silent: WebSocket | undefined;
+  #silent: FrameSocket | undefined;
   #seq = 0;
   readonly #pending = new Set<number>();
   /** Frames from the stub are dealt with one at a time, in order; this is the one in hand. */
@@ -148,6 +149,8 @@ export class BadgeLink {
     /** A CA to trust besides Node's, for a `wss://` stub with its own CA. */
     readonly ca?: CaPem,
     readonly handshakeTimeoutMs = HANDSHAKE_TIMEOUT_MS,
+    /** Connects without a socket to a stub in this process (decision SP5), instead of `url`. */
+    readonly dial?: () => FrameSocket,
   ) {}
 
   get isOpen(): boolean {
@@ -158,13 +161,15 @@ export class BadgeLink {
     if (this.#ws) return;
     // The stub writes JSON it made itself; a frame that is not UTF-8 fails JSON.parse or the
     // schema anyway, so ws need not scan every byte of every frame first.
-    const ws = new WebSocket(this.url, {
-      perMessageDeflate: false,
-      skipUTF8Validation: true,
-      // Past it ws aborts the attempt: 'error', then 'close' 1006, a failed connect (F2).
-      handshakeTimeout: this.handshakeTimeoutMs,
-      ...wsTrusting(this.ca),
-    });
+    const ws: FrameSocket =
+      this.dial?.() ??
+      new WebSocket(this.url, {
+        perMessageDeflate: false,
+        skipUTF8Validation: true,
+        // Past it ws aborts the attempt: 'error', then 'close' 1006, a failed connect (F2).
+        handshakeTimeout: this.handshakeTimeoutMs,
+        ...wsTrusting(this.ca),
+      });
     this.#ws = ws;
     // Connecting is outstanding work too: the clock waits until the socket opens or fails.
     this.outstanding.add();
@@ -301,7 +306,7 @@ export class BadgeLink {
   }
 
   /** Answers a frame on the socket it came on, if that is still this link's and open. */
-  #answer(ws: WebSocket | undefined, seq: number): void {
+  #answer(ws: FrameSocket | undefined, seq: number): void {
     // Answer even errors: the stub's clock waits for every frame it sent.
     if (this.answerFrames && ws && ws === this.#ws && ws.readyState === WebSocket.OPEN) {
       sendCorked(ws, `{"type":"handled","seq":${seq}}`);
@@ -309,7 +314,7 @@ export class BadgeLink {
   }
 
   /** A frame dealt with later: the next frame waits for it, and it is answered when done. */
-  #track(work: Promise<void>, ws: WebSocket | undefined, seq: number, text: string): void {
+  #track(work: Promise<void>, ws: FrameSocket | undefined, seq: number, text: string): void {
     const next = work
       .catch((error) => this.handlers.invalid?.(text, String(error)))
       .then(() => this.#answer(ws, seq));
