@@ -1330,10 +1330,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   },
   {
     "id": "SP4",
-    "case": "How the runner's clients send to a stub in its own process"
+    "case": "How the runner's clients send to a stub in its own process on its port (a --rea…"
   },
   {
     "id": "SP5",
     "case": "How a scenario's badges reach a stub in the same process"
+  },
+  {
+    "id": "SP6",
+    "case": "How the runner's clients send to a stub in the same process"
   }
 ];

@@ -26,26 +26,13 @@ const FETCH_DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** Statuses whose `Response` carries no body (the WHATWG null body statuses). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+export const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** Kept-alive connections, as fetch keeps them; an idle one does not hold the process open. */
 const agent = new Agent({ keepAlive: true });
 
 export const loopbackFetch = (async (input, init = {}) => {
-  const body = init.body ?? undefined;
-  if (body !== undefined && typeof body !== 'string')
-    throw new TypeError('badge-sim: loopbackFetch sends text bodies only');
-  const url = new URL(String(input));
-  const method = normalizedMethod(init.method ?? 'GET');
-  // In fetch's order: host and connection, the caller's headers, a text body's type if they
-  // gave none, the defaults they did not set, then the length of a body (fetch sends 0 for a
-  // POST or PUT without one).
-  const headers: Record<string, string> = { host: url.host, connection: 'keep-alive' };
-  for (const [name, value] of requestHeaderList(init.headers)) headers[name] = value;
-  if (body !== undefined) headers['content-type'] ??= 'text/plain;charset=UTF-8';
-  for (const [name, value] of Object.entries(FETCH_DEFAULT_HEADERS)) headers[name] ??= value;
-  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-  else if (method === 'POST' || method === 'PUT') headers['content-length'] = '0';
+  const { url, method, headers, body } = fetchRequest(input, init);
   const { status, rawHeaders, text } = await new Promise<{
     status: number;
     rawHeaders: string[];
@@ -76,6 +63,28 @@ export const loopbackFetch = (async (input, init = {}) => {
     NULL_BODY.has(status) ? null : text,
   ) as unknown as Response;
 }) as typeof fetch;
+
+/** The request fetch would send for these arguments: its URL, method, headers and text body. */
+export function fetchRequest(
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit,
+): { url: URL; method: string; headers: Record<string, string>; body: string | undefined } {
+  const body = init.body ?? undefined;
+  if (body !== undefined && typeof body !== 'string')
+    throw new TypeError('badge-sim: loopbackFetch sends text bodies only');
+  const url = new URL(String(input));
+  const method = normalizedMethod(init.method ?? 'GET');
+  // In fetch's order: host and connection, the caller's headers, a text body's type if they
+  // gave none, the defaults they did not set, then the length of a body (fetch sends 0 for a
+  // POST or PUT without one).
+  const headers: Record<string, string> = { host: url.host, connection: 'keep-alive' };
+  for (const [name, value] of requestHeaderList(init.headers)) headers[name] = value;
+  if (body !== undefined) headers['content-type'] ??= 'text/plain;charset=UTF-8';
+  for (const [name, value] of Object.entries(FETCH_DEFAULT_HEADERS)) headers[name] ??= value;
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  else if (method === 'POST' || method === 'PUT') headers['content-length'] = '0';
+  return { url, method, headers, body };
+}
 
 /**
  * As fetch normalises a method: the six it knows upper-cased. Any other must be written in

@@ -35,6 +35,7 @@ import {
   type Failure,
   type ScenarioActual,
 } from './expectations.ts';
+import { injectFetch } from './inject-fetch.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
@@ -55,10 +56,11 @@ export interface RunOptions {
   /** Seed when the scenario gives none (default 0). */
   seed?: number;
   /**
-   * How the badges of an embedded run reach its stub: in this process without a socket (the
-   * default, decision SP5), or over WebSocket on the stub's port, as a fleet of another process.
+   * How an embedded run reaches its stub: in this process without a socket (the default: the
+   * badges' frames, decision SP5, and the clients' requests, SP6), or on the stub's port as a
+   * fleet and clients of another process would (`network`).
    */
-  deviceLink?: 'in-process' | 'websocket';
+  link?: 'in-process' | 'network';
   /**
    * Collects what the run exercised (`run --coverage`): the badge machine's transitions its
    * badges take, the alert model's its stub's history shows, the decision rows it names.
@@ -137,7 +139,7 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, source);
 
   // Prepare: the stub, the badges, the clients.
-  const { connection, release } = await connectStub(
+  const { connection, send, release } = await connectStub(
     mode,
     fixtures,
     seed,
@@ -149,11 +151,7 @@ export async function runScenario(
   let fleet: FleetHandle | undefined;
   // Coverage reads the stub's session recording: taps, DELETE answers, badges off and on line.
   const control = options.coverage
-    ? new ScenarioStubControl(
-        connection.url,
-        options.controlToken,
-        mode === 'external' ? undefined : loopbackFetch,
-      )
+    ? new ScenarioStubControl(connection.url, options.controlToken, send)
     : undefined;
   let recordingStarted = false;
   try {
@@ -163,7 +161,16 @@ export async function runScenario(
     const settings = connection.settings();
     settings.catch(() => undefined);
     fleet = await startBadges(scenario, source, account, connection, seed, options.coverage);
-    const context = stepContext(mode, source, start, account, connection, fleet, await settings);
+    const context = stepContext(
+      mode,
+      source,
+      start,
+      account,
+      connection,
+      send,
+      fleet,
+      await settings,
+    );
 
     // Run the timeline through the step handlers.
     const failures = await runTimeline(scenario, context);
@@ -267,8 +274,8 @@ function accountOf(scenario: Scenario, fixtures: Fixtures, source: string): Scen
 
 /**
  * A stub in this process with the scenario's fixtures (on the virtual clock, a kept one
- * renewed: scenario-stubs.ts), or the external one loaded with them; `release` gives a kept
- * stub back once the scenario is over.
+ * renewed: scenario-stubs.ts), or the external one loaded with them; `send`, the fetch the
+ * runner's clients send to it with; `release` gives a kept stub back once the scenario is over.
  */
 async function connectStub(
   mode: RunMode,
@@ -276,7 +283,7 @@ async function connectStub(
   seed: number,
   settings: ScenarioSettings,
   options: RunOptions,
-): Promise<{ connection: StubConnection; release?: () => Promise<void> }> {
+): Promise<{ connection: StubConnection; send: typeof fetch; release?: () => Promise<void> }> {
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
@@ -296,15 +303,18 @@ async function connectStub(
       await connection.close();
       throw error;
     }
-    return { connection };
+    return { connection, send: fetch };
   }
   if (mode === 'embedded') {
     const lease = await leaseScenarioStub(fixtures, seed, settings);
+    const inProcess = options.link !== 'network';
+    // A stub in this process is sent to without a socket (SP6), or without fetch's machinery (SP4).
+    const send = inProcess ? injectFetch(lease.stub) : loopbackFetch;
     const connection = new InProcessStubConnection(lease.stub, {
-      control: () => new ScenarioStubControl(lease.stub.url, undefined, loopbackFetch),
-      inProcessDevices: options.deviceLink !== 'websocket',
+      control: () => new ScenarioStubControl(lease.stub.url, undefined, send),
+      inProcessDevices: inProcess,
     });
-    return { connection, release: lease.release };
+    return { connection, send, release: lease.release };
   }
   const stub = await startStub({
     fixtures,
@@ -320,7 +330,7 @@ async function connectStub(
     control: () => new ScenarioStubControl(stub.url, undefined, loopbackFetch),
     ownsStub: true,
   });
-  return { connection };
+  return { connection, send: loopbackFetch };
 }
 
 /**
@@ -386,12 +396,11 @@ function stepContext(
   start: number,
   account: ScenarioAccount,
   connection: StubConnection,
+  send: typeof fetch,
   fleet: FleetHandle | undefined,
   settings: StubSettings,
 ): StepContext {
   const now = () => connection.now();
-  // A stub in this process is sent to without fetch's machinery (SP4); another with fetch.
-  const send = mode === 'external' ? fetch : loopbackFetch;
   return {
     source,
     start,

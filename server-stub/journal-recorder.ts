@@ -95,7 +95,12 @@ function received(
   arrival: Arrival,
 ): ReceivedRequest {
   // Not finished when closed: the connection was reset or aborted before the answer was sent.
-  const status = response.writableFinished ? response.statusCode : null;
+  // A request `inject`ed in this process (SP6) has no connection: its answer is whole once ended.
+  const finished =
+    response.writableFinished ||
+    ((response as { isLightMyRequest?: boolean }).isLightMyRequest === true &&
+      response.writableEnded);
+  const status = finished ? response.statusCode : null;
   return {
     arrivedAt: arrival.arrivedAt,
     method: request.method,

@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
@@ -199,11 +199,12 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
   // client that stops reading it gets `stalledAnswerMs` (no progress) and is dropped, so an
   // unread answer is not held in memory for ever. Keep-alive takes over when it is written.
   app.addHook('onRequest', (request, _reply, done) => {
-    request.raw.socket?.setTimeout(0);
+    // A request `inject`ed by a runner in this process (SP6) has no socket to time.
+    if (request.raw.socket instanceof Socket) request.raw.socket.setTimeout(0);
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    reply.raw.socket?.setTimeout(timeouts.stalledAnswerMs);
+    if (reply.raw.socket instanceof Socket) reply.raw.socket.setTimeout(timeouts.stalledAnswerMs);
     done(null, payload);
   });
   await app.register(stubApp, { core, controlToken: options.controlToken });

@@ -1,7 +1,8 @@
 /**
- * Badges linked to their embedded stub without a socket (decision SP5): the same frames reach
- * the same gateway and badge code, so every catalogue scenario reports byte for byte what it
- * reports with its badges on WebSocket, and no badge upgrades a connection on the stub's port.
+ * An embedded run linked to its stub without a socket: badges (decision SP5) and requests
+ * (SP6). The same frames and requests reach the same code, so every catalogue scenario reports
+ * byte for byte what it reports on the network, and no badge upgrades a connection on the
+ * stub's port.
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
@@ -11,13 +12,13 @@ import { closeScenarioStubs } from '../../scenarios/scenario-stubs.ts';
 
 afterAll(closeScenarioStubs);
 
-describe('badges linked in process (SP5)', () => {
-  test('every catalogue scenario reports byte for byte what it reports with its badges on WebSocket', async () => {
+describe('a run linked in process (SP5, SP6)', () => {
+  test('every catalogue scenario reports byte for byte what it reports on the network', async () => {
     for (const file of findScenarioFiles([])) {
       const loaded = loadScenarioFile(file);
       const inProcess = JSON.stringify(await runScenario(loaded));
-      const overWebSocket = JSON.stringify(await runScenario(loaded, { deviceLink: 'websocket' }));
-      expect(inProcess, file).toBe(overWebSocket);
+      const onTheNetwork = JSON.stringify(await runScenario(loaded, { link: 'network' }));
+      expect(inProcess, file).toBe(onTheNetwork);
     }
   }, 180_000);
 
@@ -38,7 +39,7 @@ describe('badges linked in process (SP5)', () => {
       expect(report.passed).toBe(true);
       expect(Object.keys(report.actual.heard).length).toBeGreaterThan(0);
       expect(upgrades).toEqual([]);
-      await runScenario(loaded, { deviceLink: 'websocket' });
+      await runScenario(loaded, { link: 'network' });
       expect(upgrades.length).toBeGreaterThan(0);
     } finally {
       Server.prototype.emit = emit;
