@@ -249,12 +249,14 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   );
   const ca = options.ca ?? connection.ca;
   const devices = selectDevices(await connection.fixtures(), options);
-  // A stub in this process holds the other end of every badge's socket here too.
-  checkOpenFiles(
-    devices.length,
-    roomForBadges(),
-    connection instanceof InProcessStubConnection ? 2 : 1,
-  );
+  // A stub in this process holds the other end of every badge's socket here too; badges that
+  // dial it without a socket (SP5) hold no file at all.
+  if (!connection.dialDevice)
+    checkOpenFiles(
+      devices.length,
+      roomForBadges(),
+      connection instanceof InProcessStubConnection ? 2 : 1,
+    );
   const tts =
     typeof options.tts === 'object'
       ? options.tts
