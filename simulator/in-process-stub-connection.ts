@@ -21,6 +21,7 @@ export class InProcessStubConnection implements StubConnection {
   readonly url: string;
   readonly devicesUrl: string;
   readonly ca: CaPem | undefined;
+  /** @internal */
   readonly dialDevice: (() => FrameSocket) | undefined;
   readonly #stub: StubHandle;
   readonly #control: () => StubControlClient;
@@ -36,6 +37,7 @@ export class InProcessStubConnection implements StubConnection {
     options: {
       control: () => StubControlClient;
       ownsStub?: boolean;
+      /** @internal */
       inProcessDevices?: boolean;
     },
   ) {

@@ -39,7 +39,9 @@ export interface StubConnection {
   readonly ca: CaPem | undefined;
   /**
    * Connects a badge without a socket, when the stub runs in this process and the caller asked
-   * for it (decision SP5); otherwise badges connect to `devicesUrl`.
+   * for it (decision SP5); otherwise badges connect to `devicesUrl`. The scenario runner's
+   * own: not part of the published types.
+   * @internal
    */
   readonly dialDevice?: () => FrameSocket;
 
