@@ -163,6 +163,8 @@ interface Task {
   commands: TaskCommands;
   /** Its events' `task`: one object for all of them, so the event store writes it once. */
   eventTask: AnalyticEvent['task'];
+  /** The event store's JSON piece of `eventTask`, written with the first event. */
+  eventTaskPiece: string | undefined;
 }
 
 interface TaskCommands {
@@ -289,6 +291,7 @@ export class AlertEngine {
       timeoutTimer: undefined,
       commands: { play: undefined, stop: undefined, speak: undefined },
       eventTask: { id, name, task_type: ALERT_TASK_TYPE },
+      eventTaskPiece: undefined,
     };
     for (const device of devices) {
       const td: TaskDevice = {
@@ -667,7 +670,8 @@ export class AlertEngine {
       event_id: this.#ids.eventId(),
       timestamp: formatTimestamp(at),
     };
-    this.#events.append(task.subscriberId, at, event);
+    task.eventTaskPiece ??= this.#events.taskPiece(task.eventTask);
+    this.#events.append(task.subscriberId, at, event, task.eventTaskPiece);
     for (const listener of this.#eventListeners) listener(task.subscriberId, event);
   }
 
