@@ -183,6 +183,8 @@ function authorise(core: StubCore, header: string | undefined, subscriberId: str
  * rounded up): a time without a zone is UTC; `+` decoded to a space is mended.
  */
 export function parseOldest(text: string, field = 'oldest'): Micros {
+  // A poller sends the same `oldest` until new events come: the last one read is kept.
+  if (text === lastOldest.text) return lastOldest.micros;
   let iso = text.trim().replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
   iso = iso.replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
   if (/T[\d:.]+$/.test(iso)) iso += 'Z';
@@ -195,5 +197,9 @@ export function parseOldest(text: string, field = 'oldest'): Micros {
       field,
     );
   }
+  lastOldest = { text, micros: time };
   return time;
 }
+
+/** The last text `parseOldest` read as an instant (a valid one is a few dozen characters). */
+let lastOldest: { text: string | undefined; micros: Micros } = { text: undefined, micros: 0 };
