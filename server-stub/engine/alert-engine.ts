@@ -159,8 +159,12 @@ interface Task {
   /** The devices of an ended task, compact: it is kept 7 days and never changes again. */
   recipients: EndedRecipients | undefined;
   timeoutTimer: TimerId | undefined;
-  /** Commands made once and given to every device: each transcript line points at one. */
-  commands: TaskCommands;
+  /**
+   * Commands made once and given to every device: each transcript line points at one. Made
+   * when first needed (an alert queued behind another never plays while it is posted), let go
+   * when the task ends.
+   */
+  commands: TaskCommands | undefined;
   /** Its events' `task`: one object for all of them, so the event store writes it once. */
   eventTask: AnalyticEvent['task'];
   /** The event store's JSON piece of `eventTask`, written with the first event. */
@@ -289,7 +293,7 @@ export class AlertEngine {
       devices: new TaskDevices(),
       recipients: undefined,
       timeoutTimer: undefined,
-      commands: { play: undefined, stop: undefined, speak: undefined },
+      commands: undefined,
       eventTask: { id, name, task_type: ALERT_TASK_TYPE },
       eventTaskPiece: undefined,
     };
@@ -641,7 +645,7 @@ export class AlertEngine {
     }
     task.recipients = new EndedRecipients(task.devices.values());
     task.devices = new TaskDevices();
-    task.commands = { play: undefined, stop: undefined, speak: undefined };
+    task.commands = undefined;
     const status =
       outcome !== 'cancelled'
         ? 'normal'
@@ -697,8 +701,9 @@ function eventLimit(limit: number | undefined): number {
  * the latest is kept, so a week-long alert does not keep one command per repeat.
  */
 function playCommand(task: Task, repeat: number): DeviceCommand {
-  if (task.commands.play?.repeat !== repeat) {
-    task.commands.play = {
+  const commands = commandsOf(task);
+  if (commands.play?.repeat !== repeat) {
+    commands.play = {
       type: 'play',
       taskId: task.id,
       name: task.name,
@@ -706,19 +711,28 @@ function playCommand(task: Task, repeat: number): DeviceCommand {
       repeat,
     };
   }
-  return task.commands.play;
+  return commands.play;
 }
 
 function stopCommand(task: Task, cause: StopCause): DeviceCommand {
-  task.commands.stop ??= {};
-  task.commands.stop[cause] ??= { type: 'stop', taskId: task.id, cause };
-  return task.commands.stop[cause];
+  const commands = commandsOf(task);
+  commands.stop ??= {};
+  const stop = commands.stop;
+  stop[cause] ??= { type: 'stop', taskId: task.id, cause };
+  return stop[cause];
 }
 
 function speakCommand(task: Task, cause: SpeechCause, text: string): DeviceCommand {
-  task.commands.speak ??= {};
-  task.commands.speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
-  return task.commands.speak[cause];
+  const commands = commandsOf(task);
+  commands.speak ??= {};
+  const speak = commands.speak;
+  speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
+  return speak[cause];
+}
+
+function commandsOf(task: Task): TaskCommands {
+  task.commands ??= { play: undefined, stop: undefined, speak: undefined };
+  return task.commands;
 }
 
 function snapshot(task: Task): TaskSnapshot {
