@@ -441,10 +441,13 @@ export class AlertEngine {
     );
   }
 
-  /** The same answer as `events`, already as the JSON array the HTTP interface sends. */
-  eventsJson(subscriberId: string, query: EventsWindow = {}): string {
+  /**
+   * The same answer as `events`, already as the JSON array the HTTP interface sends, in UTF-8
+   * (encoded once while the answer stands: do not change the bytes).
+   */
+  eventsBytes(subscriberId: string, query: EventsWindow = {}): Buffer {
     const now = this.#clock.now();
-    return this.#events.queryJson(
+    return this.#events.queryBytes(
       subscriberId,
       query.oldest ?? toMicros(now - EVENT_RETENTION_MS),
       eventLimit(query.limit),

@@ -111,3 +111,18 @@ test('a window answers from its first event at or after oldest, past expired and
   expect(ids(T0 + 800)).toEqual([8]);
   expect(ids(T0 + 801)).toEqual([]);
 });
+
+test('a window as bytes is its JSON in UTF-8, encoded once while it stands and again once events change', () => {
+  const store = new EventStore(7 * 24 * 3600 * 1000);
+  const first = event(T0, 1, { type: 'acknowledged', device: 'Zoë "Z" Ünal' });
+  store.append('100001', T0, first);
+  const bytes = store.queryBytes('100001', toMicros(T0), 100, T0);
+  expect(bytes.toString()).toBe(JSON.stringify([first]));
+  expect(store.queryBytes('100001', toMicros(T0), 100, T0)).toBe(bytes);
+  const second = event(T0 + 1, 2, { type: 'start' });
+  store.append('100001', T0 + 1, second);
+  const after = store.queryBytes('100001', toMicros(T0), 100, T0 + 1);
+  expect(after.toString()).toBe(JSON.stringify([first, second]));
+  expect(bytes.toString()).toBe(JSON.stringify([first])); // what was sent is never changed
+  expect(store.queryBytes('nobody', toMicros(T0), 100, T0).toString()).toBe('[]');
+});

@@ -119,13 +119,14 @@ export const serviceApiRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = a
     },
     async (request, reply) => {
       const { oldest, limit } = request.query;
-      const json = core.engine.eventsJson(request.params.id, {
+      const bytes = core.engine.eventsBytes(request.params.id, {
         oldest: oldest === undefined ? undefined : parseOldest(oldest),
         limit,
       });
-      // Each event was serialised once when it was recorded: a GET only joins them. fastify
-      // sends a string as it is; the cast says so to the type provider (it is an EventList).
-      return reply.type('application/json; charset=utf-8').send(json as never);
+      // Each event was serialised once when it was recorded, a window joined and encoded once
+      // while it stands: a GET sends those bytes. fastify sends a Buffer as it is; the cast
+      // says so to the type provider (it is an EventList).
+      return reply.type('application/json; charset=utf-8').send(bytes as never);
     },
   );
 };
