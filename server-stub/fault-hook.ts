@@ -68,6 +68,8 @@ export function registerFaultHook(app: FastifyInstance, core: StubCore): void {
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
+    // A stalled answer is a fault applied to this request: without one, no lookup at all.
+    if (request.stubFault === undefined) return done(null, payload);
     const ms = stalls.get(request);
     if (ms === undefined || !(typeof payload === 'string' || Buffer.isBuffer(payload)))
       return done(null, payload);

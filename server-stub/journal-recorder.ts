@@ -73,13 +73,20 @@ export function recordRequests(app: FastifyInstance, core: StubCore): void {
     });
     done();
   });
+  // An answer sent as bytes again and again (a polled GET events) is decoded once: the same
+  // text then lets the journal share what it kept of it (`#lastCut`).
+  let lastDecoded: { bytes: Buffer; text: string } | undefined;
+  const textOf = (bytes: Buffer): string => {
+    if (lastDecoded?.bytes !== bytes) lastDecoded = { bytes, text: bytes.toString() };
+    return lastDecoded.text;
+  };
   // fastify writes its headers with the answer: the content type is read here, before.
   app.addHook('onSend', (request, reply, payload, done) => {
     const arrival = request.journalArrival;
     if (arrival && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       const contentType = reply.getHeader('content-type');
       arrival.answer = {
-        text: typeof payload === 'string' ? payload : payload.toString(),
+        text: typeof payload === 'string' ? payload : textOf(payload),
         as: typeof contentType === 'string' && contentType.includes('json') ? 'json' : 'text',
       };
     }

@@ -168,6 +168,8 @@ export class LiveFeed {
     this.#recent.push(event);
     if (this.#recent.length >= STREAM_RECENT_EVENTS * 2)
       this.#recent = this.#recent.slice(-STREAM_RECENT_EVENTS);
+    // Asked here too: with nobody subscribed, an alert's event makes no closure to mark nothing.
+    if (this.#subscribers.size === 0) return;
     this.#mark((p) => {
       p.tasks = true;
       p.events.push(event);
@@ -189,6 +191,7 @@ export class LiveFeed {
         atMs: this.#core.clock.now(),
       });
     }
+    if (this.#subscribers.size === 0) return;
     this.#mark((p) => {
       p.devices.add(deviceId);
       p.tasks = true;

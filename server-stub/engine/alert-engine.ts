@@ -159,10 +159,16 @@ interface Task {
   /** The devices of an ended task, compact: it is kept 7 days and never changes again. */
   recipients: EndedRecipients | undefined;
   timeoutTimer: TimerId | undefined;
-  /** Commands made once and given to every device: each transcript line points at one. */
-  commands: TaskCommands;
+  /**
+   * Commands made once and given to every device: each transcript line points at one. Made
+   * when first needed (an alert queued behind another never plays while it is posted), let go
+   * when the task ends.
+   */
+  commands: TaskCommands | undefined;
   /** Its events' `task`: one object for all of them, so the event store writes it once. */
   eventTask: AnalyticEvent['task'];
+  /** The event store's JSON piece of `eventTask`, written with the first event. */
+  eventTaskPiece: string | undefined;
 }
 
 interface TaskCommands {
@@ -287,8 +293,9 @@ export class AlertEngine {
       devices: new TaskDevices(),
       recipients: undefined,
       timeoutTimer: undefined,
-      commands: { play: undefined, stop: undefined, speak: undefined },
+      commands: undefined,
       eventTask: { id, name, task_type: ALERT_TASK_TYPE },
+      eventTaskPiece: undefined,
     };
     for (const device of devices) {
       const td: TaskDevice = {
@@ -434,10 +441,13 @@ export class AlertEngine {
     );
   }
 
-  /** The same answer as `events`, already as the JSON array the HTTP interface sends. */
-  eventsJson(subscriberId: string, query: EventsWindow = {}): string {
+  /**
+   * The same answer as `events`, already as the JSON array the HTTP interface sends, in UTF-8
+   * (encoded once while the answer stands: do not change the bytes).
+   */
+  eventsBytes(subscriberId: string, query: EventsWindow = {}): Buffer {
     const now = this.#clock.now();
-    return this.#events.queryJson(
+    return this.#events.queryBytes(
       subscriberId,
       query.oldest ?? toMicros(now - EVENT_RETENTION_MS),
       eventLimit(query.limit),
@@ -638,7 +648,7 @@ export class AlertEngine {
     }
     task.recipients = new EndedRecipients(task.devices.values());
     task.devices = new TaskDevices();
-    task.commands = { play: undefined, stop: undefined, speak: undefined };
+    task.commands = undefined;
     const status =
       outcome !== 'cancelled'
         ? 'normal'
@@ -667,7 +677,8 @@ export class AlertEngine {
       event_id: this.#ids.eventId(),
       timestamp: formatTimestamp(at),
     };
-    this.#events.append(task.subscriberId, at, event);
+    task.eventTaskPiece ??= this.#events.taskPiece(task.eventTask);
+    this.#events.append(task.subscriberId, at, event, task.eventTaskPiece);
     for (const listener of this.#eventListeners) listener(task.subscriberId, event);
   }
 
@@ -693,8 +704,9 @@ function eventLimit(limit: number | undefined): number {
  * the latest is kept, so a week-long alert does not keep one command per repeat.
  */
 function playCommand(task: Task, repeat: number): DeviceCommand {
-  if (task.commands.play?.repeat !== repeat) {
-    task.commands.play = {
+  const commands = commandsOf(task);
+  if (commands.play?.repeat !== repeat) {
+    commands.play = {
       type: 'play',
       taskId: task.id,
       name: task.name,
@@ -702,19 +714,28 @@ function playCommand(task: Task, repeat: number): DeviceCommand {
       repeat,
     };
   }
-  return task.commands.play;
+  return commands.play;
 }
 
 function stopCommand(task: Task, cause: StopCause): DeviceCommand {
-  task.commands.stop ??= {};
-  task.commands.stop[cause] ??= { type: 'stop', taskId: task.id, cause };
-  return task.commands.stop[cause];
+  const commands = commandsOf(task);
+  commands.stop ??= {};
+  const stop = commands.stop;
+  stop[cause] ??= { type: 'stop', taskId: task.id, cause };
+  return stop[cause];
 }
 
 function speakCommand(task: Task, cause: SpeechCause, text: string): DeviceCommand {
-  task.commands.speak ??= {};
-  task.commands.speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
-  return task.commands.speak[cause];
+  const commands = commandsOf(task);
+  commands.speak ??= {};
+  const speak = commands.speak;
+  speak[cause] ??= { type: 'speak', taskId: task.id, text, cause };
+  return speak[cause];
+}
+
+function commandsOf(task: Task): TaskCommands {
+  task.commands ??= { play: undefined, stop: undefined, speak: undefined };
+  return task.commands;
 }
 
 function snapshot(task: Task): TaskSnapshot {

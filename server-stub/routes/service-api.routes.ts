@@ -119,13 +119,14 @@ export const serviceApiRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = a
     },
     async (request, reply) => {
       const { oldest, limit } = request.query;
-      const json = core.engine.eventsJson(request.params.id, {
+      const bytes = core.engine.eventsBytes(request.params.id, {
         oldest: oldest === undefined ? undefined : parseOldest(oldest),
         limit,
       });
-      // Each event was serialised once when it was recorded: a GET only joins them. fastify
-      // sends a string as it is; the cast says so to the type provider (it is an EventList).
-      return reply.type('application/json; charset=utf-8').send(json as never);
+      // Each event was serialised once when it was recorded, a window joined and encoded once
+      // while it stands: a GET sends those bytes. fastify sends a Buffer as it is; the cast
+      // says so to the type provider (it is an EventList).
+      return reply.type('application/json; charset=utf-8').send(bytes as never);
     },
   );
 };
@@ -183,6 +184,8 @@ function authorise(core: StubCore, header: string | undefined, subscriberId: str
  * rounded up): a time without a zone is UTC; `+` decoded to a space is mended.
  */
 export function parseOldest(text: string, field = 'oldest'): Micros {
+  // A poller sends the same `oldest` until new events come: the last one read is kept.
+  if (text === lastOldest.text) return lastOldest.micros;
   let iso = text.trim().replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
   iso = iso.replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
   if (/T[\d:.]+$/.test(iso)) iso += 'Z';
@@ -195,5 +198,9 @@ export function parseOldest(text: string, field = 'oldest'): Micros {
       field,
     );
   }
+  lastOldest = { text, micros: time };
   return time;
 }
+
+/** The last text `parseOldest` read as an instant (a valid one is a few dozen characters). */
+let lastOldest: { text: string | undefined; micros: Micros } = { text: undefined, micros: 0 };
