@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CommandFrames, frameOpening, numbered, toFrame } from './command-frames.ts';
+import { frameOpening, numbered } from '../protocol/numbered-frame.ts';
+import { CommandFrames, toFrame } from './command-frames.ts';
 import type { DeviceCommand } from './engine/device-command.ts';
 
 const COMMANDS: DeviceCommand[] = [

@@ -1,25 +1,12 @@
 /**
  * The frames the gateway writes for the engine's commands, serialised once for every device a
  * fan-out reaches. A play to 10,000 badges is the same frame 10,000 times but for its `seq`:
- * each badge's text is the shared opening (the frame's JSON without its closing brace) with
- * `,"seq":N}` after it, byte for byte what `JSON.stringify({ ...frame, seq })` writes, for one
- * `JSON.stringify` an alert instead of one a badge.
+ * each badge's text is the shared opening with its seq after it (`protocol/numbered-frame.ts`),
+ * for one `JSON.stringify` an alert instead of one a badge.
  */
 import type { OutgoingStubFrame } from '../protocol/device-frames.schema.ts';
+import { type FrameOpening, frameOpening } from '../protocol/numbered-frame.ts';
 import type { DeviceCommand } from './engine/device-command.ts';
-
-/** A frame's JSON without its closing `}`: `numbered` completes it with a seq. */
-export type FrameOpening = string & { readonly frameOpening: true };
-
-/** The opening of any frame without a `seq` of its own (every frame the stub makes). */
-export function frameOpening(frame: OutgoingStubFrame): FrameOpening {
-  return JSON.stringify(frame).slice(0, -1) as FrameOpening;
-}
-
-/** The frame's text with its seq: `JSON.stringify({ ...frame, seq })`. */
-export function numbered(opening: FrameOpening, seq: number): string {
-  return `${opening},"seq":${seq}}`;
-}
 
 /** The frame a device is sent for a command given at `at` (the stub's ms). */
 export function toFrame(command: DeviceCommand, at: number): OutgoingStubFrame {

@@ -33,8 +33,9 @@ import {
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
 import { type FrameSocket, SOCKET_STATE } from '../protocol/frame-socket.ts';
+import { type FrameOpening, numbered } from '../protocol/numbered-frame.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
-import { CommandFrames, type FrameOpening, numbered } from './command-frames.ts';
+import { CommandFrames } from './command-frames.ts';
 import { batteryOf } from './device-info.ts';
 import { DeviceWaiters } from './device-waiters.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
