@@ -33,7 +33,9 @@ import {
   WakeFrame,
 } from '../protocol/device-frames.schema.ts';
 import { type FrameSocket, SOCKET_STATE } from '../protocol/frame-socket.ts';
+import { type FrameOpening, numbered } from '../protocol/numbered-frame.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { CommandFrames } from './command-frames.ts';
 import { batteryOf } from './device-info.ts';
 import { DeviceWaiters } from './device-waiters.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
@@ -185,8 +187,11 @@ class Connection {
     return this.#seq;
   }
 
-  /** Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. */
-  send(frame: OutgoingStubFrame, track: boolean): void {
+  /**
+   * Sends a frame numbered by this side; a `track`ed frame awaits the badge's `handled`. A
+   * command's frame comes serialised already (its opening, shared by a fan-out's devices).
+   */
+  send(frame: OutgoingStubFrame | FrameOpening, track: boolean): void {
     const seq = this.#seq++;
     if (track) {
       if (this.pending.size === 0) this.owingSince = performance.now();
@@ -195,7 +200,8 @@ class Connection {
         this.pending.delete(this.pending.values().next().value!);
       this.pending.add(seq);
     }
-    this.#queue(() => JSON.stringify({ ...frame, seq }));
+    if (typeof frame === 'string') this.#queue(numbered(frame, seq));
+    else this.#queue(() => JSON.stringify({ ...frame, seq }));
   }
 
   /** Answers a badge's frame: processed, and everything it caused has been sent. */
@@ -281,6 +287,8 @@ export class DeviceGateway {
   /** Connections with writes queued, in the order they queued them (decision D12). */
   #toFlush: Connection[] = [];
   #flushScheduled = false;
+  /** The engine's commands as frames, serialised once for a fan-out's devices. */
+  readonly #commandFrames = new CommandFrames();
   /** Waits for a device to be as asked, told of each connect, close and state report. */
   readonly deviceWaiters = new DeviceWaiters((deviceId) => this.facts(deviceId));
 
@@ -729,7 +737,7 @@ export class DeviceGateway {
   #deliver(deviceId: string, command: DeviceCommand): void {
     const connection = this.#connections.get(deviceId);
     if (!connection) return; // Not connected: the badge does not hear it (the transcript says it was sent).
-    this.#send(connection, toFrame(command, this.#now()));
+    this.#send(connection, this.#commandFrames.opening(command, this.#now()));
   }
 
   /**
@@ -765,7 +773,7 @@ export class DeviceGateway {
   }
 
   /** Sends a frame the clock waits on until the badge has handled it. */
-  #send(connection: Connection, frame: OutgoingStubFrame): void {
+  #send(connection: Connection, frame: OutgoingStubFrame | FrameOpening): void {
     // Only a virtual clock waits for badges; in real or scaled time they do not answer. Nor
     // does it wait for a badge counted unresponsive.
     const track = this.#core.clock.mode === 'virtual' && connection.responsive;
@@ -924,32 +932,6 @@ function emptyLiveState(): DeviceLiveState {
     responsive: true,
     unresponsiveSince: null,
   };
-}
-
-function toFrame(command: DeviceCommand, at: number): OutgoingStubFrame {
-  switch (command.type) {
-    case 'play':
-      return {
-        type: 'play',
-        at,
-        task_id: command.taskId,
-        name: command.name,
-        text: command.text,
-        repeat: command.repeat,
-      };
-    case 'broadcast':
-      return { type: 'broadcast', at, task_id: command.taskId, text: command.text };
-    case 'stop':
-      return { type: 'stop', at, task_id: command.taskId, cause: command.cause };
-    case 'speak':
-      return {
-        type: 'speak',
-        at,
-        task_id: command.taskId,
-        text: command.text,
-        cause: command.cause,
-      };
-  }
 }
 
 /** The `seq` of a frame refused whole, when it is one (a non-negative safe integer). */

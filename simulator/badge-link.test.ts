@@ -5,6 +5,8 @@
 import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
+import type { OutgoingBadgeFrame } from '../protocol/device-frames.schema.ts';
+import { type FrameSocket, SOCKET_STATE } from '../protocol/frame-socket.ts';
 import { BadgeLink, HANDSHAKE_TIMEOUT_MS, Outstanding } from './transport.ts';
 
 describe('a stub that never answers the upgrade', () => {
@@ -54,5 +56,56 @@ describe('a stub that never answers the upgrade', () => {
     const link = new BadgeLink('ws://127.0.0.1:1/devices', {} as never, new Outstanding());
     expect(link.handshakeTimeoutMs).toBe(HANDSHAKE_TIMEOUT_MS);
     expect(HANDSHAKE_TIMEOUT_MS).toBe(10_000);
+  });
+});
+
+describe('what a link sends', () => {
+  /** A socket that is open and keeps what is sent on it. */
+  function recordingSocket(): FrameSocket & { sent: string[] } {
+    const socket = {
+      sent: [] as string[],
+      readyState: SOCKET_STATE.OPEN,
+      bufferedAmount: 0,
+      send: (data: string) => socket.sent.push(data),
+      close() {},
+      terminate() {},
+      pause() {},
+      on: () => socket,
+      once: () => socket,
+      removeAllListeners: () => socket,
+    };
+    return socket as unknown as FrameSocket & { sent: string[] };
+  }
+
+  test('every frame is JSON.stringify of the frame with its seq, a frozen one serialised once and a changed one anew', () => {
+    const socket = recordingSocket();
+    const link = new BadgeLink(
+      'ws://127.0.0.1:1/devices',
+      {} as never,
+      new Outstanding(),
+      undefined,
+      1000,
+      () => socket,
+    );
+    link.open();
+    const report = Object.freeze({ type: 'state', state: 'playing' } as const);
+    const moving: OutgoingBadgeFrame = { type: 'state', state: 'idle', battery_level: 80 };
+    const frames: OutgoingBadgeFrame[] = [
+      { type: 'hello', protocol: 1, device_id: 'b-"1"\n', battery_level: 50, app_version: 'x' },
+      { type: 'button', taps: 'single', task_id: undefined },
+      report,
+      moving,
+      report,
+    ];
+    const expected: string[] = [];
+    frames.forEach((frame, seq) => {
+      link.send(frame);
+      expected.push(JSON.stringify({ ...frame, seq }));
+    });
+    moving.battery_level = 79;
+    link.send(moving);
+    expected.push(JSON.stringify({ ...moving, seq: frames.length }));
+    expect(socket.sent).toEqual(expected);
+    expect(socket.sent[5]).toContain('"battery_level":79');
   });
 });

@@ -202,6 +202,12 @@ export class EmittedListeners {
   tell(event: BadgeEmitted): void {
     const set = this.#byType?.get(event.type);
     if (!set) return;
+    // The listeners as they were when the event came (one may subscribe another); a lone one
+    // (a fleet's count of plays, on each of its badges) is called without copying the set.
+    if (set.size === 1) {
+      set.values().next().value!(event);
+      return;
+    }
     for (const listener of [...set]) listener(event);
   }
 }

@@ -131,6 +131,22 @@ function tapTarget(context: BadgeContext, wanted?: string): string | undefined {
   }
 }
 
+/**
+ * The report of a state alone, one frozen object a state for every badge of the process: a
+ * badge's link serialises a frame that cannot change once (`protocol/numbered-frame.ts`), so a
+ * fan-out's 10,000 `playing` reports cost one JSON.stringify, not 10,000.
+ */
+const stateReports = new Map<BadgeStateName, StateReport>();
+
+function stateReport(state: BadgeStateName): StateReport {
+  let report = stateReports.get(state);
+  if (report === undefined) {
+    report = Object.freeze({ type: 'state', state } as const);
+    stateReports.set(state, report);
+  }
+  return report;
+}
+
 /** Entry actions that tell the stub and the listeners which state the badge is in now. */
 function announce<S extends BadgeStateName>(state: S) {
   return [
@@ -224,7 +240,7 @@ export const badgeMachine = setup({
     openConnection: ({ context }) => context.io.open(),
     closeConnection: ({ context }) => context.io.close(),
     reportState: ({ context }, params: { state: BadgeStateName }) =>
-      context.io.send({ type: 'state', state: params.state }),
+      context.io.send(stateReport(params.state)),
     reportTelemetry: ({ context, self }) => {
       const value = self.getSnapshot().value;
       const inner = typeof value === 'object' && 'online' in value ? String(value.online) : 'idle';

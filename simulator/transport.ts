@@ -20,6 +20,7 @@ import {
   WelcomeFrame,
 } from '../protocol/device-frames.schema.ts';
 import type { FrameSocket } from '../protocol/frame-socket.ts';
+import { type FrameOpening, frameOpening, numbered } from '../protocol/numbered-frame.ts';
 import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 
 export interface LinkHandlers {
@@ -44,6 +45,20 @@ const validators: ReadonlyMap<string, ValidateFunction> = new Map([
   ['error', validatorOf(ErrorFrame)],
   ['handled', validatorOf(HandledFrame)],
 ]);
+
+/**
+ * The openings of frames that cannot change (frozen: the badge machine's state reports, one
+ * object a state for every badge), each serialised the first time it is sent.
+ */
+const frozenOpenings = new WeakMap<object, FrameOpening>();
+
+function openingOf(frame: OutgoingBadgeFrame): FrameOpening {
+  const known = frozenOpenings.get(frame);
+  if (known !== undefined) return known;
+  const opening = frameOpening(frame);
+  if (Object.isFrozen(frame)) frozenOpenings.set(frame, opening);
+  return opening;
+}
 
 /**
  * How long a badge waits for the stub to answer its WebSocket upgrade (real ms, a transport
@@ -253,7 +268,7 @@ export class BadgeLink {
       this.#pending.add(seq);
       this.outstanding.add();
     }
-    sendCorked(this.#ws!, JSON.stringify({ ...frame, seq }));
+    sendCorked(this.#ws!, numbered(openingOf(frame), seq));
     return true;
   }
 
