@@ -52,15 +52,21 @@ export async function bundleCli(root, dist) {
     banner: {
       js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
     },
-    plugins: [commandsFromBundles(root), moduleUrlOfSource(root, dist)],
+    plugins: [commandsFromBundles(root), picomatchOfBundle(), moduleUrlOfSource(root, dist)],
   });
   const bundles = await esbuild.build({
     ...common,
     // One bundle for both commands (each has its own code cache of it): the package carries
     // their shared code once.
+    // Each command's module is required when that command is made, not when the bundle runs:
+    // `run` does not evaluate what only `stub` imports (esbuild wraps a required module and
+    // what it imports in functions that run on first use).
     stdin: {
       contents: Object.entries(COMMAND_BUNDLES)
-        .map(([name, exported]) => `export { ${exported} } from './cli/${name}.command.ts';`)
+        .map(
+          ([name, exported]) =>
+            `export function ${exported}() { return require('./cli/${name}.command.ts').${exported}(); }`,
+        )
         .join('\n'),
       resolveDir: root,
       sourcefile: 'cli/commands.cjs.ts',
@@ -73,8 +79,9 @@ export async function bundleCli(root, dist) {
     // The one other use, `import.meta.resolve` of tsx in fleet-workers.ts, is for the sources only.
     logOverride: { 'empty-import-meta': 'silent' },
     banner: { js: 'var __commandBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [moduleUrlOfSource(root, dist)],
+    plugins: [picomatchOfBundle(), moduleUrlOfSource(root, dist)],
   });
+  assertAscii(join(outdir, 'commands.cjs'));
   for (const [file, output] of Object.entries(bundles.metafile.outputs))
     result.metafile.outputs[file] = output;
   for (const [file, input] of Object.entries(bundles.metafile.inputs))
@@ -88,6 +95,21 @@ export async function bundleCli(root, dist) {
     chunks: scripts.length,
     bytes: scripts.reduce((sum, [, output]) => sum + output.bytes, 0),
   };
+}
+
+/**
+ * The commands' bundle is read as Latin-1 when it is ASCII, much faster than UTF-8 (see
+ * cli/command-bundle.ts). esbuild escapes what it can, but not a regular expression's text: a
+ * character past printable ASCII there fails the build, to be written as an escape (`\u00B1`).
+ */
+function assertAscii(file) {
+  const text = readFileSync(file, 'utf8');
+  const at = text.search(/[^\t\n\r -~]/);
+  if (at < 0) return;
+  const line = text.slice(0, at).split('\n').length;
+  throw new Error(
+    `${file}:${line}: '${text[at]}' in ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))} is not printable ASCII: write it as an escape in its source, so the bundle stays ASCII`,
+  );
 }
 
 /**
@@ -123,6 +145,31 @@ function commandsFromBundles(root) {
         loader: 'js',
         resolveDir: root,
       }));
+    },
+  };
+}
+
+/**
+ * fdir (tinyglobby's crawler) requires picomatch at its top level, through `createRequire`,
+ * for a glob API tinyglobby never calls: in the bundle that require loads picomatch's own
+ * files from node_modules, compiled without the code cache, on every `run` (about 10 to 20 ms
+ * of CPU). It is given the picomatch bundled for tinyglobby instead: the same module, as fdir
+ * would have found it. A newer fdir that no longer reads so fails the build, to be looked at.
+ */
+function picomatchOfBundle() {
+  const REQUIRED = '__require.resolve("picomatch");\n\tpm = __require("picomatch");';
+  return {
+    name: 'picomatch-of-bundle',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async ({ path }) => {
+        const text = await readFile(path, 'utf8');
+        if (!text.includes(REQUIRED))
+          throw new Error(`${path}: no longer requires picomatch as bundle-cli.mjs expects`);
+        return {
+          contents: `import picomatchOfBundle from 'picomatch';\n${text.replace(REQUIRED, 'pm = picomatchOfBundle;')}`,
+          loader: 'js',
+        };
+      });
     },
   };
 }
