@@ -10,6 +10,7 @@
 // beside them (fixtures, the catalogue, the report's page, the dashboard, the fleet's worker)
 // from their own URL, so each of those is rewritten to the URL of the module's compiled file
 // in dist/, where tsc put it and those files sit.
+import { isAscii } from 'node:buffer';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -100,15 +101,16 @@ export async function bundleCli(root, dist) {
 /**
  * The commands' bundle is read as Latin-1 when it is ASCII, much faster than UTF-8 (see
  * cli/command-bundle.ts). esbuild escapes what it can, but not a regular expression's text: a
- * character past printable ASCII there fails the build, to be written as an escape (`\u00B1`).
+ * character past ASCII there fails the build, to be written as an escape (`\u00B1`).
  */
 function assertAscii(file) {
-  const text = readFileSync(file, 'utf8');
-  const at = text.search(/[^\t\n\r -~]/);
-  if (at < 0) return;
-  const line = text.slice(0, at).split('\n').length;
+  const bytes = readFileSync(file);
+  if (isAscii(bytes)) return;
+  const at = bytes.findIndex((byte) => byte > 0x7f);
+  const line = bytes.subarray(0, at).toString('latin1').split('\n').length;
+  const around = bytes.subarray(Math.max(0, at - 60), at + 20).toString('utf8');
   throw new Error(
-    `${file}:${line}: '${text[at]}' in ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))} is not printable ASCII: write it as an escape in its source, so the bundle stays ASCII`,
+    `${file}:${line}: ${JSON.stringify(around)} is not ASCII: write the character as an escape in its source, so the bundle stays ASCII`,
   );
 }
 
@@ -195,8 +197,10 @@ function moduleUrlOfSource(root, dist) {
         const generated = GENERATED.has(own);
         const text = await readFile(generated ? join(dist, compiled) : path, 'utf8');
         return {
-          // Every chunk sits in dist/cli/: one folder up is dist/.
-          contents: text.replaceAll(
+          // Every chunk sits in dist/cli/: one folder up is dist/. The generated modules'
+          // `require`s (Ajv's runtime, fast-json-stringify's serializer) are left to esbuild,
+          // which bundles what they name: not loaded from node_modules uncached at run time.
+          contents: (generated ? requireOfBundle(text) : text).replaceAll(
             'import.meta.url',
             `new URL(${JSON.stringify(`../${compiled}`)}, import.meta.url).href`,
           ),
@@ -205,6 +209,15 @@ function moduleUrlOfSource(root, dist) {
       });
     },
   };
+}
+
+/** The generated module without its `createRequire`: its `require` calls are the bundle's. */
+function requireOfBundle(text) {
+  const OWN_REQUIRE =
+    "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
+  if (!text.includes(OWN_REQUIRE))
+    throw new Error('a generated module no longer makes its require as bundle-cli.mjs expects');
+  return text.replace(OWN_REQUIRE, '');
 }
 
 /**
