@@ -37,6 +37,9 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recursive: true });
+// The default fixtures' document, read now (fixtures/default-fixtures.prebuilt.ts).
+const { prebuildDefaultFixtures } = await import('./prebuild-fixtures.mjs');
+await prebuildDefaultFixtures(dist);
 // The validators a stub and the scenarios compile, compiled now (scripts/prebuild-validators.mjs).
 const { prebuildValidators } = await import('./prebuild-validators.mjs');
 const prebuilt = await prebuildValidators(dist);

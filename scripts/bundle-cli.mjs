@@ -10,6 +10,7 @@
 // beside them (fixtures, the catalogue, the report's page, the dashboard, the fleet's worker)
 // from their own URL, so each of those is rewritten to the URL of the module's compiled file
 // in dist/, where tsc put it and those files sit.
+import { isAscii } from 'node:buffer';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -52,15 +53,21 @@ export async function bundleCli(root, dist) {
     banner: {
       js: "import { createRequire as createRequireOfBundle } from 'node:module';\nconst require = createRequireOfBundle(import.meta.url);",
     },
-    plugins: [commandsFromBundles(root), moduleUrlOfSource(root, dist)],
+    plugins: [commandsFromBundles(root), picomatchOfBundle(), moduleUrlOfSource(root, dist)],
   });
   const bundles = await esbuild.build({
     ...common,
     // One bundle for both commands (each has its own code cache of it): the package carries
     // their shared code once.
+    // Each command's module is required when that command is made, not when the bundle runs:
+    // `run` does not evaluate what only `stub` imports (esbuild wraps a required module and
+    // what it imports in functions that run on first use).
     stdin: {
       contents: Object.entries(COMMAND_BUNDLES)
-        .map(([name, exported]) => `export { ${exported} } from './cli/${name}.command.ts';`)
+        .map(
+          ([name, exported]) =>
+            `export function ${exported}() { return require('./cli/${name}.command.ts').${exported}(); }`,
+        )
         .join('\n'),
       resolveDir: root,
       sourcefile: 'cli/commands.cjs.ts',
@@ -73,8 +80,9 @@ export async function bundleCli(root, dist) {
     // The one other use, `import.meta.resolve` of tsx in fleet-workers.ts, is for the sources only.
     logOverride: { 'empty-import-meta': 'silent' },
     banner: { js: 'var __commandBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [moduleUrlOfSource(root, dist)],
+    plugins: [picomatchOfBundle(), moduleUrlOfSource(root, dist)],
   });
+  assertAscii(join(outdir, 'commands.cjs'));
   for (const [file, output] of Object.entries(bundles.metafile.outputs))
     result.metafile.outputs[file] = output;
   for (const [file, input] of Object.entries(bundles.metafile.inputs))
@@ -88,6 +96,22 @@ export async function bundleCli(root, dist) {
     chunks: scripts.length,
     bytes: scripts.reduce((sum, [, output]) => sum + output.bytes, 0),
   };
+}
+
+/**
+ * The commands' bundle is read as Latin-1 when it is ASCII, much faster than UTF-8 (see
+ * cli/command-bundle.ts). esbuild escapes what it can, but not a regular expression's text: a
+ * character past ASCII there fails the build, to be written as an escape (`\u00B1`).
+ */
+function assertAscii(file) {
+  const bytes = readFileSync(file);
+  if (isAscii(bytes)) return;
+  const at = bytes.findIndex((byte) => byte > 0x7f);
+  const line = bytes.subarray(0, at).toString('latin1').split('\n').length;
+  const around = bytes.subarray(Math.max(0, at - 60), at + 20).toString('utf8');
+  throw new Error(
+    `${file}:${line}: ${JSON.stringify(around)} is not ASCII: write the character as an escape in its source, so the bundle stays ASCII`,
+  );
 }
 
 /**
@@ -127,8 +151,34 @@ function commandsFromBundles(root) {
   };
 }
 
+/**
+ * fdir (tinyglobby's crawler) requires picomatch at its top level, through `createRequire`,
+ * for a glob API tinyglobby never calls: in the bundle that require loads picomatch's own
+ * files from node_modules, compiled without the code cache, on every `run` (about 10 to 20 ms
+ * of CPU). It is given the picomatch bundled for tinyglobby instead: the same module, as fdir
+ * would have found it. A newer fdir that no longer reads so fails the build, to be looked at.
+ */
+function picomatchOfBundle() {
+  const REQUIRED = '__require.resolve("picomatch");\n\tpm = __require("picomatch");';
+  return {
+    name: 'picomatch-of-bundle',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async ({ path }) => {
+        const text = await readFile(path, 'utf8');
+        if (!text.includes(REQUIRED))
+          throw new Error(`${path}: no longer requires picomatch as bundle-cli.mjs expects`);
+        return {
+          contents: `import picomatchOfBundle from 'picomatch';\n${text.replace(REQUIRED, 'pm = picomatchOfBundle;')}`,
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
 /** The modules the build writes in place of their sources (dist/ has the generated ones). */
 const GENERATED = new Set([
+  'fixtures/default-fixtures.prebuilt.ts',
   'protocol/validators.prebuilt.ts',
   'server-stub/serializers.prebuilt.ts',
 ]);
@@ -148,8 +198,10 @@ function moduleUrlOfSource(root, dist) {
         const generated = GENERATED.has(own);
         const text = await readFile(generated ? join(dist, compiled) : path, 'utf8');
         return {
-          // Every chunk sits in dist/cli/: one folder up is dist/.
-          contents: text.replaceAll(
+          // Every chunk sits in dist/cli/: one folder up is dist/. The generated modules'
+          // `require`s (Ajv's runtime, fast-json-stringify's serializer) are left to esbuild,
+          // which bundles what they name: not loaded from node_modules uncached at run time.
+          contents: (generated ? requireOfBundle(text) : text).replaceAll(
             'import.meta.url',
             `new URL(${JSON.stringify(`../${compiled}`)}, import.meta.url).href`,
           ),
@@ -158,6 +210,16 @@ function moduleUrlOfSource(root, dist) {
       });
     },
   };
+}
+
+/** The generated module without its `createRequire`: its `require` calls are the bundle's. */
+function requireOfBundle(text) {
+  const OWN_REQUIRE =
+    "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
+  if (!text.includes('createRequire')) return text;
+  if (!text.includes(OWN_REQUIRE))
+    throw new Error('a generated module no longer makes its require as bundle-cli.mjs expects');
+  return text.replace(OWN_REQUIRE, '');
 }
 
 /**

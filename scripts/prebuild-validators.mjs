@@ -25,7 +25,6 @@ export async function prebuildValidators(dist) {
   const { Ajv, _ } = await import('ajv');
   const addFormats = (await import('ajv-formats')).default;
   const standaloneCode = (await import('ajv/dist/standalone/index.js')).default.default;
-  const parts = [];
   const entries = [];
   for (const unknownFields of ['reject', 'ignore']) {
     const texts = [
@@ -43,17 +42,16 @@ export async function prebuildValidators(dist) {
         code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
       }),
     );
-    const names = {};
     texts.forEach((text, i) => {
       ajv.addSchema(JSON.parse(text), `${unknownFields}${i}`);
-      names[`v${i}`] = `${unknownFields}${i}`;
-      entries.push([validator.prebuiltKey(unknownFields, text), `${unknownFields}.v${i}`]);
+      // CommonJS code (`exports.validate = …`), each validator in a function of its own that
+      // runs when it is first asked for: a process evaluates (and a code cache holds) only the
+      // validators it uses, not the megabyte of all of them (issue 28: start-up).
+      entries.push([
+        validator.prebuiltKey(unknownFields, text),
+        `() => {\nconst exports = {};\n${standaloneCode(ajv, { validate: `${unknownFields}${i}` })}\nreturn exports.validate;\n}`,
+      ]);
     });
-    // CommonJS code (`exports.v0 = …`), kept in a function of its own: the two Ajv instances
-    // name their functions alike.
-    parts.push(
-      `const ${unknownFields} = (() => {\nconst exports = {};\n${standaloneCode(ajv, names)}\nreturn exports;\n})();`,
-    );
   }
   writeFileSync(
     join(dist, 'protocol/validators.prebuilt.js'),
@@ -61,8 +59,13 @@ export async function prebuildValidators(dist) {
       '// Written by `npm run build` (scripts/prebuild-validators.mjs): do not edit.',
       "import { createRequire } from 'node:module';",
       'const require = createRequire(import.meta.url);',
-      ...parts,
-      `export const PREBUILT = {\n${entries.map(([key, value]) => `  ${JSON.stringify(key)}: ${value},`).join('\n')}\n};`,
+      '/** A getter that makes its validator when first read, once. */',
+      'const once = (make) => { let made; return () => (made ??= make()); };',
+      'export const PREBUILT = Object.defineProperties({}, {',
+      ...entries.map(
+        ([key, make]) => `  ${JSON.stringify(key)}: { enumerable: true, get: once(${make}) },`,
+      ),
+      '});',
       '',
     ].join('\n'),
   );

@@ -153,7 +153,8 @@ function instantOf(line: string | undefined): number | undefined {
   if (line === undefined) return undefined;
   const actual = /^\+(\d+(?:\.\d+)?)s\b/.exec(line);
   if (actual) return Math.round(Number(actual[1]) * 1000);
-  const expected = /^at (\S+?)(?:±\S*)?\s/.exec(`${line} `);
+  // ± written as an escape: the command's bundle stays ASCII (scripts/bundle-cli.mjs).
+  const expected = /^at (\S+?)(?:\u00B1\S*)?\s/.exec(`${line} `);
   return expected ? parseDuration(expected[1]!) : undefined;
 }
 

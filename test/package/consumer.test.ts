@@ -438,6 +438,27 @@ test('a badge acknowledges', async () => {
     expect(compileCommandBundle(bundle, 'devices').cached).toBe(false);
   });
 
+  test('the installed run loads no file of its dependencies beside its bundle: what it runs is in the bundle and its code cache (Q18)', () => {
+    const log = join(work, 'requires.txt');
+    writeFileSync(
+      join(consumer, 'log-requires.cjs'),
+      `process.once('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, Object.keys(require.cache).join('\\n')));\n`,
+    );
+    const bin = join(installed, 'bin', 'badge-sim.js');
+    const scenario = join(
+      installed,
+      'dist/scenarios/catalogue/single-acknowledgement.scenario.yaml',
+    );
+    expectSuccess(run('node', ['--require', './log-requires.cjs', bin, 'run', scenario], consumer));
+    const loaded = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((file) => file.includes('node_modules'));
+    // Left out of the bundle on purpose, and absent from most installs: debug's optional colours.
+    expect(
+      loaded.filter((file) => !/node_modules\/(supports-color|has-flag)\//.test(file)),
+    ).toEqual([]);
+  });
+
   test('the prebuilt serializers write what fast-json-stringify compiling the schema writes (Q17)', async () => {
     const at = (path: string) => new URL(`file://${join(installed, 'dist', path)}`).href;
     const { PREBUILT_SERIALIZERS } = await import(at('server-stub/serializers.prebuilt.js'));
