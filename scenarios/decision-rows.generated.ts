@@ -857,6 +857,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "How the installed run and stub load their code"
   },
   {
+    "id": "Q19",
+    "case": "The default fixtures read at build time"
+  },
+  {
     "id": "Y1",
     "case": "Which paths are patterns, and their syntax"
   },
