@@ -436,15 +436,38 @@ ${recording ? `  recording    ${options.record} (JSON lines, at most ${options.r
     console.log(`\n${signal}: stopping the stub`);
     await stub.close();
     recording?.close();
-    const { dropped, limit } = core.recorder.list();
-    if (dropped > 0)
-      console.log(
-        `recording: ${dropped} records dropped past --record-limit ${limit} (the file ends with what came before)`,
-      );
+    if (recording) console.log(recordingSaid(options.record!, recording, core.recorder.list()));
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * What the stub says of its recording as it stops: where it went, how much, and what to do
+ * with it; a file that stopped early or records dropped past the limit are said too.
+ */
+export function recordingSaid(
+  file: string,
+  written: { written: number; failed: string | undefined },
+  kept: { dropped: number; limit: number },
+): string {
+  const records = `${written.written} record${written.written === 1 ? '' : 's'}`;
+  const lines = written.failed
+    ? [`recording: ${file} holds the first ${records} only: writing it failed (${written.failed}).`]
+    : [
+        `recording: ${records} in ${file}; make a regression test of it: badge-sim record ${file} --to ${scenarioFileFor(file)}`,
+      ];
+  if (kept.dropped > 0)
+    lines.push(
+      `recording: ${kept.dropped} records dropped past --record-limit ${kept.limit} (the file ends with what came before)`,
+    );
+  return lines.join('\n');
+}
+
+/** session.jsonl → session.scenario.yaml, beside it. */
+function scenarioFileFor(recording: string): string {
+  return `${recording.replace(/\.(jsonl|json|ndjson|log)$/i, '')}.scenario.yaml`;
 }
 
 /**

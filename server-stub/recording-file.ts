@@ -10,6 +10,10 @@ import type { SessionRecorder } from './recorder.ts';
 export interface RecordingFile {
   /** Stops writing and closes the file (after the stub's `end` record, if given first). */
   close(): void;
+  /** Records written to the file so far (one a line). */
+  readonly written: number;
+  /** Why writing stopped early (the error's code), or undefined while it goes on. */
+  readonly failed: string | undefined;
 }
 
 /** Opens `file` for the recording (truncated); throws the open's error, for the caller to word. */
@@ -28,6 +32,8 @@ export function writeRecordingTo(
   onWriteError: (message: string) => void,
 ): RecordingFile {
   let fd: number | undefined = opened;
+  let written = 0;
+  let failed: string | undefined;
   let unpipe: (() => void) | undefined;
   const stop = () => {
     unpipe?.();
@@ -39,8 +45,10 @@ export function writeRecordingTo(
     if (fd === undefined) return;
     try {
       writeSync(fd, `${text}\n`);
+      written++;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      failed = code;
       try {
         stop();
       } catch {
@@ -53,5 +61,13 @@ export function writeRecordingTo(
   });
   // A failure while writing the records kept so far stopped it before `unpipe` was known.
   if (fd === undefined) unpipe();
-  return { close: stop };
+  return {
+    close: stop,
+    get written() {
+      return written;
+    },
+    get failed() {
+      return failed;
+    },
+  };
 }

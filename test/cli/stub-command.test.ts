@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { recordingSaid } from '../../cli/stub.command.ts';
 import { DEFAULT_FIXTURES_FILE } from '../../fixtures/load-fixtures.ts';
 import { runCli as run, startCli as start } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
@@ -277,6 +278,39 @@ describe('badge-sim stub', () => {
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+
+  test('with --record, stopping says where the recording went, how many records it holds and how to make a scenario of it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-record-stop-'));
+    const file = join(dir, 'session.jsonl');
+    await using cli = await startCli(['--port', '0', '--quiet', '--record', file]);
+    const res = await request(`${cli.url}/subscribers/100001/api/v1/events`, {
+      headers: { authorization: `ServiceApiKey ${RIVERSIDE.key}` },
+    });
+    expect(res.status).toBe(200);
+    cli.child.kill('SIGTERM');
+    const [code] = await once(cli.child, 'exit');
+    expect(code).toBe(0);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    // session, the request, the end: what the stub says is what the file holds.
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ kind: 'end', dropped: 0 });
+    expect(cli.output()).toContain(
+      `recording: ${lines.length} records in ${file}; make a regression test of it: badge-sim record ${file} --to ${join(dir, 'session.scenario.yaml')}`,
+    );
+    expect(cli.output()).not.toContain('dropped past');
+  });
+
+  test('the stop line says a recording file that stopped early, and records dropped past the limit', () => {
+    expect(
+      recordingSaid('s.jsonl', { written: 1, failed: 'ENOSPC' }, { dropped: 0, limit: 10 }),
+    ).toBe('recording: s.jsonl holds the first 1 record only: writing it failed (ENOSPC).');
+    expect(
+      recordingSaid('a/s.log', { written: 4, failed: undefined }, { dropped: 2, limit: 3 }),
+    ).toBe(
+      'recording: 4 records in a/s.log; make a regression test of it: badge-sim record a/s.log --to a/s.scenario.yaml\n' +
+        'recording: 2 records dropped past --record-limit 3 (the file ends with what came before)',
+    );
   });
 
   test('--help describes every option', () => {
