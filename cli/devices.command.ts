@@ -469,7 +469,9 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     log(
       `  alerts heard   ${activity.alertPlays} plays, ${activity.broadcasts} broadcasts, ${activity.speech} spoken replies`,
     );
-    log(`  taps sent      ${activity.taps}`);
+    log(
+      `  taps sent      ${activity.taps} by the badges, ${activity.controlTaps} through the control API`,
+    );
     if (behaviour?.tap) {
       const { lost, delayed, duplicated } = activity.tapFaults;
       log(`  taps faulted   ${lost} frames lost, ${delayed} delayed, ${duplicated} duplicated`);
@@ -590,6 +592,9 @@ function logEveryBadge(fleet: FleetHandle, log: (line: string) => void): void {
         counted = now;
         log(`${who()} taps the talk button: the tap ${fate}`);
       });
+    });
+    badge.on('controlTap', ({ taskId }) => {
+      log(`${who()} is tapped through the control API: acknowledges ${taskId}`);
     });
     let last: string | undefined;
     badge.on('stateChanged', ({ state }) => {

@@ -257,6 +257,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "When the engine reaches the devices of a large alert or broadcast"
   },
   {
+    "id": "D15",
+    "case": "How a badge learns of a tap made for it through the control API (POST /_stub/de…"
+  },
+  {
     "id": "T1",
     "case": "Where the environments live"
   },

@@ -21,7 +21,6 @@ import {
 } from './badge.machine.ts';
 
 type Snapshot = ReturnType<typeof badgeMachine.getInitialSnapshot>;
-type EmittedOf<T extends BadgeEmitted['type']> = Extract<BadgeEmitted, { type: T }>;
 
 /** What xstate hands the executor: a custom action, or a built-in such as `emit`. */
 interface ExecutableAction {
@@ -173,12 +172,12 @@ export class BadgeRunner {
  * once welcomed: what nobody listens to any more is dropped, so 50,000 badges keep no empty
  * maps.
  */
-export class EmittedListeners {
-  #byType: Map<string, Set<(event: BadgeEmitted) => void>> | undefined;
+export class EmittedListeners<E extends { type: string } = BadgeEmitted> {
+  #byType: Map<string, Set<(event: E) => void>> | undefined;
 
-  on<T extends BadgeEmitted['type']>(
+  on<T extends E['type']>(
     type: T,
-    listener: (event: EmittedOf<T>) => void,
+    listener: (event: Extract<E, { type: T }>) => void,
   ): { unsubscribe(): void } {
     this.#byType ??= new Map();
     const byType = this.#byType;
@@ -187,7 +186,7 @@ export class EmittedListeners {
       set = new Set();
       byType.set(type, set);
     }
-    const entry = listener as (event: BadgeEmitted) => void;
+    const entry = listener as (event: E) => void;
     set.add(entry);
     return {
       unsubscribe: () => {
@@ -199,7 +198,7 @@ export class EmittedListeners {
     };
   }
 
-  tell(event: BadgeEmitted): void {
+  tell(event: E): void {
     const set = this.#byType?.get(event.type);
     if (!set) return;
     // The listeners as they were when the event came (one may subscribe another); a lone one

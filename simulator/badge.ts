@@ -62,7 +62,18 @@ export interface TapCounts {
   delayed: number;
   /** Taps whose frame left more than once. */
   duplicated: number;
+  /**
+   * Alerts the stub acknowledged for this badge without a button frame of its own: taps made
+   * for it through the control API (`POST /_stub/devices/{id}/tap`, the dashboard).
+   */
+  control: number;
 }
+
+/**
+ * What a badge tells its listeners (`on`): what its machine emitted, and an acknowledgement
+ * the stub made for it (`controlTap`: a `stop` acknowledged that no tap of its own asked for).
+ */
+export type BadgeNews = BadgeEmitted | { type: 'controlTap'; taskId: string };
 
 /** What a badge heard: one entry a clip, with when it started and how long it lasted. */
 export interface HeardEntry {
@@ -141,7 +152,7 @@ export class Badge {
   /** The badge machine, as a snapshot its runner advances (no actor per badge: decision SC4). */
   readonly #machine: BadgeRunner;
   /** Who listens to what the machine emits (`on`); made when the first one subscribes. */
-  #listeners: EmittedListeners | undefined;
+  #listeners: EmittedListeners<BadgeNews> | undefined;
   readonly #options: BadgeOptions;
   readonly #link: BadgeLink;
   #status: BadgeStatus = 'offline';
@@ -167,7 +178,12 @@ export class Badge {
   #givenFate: TapFate | undefined;
   /** Timers of button frames waiting to leave, at most TAPS_IN_FLIGHT_CAP. */
   readonly #tapsInFlight = new Set<TimerId>();
-  readonly #taps: TapCounts = { made: 0, sent: 0, lost: 0, delayed: 0, duplicated: 0 };
+  readonly #taps: TapCounts = { made: 0, sent: 0, lost: 0, delayed: 0, duplicated: 0, control: 0 };
+  /**
+   * Alerts a button frame of this badge named, until their stop: an `acknowledged` stop for
+   * any other was the stub's doing (a control tap). At most TAPS_IN_FLIGHT_CAP, oldest out.
+   */
+  readonly #tappedFor = new Set<string>();
   /** The timer that brings the badge back after `drop`. */
   #dropTimer: TimerId | undefined;
   /** The latest state report not yet sent (real or scaled time); see `#report`. */
@@ -249,11 +265,11 @@ export class Badge {
    * @internal Calls back on what the badge's machine emits (a clip started or cut, a tap, a
    * change of state), after the badge has noted it; `unsubscribe` stops it.
    */
-  on<T extends BadgeEmitted['type']>(
+  on<T extends BadgeNews['type']>(
     type: T,
-    listener: (event: Extract<BadgeEmitted, { type: T }>) => void,
+    listener: (event: Extract<BadgeNews, { type: T }>) => void,
   ): { unsubscribe(): void } {
-    this.#listeners ??= new EmittedListeners();
+    this.#listeners ??= new EmittedListeners<BadgeNews>();
     return this.#listeners.on(type, listener);
   }
 
@@ -371,6 +387,11 @@ export class Badge {
   /** What became of the badge's taps: made, frames sent and lost, delayed, duplicated. */
   get taps(): TapCounts {
     return { ...this.#taps };
+  }
+
+  /** @internal `taps.control` without copying the counts (a fleet's tally reads it often). */
+  get controlTaps(): number {
+    return this.#taps.control;
   }
 
   /**
@@ -528,8 +549,27 @@ export class Badge {
   }
 
   #sendButton(taskId: string | undefined): void {
-    if (this.#link.send({ type: 'button', taps: 'single', task_id: taskId })) this.#taps.sent++;
-    else this.#taps.lost++;
+    if (!this.#link.send({ type: 'button', taps: 'single', task_id: taskId })) {
+      this.#taps.lost++;
+      return;
+    }
+    this.#taps.sent++;
+    if (taskId === undefined) return;
+    this.#tappedFor.delete(taskId);
+    this.#tappedFor.add(taskId);
+    if (this.#tappedFor.size > TAPS_IN_FLIGHT_CAP)
+      this.#tappedFor.delete(this.#tappedFor.values().next().value!);
+  }
+
+  /**
+   * A stop: an `acknowledged` one that no button frame of this badge asked for was made for
+   * it at the stub (the control API), and is told as a `controlTap`.
+   */
+  #stopped(taskId: string, cause: string): void {
+    const tapped = this.#tappedFor.delete(taskId);
+    if (cause !== 'acknowledged' || tapped) return;
+    this.#taps.control++;
+    this.#listeners?.tell({ type: 'controlTap', taskId });
   }
 
   /**
@@ -606,6 +646,7 @@ export class Badge {
           }),
         );
       case 'stop':
+        this.#stopped(frame.task_id, frame.cause);
         this.#machine.send({ type: 'STOP', taskId: frame.task_id, cause: frame.cause });
         return;
       case 'error':
@@ -664,6 +705,8 @@ export class Badge {
    * device; taking it back would make the two replace each other in a loop).
    */
   #closed(code: number): void {
+    // A stop that did not come before the close will not come: a new session starts clean.
+    this.#tappedFor.clear();
     this.#machine.send({ type: 'DISCONNECTED' });
     // Another fleet holds the device: it may be leaving (a test's fleet closing as the next
     // one starts), so a few tries on the backoff, then give up (decision D13).

@@ -19,6 +19,8 @@ export interface FleetActivityCounts {
   speech: number;
   /** Taps of the talk button. */
   taps: number;
+  /** Alerts the stub acknowledged for a badge through the control API (no tap of its own). */
+  controlTaps: number;
   /** Button frames lost, delayed or duplicated by device faults. */
   tapFaults: { lost: number; delayed: number; duplicated: number };
   /** Error frames the stub sent, and the first of them (`device: code: message`). */
@@ -33,6 +35,7 @@ export function emptyActivity(): FleetActivityCounts {
     broadcasts: 0,
     speech: 0,
     taps: 0,
+    controlTaps: 0,
     tapFaults: { lost: 0, delayed: 0, duplicated: 0 },
     errors: 0,
     firstError: undefined,
@@ -50,6 +53,7 @@ export function addActivity(a: FleetActivityCounts, b: FleetActivityCounts): Fle
     broadcasts: a.broadcasts + b.broadcasts,
     speech: a.speech + b.speech,
     taps: a.taps + b.taps,
+    controlTaps: a.controlTaps + b.controlTaps,
     tapFaults: {
       lost: a.tapFaults.lost + b.tapFaults.lost,
       delayed: a.tapFaults.delayed + b.tapFaults.delayed,
@@ -93,6 +97,8 @@ export class FleetActivity {
     for (const badge of this.#badges) {
       counts.states[badge.status] = (counts.states[badge.status] ?? 0) + 1;
       badge.addTapFaultsTo(counts.tapFaults);
+      // Read, not listened for: a listener more on each of 10,000 badges costs memory.
+      counts.controlTaps += badge.controlTaps;
       const errors = badge.errors;
       counts.errors += errors.length;
       if (counts.firstError === undefined && errors.length > 0)

@@ -52,6 +52,28 @@ describe('badge-sim devices', () => {
     expect(devices.output()).toContain('taps sent      3');
   });
 
+  test('a tap made for one of its badges through the control API gets a line, and the summary counts it apart from the badges’ own', async () => {
+    await using stub = await startStubProcess(['--clock', 'virtual']);
+    await using devices = await startCli(
+      ['devices', '--stub', stub.url, '--group', 'Nurses'],
+      'Press Ctrl+C to stop.',
+    );
+    const posted = await postToNurses(stub.url);
+    const taskId = (posted.body as { task_id: string }).task_id;
+    await expect.poll(devices.output).toContain('Ada Mensah (350000000000001) hears alert');
+    const tap = await request(`${stub.url}/_stub/devices/350000000000001/tap`, { method: 'POST' });
+    expect(tap.body).toMatchObject({ result: 'acknowledged', task_id: taskId });
+    await expect
+      .poll(devices.output)
+      .toContain(
+        `Ada Mensah (350000000000001) is tapped through the control API: acknowledges ${taskId}`,
+      );
+    devices.child.kill('SIGINT');
+    const [code] = await once(devices.child, 'exit');
+    expect(code).toBe(0);
+    expect(devices.output()).toContain('taps sent      0 by the badges, 1 through the control API');
+  });
+
   test('--workers 2: the badges run in two threads, acknowledge at 12 s of the jump, and the summary adds both up', async () => {
     await using stub = await startStubProcess(['--clock', 'virtual']);
     await using devices = await startCli(
