@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { enumeratePaths, FEATURES } from '../model/paths.ts';
-import { generatedConfig, scenarioOf } from '../model/to-scenario.ts';
+import { generatedConfig, scenarioOf } from '../scenarios/from-model.ts';
 import { defineScenario } from '../scenarios/load-scenario.ts';
 import { runSuite } from '../scenarios/run-suite.ts';
 import { problems, runOnEngine } from '../test/model/engine-run.ts';

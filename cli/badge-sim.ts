@@ -1,6 +1,6 @@
 /**
  * `badge-sim`: one program, one subcommand per job. Each subcommand lives in its own file,
- * listed in commands.ts; only the one the arguments ask for is loaded, so `--version`,
+ * listed in commands.ts and loaded by command-loaders.ts; only the one the arguments ask for is loaded, so `--version`,
  * `--help` and each command start without loading what the others use.
  */
 import { readFileSync } from 'node:fs';
@@ -38,7 +38,9 @@ const program = new Command('badge-sim')
 const asked = commandAskedFor(process.argv.slice(2));
 for (const [name, entry] of Object.entries(COMMANDS)) {
   program.addCommand(
-    name === asked ? await entry.load() : new Command(name).description(entry.description),
+    name === asked
+      ? await (await import('./command-loaders.ts')).loadCommand(name)
+      : new Command(name).description(entry.description),
   );
 }
 

@@ -1,17 +1,15 @@
 /**
- * The subcommands of `badge-sim`: what the top-level help lists of each, and how to load it.
- * The top level loads none of them (`badge-sim --version` and `--help` read only this table);
- * `badge-sim <name>` loads the one it runs, which brings its own options and `--help`. Each
- * command file takes its description from here, so the two listings cannot differ.
+ * The subcommands of `badge-sim`: what the top-level help lists of each. The top level loads
+ * none of them (`badge-sim --version` and `--help` read only this table); `badge-sim <name>`
+ * loads the one it runs (command-loaders.ts), which brings its own options and `--help`. Each
+ * command file takes its description from here, so the two listings cannot differ; the
+ * loaders live apart so that no command file imports the module that imports it.
  */
-import type { Command } from 'commander';
 
 export interface CommandEntry {
   /** As the top-level help lists it: the name, `[options]` and the arguments. */
   readonly term: string;
   readonly description: string;
-  /** The command with its options and action (its module and what that imports). */
-  load(): Promise<Command>;
 }
 
 /** In the order the top-level help lists them. */
@@ -20,53 +18,44 @@ export const COMMANDS = {
     term: 'stub [options]',
     description:
       "Run the stub of the service: the notification interface and its alert engine, the token, workflow-trigger and device-info interface (pro and qa), the badges' WebSocket and the control API.",
-    load: async () => (await import('./stub.command.ts')).stubCommand(),
   },
   devices: {
     term: 'devices [options]',
     description: 'Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).',
-    load: async () => (await import('./devices.command.ts')).devicesCommand(),
   },
   run: {
     term: 'run [options] [paths...]',
     description:
       'Run scenarios (the built-in catalogue by default) and report; exit 1 if any fails.',
-    load: async () => (await import('./run.command.ts')).runCommand(),
   },
   env: {
     term: 'env [options]',
     description:
       'List the environments of a stub: API host, auth host, client ids (pro is the default).',
-    load: async () => (await import('./env.command.ts')).envCommand(),
   },
   analytics: {
     term: 'analytics [options]',
     description: 'List analytic events: by default the 20 most recent of the last 7 days.',
-    load: async () => (await import('./analytics.command.ts')).analyticsCommand(),
   },
   repro: {
     term: 'repro [options] <export...>',
     description:
       "Infer a scenario from a field export of analytic events, run it, and show where the stub's history parts from the field's.",
-    load: async () => (await import('./repro.command.ts')).reproCommand(),
   },
   record: {
     term: 'record [options] <recording>',
     description:
       'Turn a recording of a live session (badge-sim stub --record FILE, or GET /_stub/recording saved to a file) into a scenario: the fixtures, the badges that connected, a timeline replaying each request, tap, drop and battery reading at its time, and the analytic events and answers observed as its expectations.',
-    load: async () => (await import('./record.command.ts')).recordCommand(),
   },
   'merge-reports': {
     term: 'merge-reports [options] <report...>',
     description:
       'Merge the reports of the shards of a run (badge-sim run --shard i/n) into one, as if the suite had run whole.',
-    load: async () => (await import('./merge-reports.command.ts')).mergeReportsCommand(),
   },
   generate: {
     term: 'generate [options]',
     description:
       "Generate scenarios from the alert model: every order in which the badges acknowledge, a tap just before, at and just after a repeat and the timeout, and what --with adds, each written as a scenario file whose expectations are the model's prediction (events, what each badge hears, final states). Run them with badge-sim run.",
-    load: async () => (await import('./generate.command.ts')).generateCommand(),
   },
 } as const satisfies Record<string, CommandEntry>;
 

@@ -4,7 +4,6 @@
  * APIs (the control API, and the emulated API with an account's key to send or cancel).
  */
 
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { ClockView } from '../protocol/control-api.schema.ts';
 import type {
   LiveDevice,
@@ -284,10 +283,15 @@ async function advance(body: { by?: string; to?: string }) {
   }
 }
 
+/** What the page reads of `GET /_stub/fixtures`: each account's API keys. */
+interface AccountKeys {
+  accounts: { subscriber_id: string; api_keys: string[] }[];
+}
+
 /** The keys of each account and the auth scheme, so the send form works out of the box. */
 async function loadSecrets() {
   const [fixtures, settings] = await Promise.all([
-    send<Fixtures>(`${CONTROL}/fixtures`),
+    send<AccountKeys>(`${CONTROL}/fixtures`),
     send<{ authScheme: string }>(`${CONTROL}/settings`),
   ]);
   state.authScheme = settings.authScheme;

@@ -2,7 +2,7 @@
 // its dependencies too, bundled by esbuild into dist/cli/ (issue 28: start-up). Node loads a
 // few files instead of some six hundred modules (TypeBox alone is 373 files), and what a
 // command does not use is not in its chunks: each command is a chunk of its own, loaded by the
-// dynamic import of cli/commands.ts; `run` and `stub` share one CommonJS bundle instead, which
+// dynamic import of cli/command-loaders.ts; `run` and `stub` share one CommonJS bundle instead, which
 // each compiles with a V8 code cache written here by running it once (decision Q18). The library (dist/index.js and the other entry points)
 // stays unbundled: this is only the command.
 //
@@ -122,7 +122,7 @@ function assertAscii(file) {
 const COMMAND_BUNDLES = { run: 'runCommand', stub: 'stubCommand' };
 
 /**
- * In the ES-module bundle, `import('./run.command.ts')` (cli/commands.ts) loads the commands'
+ * In the ES-module bundle, `import('./run.command.ts')` (cli/command-loaders.ts) loads the commands'
  * CommonJS bundle beside it, through that command's code cache, instead.
  */
 function commandsFromBundles(root) {
@@ -133,7 +133,7 @@ function commandsFromBundles(root) {
       build.onResolve(
         { filter: new RegExp(`^\\./(${names})\\.command\\.ts$`) },
         ({ path, importer }) =>
-          importer === join(root, 'cli/commands.ts')
+          importer === join(root, 'cli/command-loaders.ts')
             ? { path: path.slice(2, -'.command.ts'.length), namespace: 'command-bundle' }
             : undefined,
       );

@@ -19,15 +19,12 @@ import type { DeviceFacts } from '../protocol/control-api.schema.ts';
 import { sendCorked } from '../protocol/corked-send.ts';
 import {
   type BadgeFrame,
-  type BadgeStateName,
-  type BatteryStatus,
   ButtonFrame,
   CLOSE_CODES,
   DEVICE_PROTOCOL_VERSION,
   DEVICE_WS_PATH,
   HandledFrame,
   HelloFrame,
-  type Location,
   type OutgoingStubFrame,
   StateFrame,
   WakeFrame,
@@ -37,6 +34,7 @@ import { type FrameOpening, numbered } from '../protocol/numbered-frame.ts';
 import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
 import { CommandFrames } from './command-frames.ts';
 import { batteryOf } from './device-info.ts';
+import type { DeviceLiveState } from './device-live-state.ts';
 import { DeviceWaiters } from './device-waiters.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
 import { EngineError } from './engine/engine-error.ts';
@@ -44,23 +42,6 @@ import { refuseOnSocket } from './http-errors.ts';
 import { InProcessSocket } from './in-process-socket.ts';
 import { tapRecord } from './recorder.ts';
 import type { StubCore } from './stub-core.ts';
-
-/** What the stub knows of a badge beyond the fixtures. */
-export interface DeviceLiveState {
-  online: boolean;
-  /** Domain time of the last hello, ms since the epoch. */
-  lastConnect: number | null;
-  lastDisconnect: number | null;
-  state: BadgeStateName | null;
-  batteryLevel: number | null;
-  batteryStatus: BatteryStatus | null;
-  location: (Location & { timestamp: number }) | null;
-  appVersion: string | null;
-  /** False while a connected badge is counted unresponsive (it held the clock too long). */
-  responsive: boolean;
-  /** Domain time it was counted unresponsive, ms since the epoch. */
-  unresponsiveSince: number | null;
-}
 
 /** A badge that held the virtual clock past the bound: the clock went on without it. */
 export interface ClockHold {

@@ -19,7 +19,7 @@ import {
   type FixtureDeviceHardware,
 } from '../protocol/device-info.schema.ts';
 import { luhnCheckDigit } from '../protocol/luhn.ts';
-import type { DeviceLiveState } from './device-gateway.ts';
+import type { DeviceLiveState } from './device-live-state.ts';
 
 type Hardware = DeviceInfo['device_details']['device_info'];
 

@@ -4,7 +4,11 @@
  * (killed, restarting) is waited for while the badges reconnect (decision F11), not taken as
  * the end of the fleet.
  */
-import { Backoff, type ReconnectOptions } from './transport.ts';
+import { StubControlClient } from '../client/control-client.ts';
+import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
+import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
+import { OPEN_FILES_HEADROOM } from '../protocol/open-files.ts';
+import { Backoff, DEFAULT_RECONNECT, type ReconnectOptions } from './transport.ts';
 
 /** A fleet option that cannot work, or a fleet that cannot go on; the message says what to fix. */
 export class FleetError extends Error {
@@ -63,5 +67,104 @@ export async function connectAndSettle(wait: ConnectAndSettle): Promise<void> {
     // The badges' sockets may not have closed yet: look again after a reconnect delay.
     const pause = Math.min(backoff.next(), deadline - performance.now());
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+/**
+ * Every badge holds a socket of this process: more badges than the process may open files
+ * would connect only in part, the rest failing again and again (decision SC2).
+ */
+export function checkOpenFiles(badges: number, fit: number | undefined, socketsPerBadge = 1): void {
+  if (fit === undefined || badges * socketsPerBadge <= fit) return;
+  const n = (count: number) => count.toLocaleString('en-US');
+  throw new FleetError(
+    `badge-sim: ${n(badges)} badges need ${n(badges * socketsPerBadge)} sockets${socketsPerBadge > 1 ? ' (the stub is in this process: both ends of each are here)' : ''}, but this process may open at most ${n(fit + OPEN_FILES_HEADROOM)} files (ulimit -n), room for ${n(Math.floor(fit / socketsPerBadge))} badges: raise the limit (ulimit -n) or split the fleet over processes with --shard i/n (startFleet's shard), each under it.`,
+  );
+}
+
+/**
+ * Waits (real time) until something answers HTTP at `stubUrl`, retrying a refused or failed
+ * connection with the reconnect backoff: for a fleet started at the same time as its stub.
+ * `onWaiting` hears each failure (what went wrong, and the real ms waited so far). Throws a
+ * FleetError once `timeoutMs` have passed; `timeoutMs` 0 tries once. Whether it is a stub is
+ * `startFleet`'s to say.
+ */
+export async function waitForStub(
+  stubUrl: string,
+  options: {
+    timeoutMs: number;
+    onWaiting?: (problem: string, waitedMs: number) => void;
+    /** A CA to trust besides Node's (`startFleet`'s `ca`). */
+    ca?: CaPem;
+  },
+): Promise<void> {
+  const fetch = fetchTrusting(options.ca);
+  const url = `${stubUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}/health`;
+  const backoff = new Backoff(DEFAULT_RECONNECT);
+  const started = performance.now();
+  for (;;) {
+    let problem: string;
+    let retry: boolean;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await response.body?.cancel();
+      return;
+    } catch (error) {
+      // An untrusted certificate will not pass by waiting: say what to do.
+      const untrusted = untrustedCertificateHint(error);
+      if (untrusted)
+        throw new FleetError(`badge-sim: cannot reach the stub at ${stubUrl}: ${untrusted}`);
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      problem = cause?.code ?? cause?.message ?? (error as Error).message;
+      // A network error (refused, reset, timed out, no such host yet) may pass; a URL fetch
+      // will never open (a bad port, a malformed URL) will not.
+      retry = typeof cause?.code === 'string' || (error as Error).name === 'TimeoutError';
+    }
+    const waited = performance.now() - started;
+    if (!retry || waited >= options.timeoutMs) {
+      throw new FleetError(
+        `badge-sim: cannot reach the stub at ${stubUrl} (${problem}${retry && options.timeoutMs > 0 ? ` for ${Math.round(waited / 1000)} s` : ''}): is it running? Start one with 'badge-sim stub'.`,
+      );
+    }
+    options.onWaiting?.(problem, waited);
+    const delay = Math.min(backoff.next(), options.timeoutMs - waited);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** The first call to a stub by URL failed: say whether to trust it or to start it. */
+export function firstContactError(stubUrl: string, error: unknown): FleetError {
+  const untrusted = untrustedCertificateHint(error);
+  return new FleetError(
+    untrusted
+      ? `badge-sim: cannot reach the stub at ${stubUrl}: ${untrusted}`
+      : `badge-sim: cannot reach the stub at ${stubUrl} (${(error as Error).message}): is it running? Start one with 'badge-sim stub'.`,
+  );
+}
+
+/** The control API of a stub by URL; a refusal is a FleetError saying what to fix. */
+export class FleetStubControl extends StubControlClient {
+  constructor(
+    private readonly stubUrl: string,
+    private readonly options: { controlToken?: string; ca?: CaPem },
+  ) {
+    super(stubUrl, options);
+  }
+
+  protected override refusal(status: number, body: unknown, what: string): Error {
+    const path = what.replace(/^\S+ /, '');
+    if (status === 401) {
+      return new FleetError(
+        `badge-sim: the stub at ${this.stubUrl} locks its control API and ${this.options.controlToken === undefined ? 'no control token was given' : 'refused the control token given'}: pass its token with --control-token or BADGE_SIM_CONTROL_TOKEN (startFleet's controlToken in code).`,
+      );
+    }
+    if (path === `${CONTROL_PREFIX}/clock/advance`) {
+      return new FleetError(
+        `badge-sim: the stub refused to advance its clock: ${JSON.stringify(body)}`,
+      );
+    }
+    return new FleetError(
+      `badge-sim: ${this.stubUrl} answered ${status} for ${path}${path === `${CONTROL_PREFIX}/fixtures` ? ': is it a badge-sim stub?' : ''}`,
+    );
   }
 }

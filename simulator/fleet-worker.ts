@@ -4,9 +4,9 @@
  * (looked at every REPORT_EVERY_MS), and answers the main thread's requests (settle, first plays, close).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FleetOptions } from './fleet.ts';
 import { FleetActivity } from './fleet-activity.ts';
 import { StubUnreachableError } from './fleet-connect.ts';
+import type { FleetOptions } from './fleet-options.ts';
 import type { ToWorker, WorkerMessage } from './fleet-workers.ts';
 
 /** How often a worker tells the main thread how its badges are. */

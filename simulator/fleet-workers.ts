@@ -11,16 +11,19 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { StubControlClient } from '../client/control-client.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
-import type { FleetSummary } from './fleet.ts';
+import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
 import {
   checkOpenFiles,
-  emptySummary,
+  connectAndSettle,
   FleetError,
+  StubUnreachableError,
+} from './fleet-connect.ts';
+import {
+  emptySummary,
   type FleetOptions,
+  type FleetSummary,
   selectDevices,
-} from './fleet.ts';
-import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
-import { connectAndSettle, StubUnreachableError } from './fleet-connect.ts';
+} from './fleet-options.ts';
 import { DEFAULT_RECONNECT, type ReconnectOptions } from './transport.ts';
 
 /** At most this many worker threads (more than cores only costs memory). */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Help } from 'commander';
 import { afterAll, describe, expect, test } from 'vitest';
-import { COMMANDS, commandAskedFor } from '../../cli/commands.ts';
+import { loadCommand } from '../../cli/command-loaders.ts';
+import { COMMANDS, type CommandName, commandAskedFor } from '../../cli/commands.ts';
 import { BIN } from '../support/cli.ts';
 import { REPO } from '../support/packed-package.ts';
 
@@ -63,7 +64,7 @@ describe('the top level lists the commands from a table, loading none', () => {
   test("each command's term and description in the table are the command's own", async () => {
     const help = new Help();
     for (const [name, entry] of Object.entries(COMMANDS)) {
-      const command = await entry.load();
+      const command = await loadCommand(name as CommandName);
       expect(command.name()).toBe(name);
       expect(command.description()).toBe(entry.description);
       expect(help.subcommandTerm(command)).toBe(entry.term);

@@ -6,13 +6,13 @@
 import { predict } from '../../model/alert.model.ts';
 import { serviceConfig } from '../../model/configs.ts';
 import { DEFAULT_TIMEOUT_S, type ModelInput, type Sent } from '../../model/lifecycle.ts';
+import type { AlertRequest } from '../../protocol/service-api.schema.ts';
 import {
   GENERATED_GROUP,
   GENERATED_TEXTS,
   GENERATED_USERS,
   generatedFixtures,
-} from '../../model/to-scenario.ts';
-import type { AlertRequest } from '../../protocol/service-api.schema.ts';
+} from '../../scenarios/from-model.ts';
 import type { AlertEngine } from '../../server-stub/engine/alert-engine.ts';
 import { EngineError } from '../../server-stub/engine/engine-error.ts';
 import { StubCore } from '../../server-stub/stub-core.ts';

@@ -11,7 +11,7 @@ import { describe, expect, test } from 'vitest';
 import { ServiceClient, ServiceError } from '../../client/service-client.ts';
 import { predict } from '../../model/alert.model.ts';
 import type { ModelInput } from '../../model/lifecycle.ts';
-import { generatedConfig } from '../../model/to-scenario.ts';
+import { generatedConfig } from '../../scenarios/from-model.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { type FleetHandle, startFleet } from '../../simulator/fleet.ts';
 import { deviceIds, EngineRecorder, fixtures, SUBSCRIBER } from './engine-run.ts';

@@ -9,8 +9,8 @@ import { transitionsTaken } from '../../model/alert.model.ts';
 import { serviceConfig } from '../../model/configs.ts';
 import type { ModelInput } from '../../model/lifecycle.ts';
 import { historyOfModel, type ServiceHistory, transitionsIn } from '../../model/observe.ts';
-import { GENERATED_TEXTS, GENERATED_USERS } from '../../model/to-scenario.ts';
 import { lifecycleTransitions } from '../../model/transitions.ts';
+import { GENERATED_TEXTS, GENERATED_USERS } from '../../scenarios/from-model.ts';
 import { type EngineRun, runOnEngine } from './engine-run.ts';
 import { DEVICES, schedule } from './schedules.ts';
 

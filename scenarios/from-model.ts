@@ -5,11 +5,11 @@
  */
 import { Document, isMap, isSeq } from 'yaml';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import type { HeardMatcher, Scenario, Step } from '../scenarios/scenario.schema.ts';
-import { predict } from './alert.model.ts';
-import { badgeConfig } from './configs.ts';
-import type { AlertTexts, ModelConfig, ModelInput } from './lifecycle.ts';
-import { GENERATED_TIMEOUT_S, type ModelPath } from './paths.ts';
+import { predict } from '../model/alert.model.ts';
+import { badgeConfig } from '../model/configs.ts';
+import type { AlertTexts, ModelConfig, ModelInput } from '../model/lifecycle.ts';
+import { GENERATED_TIMEOUT_S, type ModelPath } from '../model/paths.ts';
+import type { HeardMatcher, Scenario, Step } from './scenario.schema.ts';
 
 /** The users of the generated fixtures, in the group's order. */
 export const GENERATED_USERS = [
