@@ -2,7 +2,7 @@
  * Which folder may import which: the layers of docs/architecture.md ("Layers"), checked by
  * `npm run lint` (and so by `npm test` and CI). From the bottom up:
  *
- *   protocol → fixtures → client, server-stub → simulator → model → scenarios
+ *   protocol → fixtures → client, server-stub → stub-connection → simulator → model → scenarios
  *     → container, contract → cli (and the package's entry points at the root)
  *
  * A folder imports only from the layers below it; the dashboard (a page in the browser) only
@@ -12,7 +12,7 @@
  * new one can land.
  */
 const PRODUCT =
-  '^(protocol|fixtures|client|server-stub|simulator|model|scenarios|container|contract|cli|dashboard)/';
+  '^(protocol|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard)/';
 const NOT_TESTS = '\\.test\\.ts$';
 
 /** A rule that `from` (a folder of the product) imports none of `to` (folders). */
@@ -38,26 +38,32 @@ module.exports = {
     below(
       'protocol-is-the-bottom',
       'protocol',
-      'fixtures|client|server-stub|simulator|model|scenarios|container|contract|cli|dashboard',
+      'fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'Wire shapes, the clock and ids: everything builds on them, they build on nothing of ours.',
     ),
     below(
       'fixtures-on-protocol-only',
       'fixtures',
-      'client|server-stub|simulator|model|scenarios|container|contract|cli|dashboard',
+      'client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'The fixtures format is read by the stub, the badges and the scenarios alike.',
     ),
     below(
       'client-knows-no-stub',
       'client',
-      'server-stub|simulator|model|scenarios|container|contract|cli|dashboard',
+      'server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'The typed clients talk HTTP to any stub (or the service); they never load the server.',
     ),
     below(
       'stub-knows-no-badges',
       'server-stub',
-      'client|simulator|model|scenarios|container|contract|cli|dashboard',
+      'client|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'The stub serves whoever connects; badges, scenarios and commands are built on it, not in it.',
+    ),
+    below(
+      'connection-below-badges',
+      'stub-connection',
+      'simulator|model|scenarios|container|contract|cli|dashboard',
+      'How the runner, a fleet and the fixtures reach a stub (principle 9): in this process or by URL.',
     ),
     below(
       'badges-know-no-stub-internals',

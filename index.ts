@@ -16,9 +16,25 @@ export { RunCoverage } from './scenarios/coverage.ts';
 export { defineScenario, loadScenarioFile, ScenarioError } from './scenarios/load-scenario.ts';
 export { runScenario } from './scenarios/run-scenario.ts';
 export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
-export { startStub } from './server-stub/start-stub.ts';
 export { TlsSetupError } from './server-stub/tls.ts';
 export { BadgeCoverage, badgeTransitions } from './simulator/badge-coverage.ts';
 export { startFleet, waitForStub } from './simulator/fleet.ts';
-export { HttpStubConnection } from './simulator/http-stub-connection.ts';
-export { InProcessStubConnection } from './simulator/in-process-stub-connection.ts';
+export { HttpStubConnection } from './stub-connection/http-stub-connection.ts';
+export { InProcessStubConnection } from './stub-connection/in-process-stub-connection.ts';
+
+import {
+  type StartStubOptions,
+  type StubHandle,
+  startStub as startServer,
+} from './server-stub/start-stub.ts';
+
+/**
+ * Starts a stub listening on a real port; with `badges`, virtual badges in this process too
+ * (the simulator, loaded only then). Composed here, at the top of the layers, so that the
+ * server never imports the simulator (docs/architecture.md, "Layers").
+ */
+export function startStub(options: StartStubOptions = {}): Promise<StubHandle> {
+  return startServer(options, async (stub, which) =>
+    (await import('./simulator/stub-badges.ts')).runStubBadges(stub, which),
+  );
+}

@@ -128,7 +128,12 @@ export type {
 } from './simulator/fleet.ts';
 export type { FleetActivityCounts } from './simulator/fleet-activity.ts';
 export type { WorkerFleetHandle } from './simulator/fleet-workers.ts';
-// One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).
-export type { HttpStubConnectionOptions } from './simulator/http-stub-connection.ts';
-export type { BadgeClock, StubConnection, WakeMessenger } from './simulator/stub-connection.ts';
 export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';
+// One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).
+export type { HttpStubConnectionOptions } from './stub-connection/http-stub-connection.ts';
+export type {
+  BadgeClock,
+  StubConnection,
+  StubTarget,
+  WakeMessenger,
+} from './stub-connection/stub-connection.ts';

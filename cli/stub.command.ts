@@ -350,37 +350,42 @@ async function runStub(options: StubOptions): Promise<void> {
       : (options.fixtures ?? DEFAULT_FIXTURES_FILE);
   let stub: StubHandle;
   try {
-    stub = await startStub({
-      host: options.host,
-      port: options.port,
-      fixtures,
-      seed: options.seed,
-      clock: options.clock,
-      clockScale: options.scale,
-      controlToken: options.controlToken,
-      badges: options.badges === true ? 'all' : options.badges,
-      tls,
-      record: options.record !== undefined,
-      recordingLimit: options.recordLimit,
-      settings: {
-        authScheme: options.authScheme,
-        brandWord: options.brandWord,
-        urnWord: options.urnWord,
-        environments: {
-          pro: { cliClientId: options.proCliClientId, sdkClientId: options.proSdkClientId },
-          qa: { cliClientId: options.qaCliClientId, sdkClientId: options.qaSdkClientId },
+    stub = await startStub(
+      {
+        host: options.host,
+        port: options.port,
+        fixtures,
+        seed: options.seed,
+        clock: options.clock,
+        clockScale: options.scale,
+        controlToken: options.controlToken,
+        badges: options.badges === true ? 'all' : options.badges,
+        tls,
+        record: options.record !== undefined,
+        recordingLimit: options.recordLimit,
+        settings: {
+          authScheme: options.authScheme,
+          brandWord: options.brandWord,
+          urnWord: options.urnWord,
+          environments: {
+            pro: { cliClientId: options.proCliClientId, sdkClientId: options.proSdkClientId },
+            qa: { cliClientId: options.qaCliClientId, sdkClientId: options.qaSdkClientId },
+          },
+          unknownClientIds: options.unknownClientIds,
+          unknownFields: options.unknownFields,
+          cancelEvents: options.cancelEvents,
+          badgeAnswerTimeoutMs: options.badgeAnswerTimeout,
+          journalLimit: options.journalLimit,
         },
-        unknownClientIds: options.unknownClientIds,
-        unknownFields: options.unknownFields,
-        cancelEvents: options.cancelEvents,
-        badgeAnswerTimeoutMs: options.badgeAnswerTimeout,
-        journalLimit: options.journalLimit,
+        onResponse: options.quiet
+          ? undefined
+          : ({ method, url, status, ms }) =>
+              console.log(`${method} ${url} ${status} ${ms.toFixed(1)}ms`),
       },
-      onResponse: options.quiet
-        ? undefined
-        : ({ method, url, status, ms }) =>
-            console.log(`${method} ${url} ${status} ${ms.toFixed(1)}ms`),
-    });
+      // --badges: the simulator runs them, loaded only then (the server never imports it).
+      async (server, which) =>
+        (await import('../simulator/stub-badges.ts')).runStubBadges(server, which),
+    );
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
     // Only a stub that serves TLS loads its code, and only its setup throws this.

@@ -35,8 +35,8 @@ import {
 } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
-import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
-import type { StubConnection } from '../simulator/stub-connection.ts';
+import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
+import type { StubConnection } from '../stub-connection/stub-connection.ts';
 
 export type * from './public-types.ts';
 

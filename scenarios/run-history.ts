@@ -9,7 +9,7 @@ import type { Sent } from '../model/lifecycle.ts';
 import type { ServiceHistory } from '../model/observe.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import type { StubConnection } from '../simulator/stub-connection.ts';
+import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import type { RunCoverage } from './coverage.ts';
 
 /**

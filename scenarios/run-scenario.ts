@@ -22,9 +22,9 @@ import { startStub } from '../server-stub/start-stub.ts';
 import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
 import type { Badge } from '../simulator/badge.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
-import { HttpStubConnection } from '../simulator/http-stub-connection.ts';
-import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
-import type { StubConnection } from '../simulator/stub-connection.ts';
+import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
+import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
+import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import type { RunCoverage } from './coverage.ts';
 import {
   type ActualEvent,

@@ -11,7 +11,7 @@ import { parseDuration } from '../protocol/duration.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import type { TapFate } from '../simulator/device-faults.ts';
 import type { FleetHandle } from '../simulator/fleet.ts';
-import type { StubConnection } from '../simulator/stub-connection.ts';
+import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import { ScenarioError, STEP_ACTIONS, type StepAction } from './load-scenario.ts';
 import { Step } from './scenario.schema.ts';
 import type { StepAnswer, TriggerSteps } from './trigger-steps.ts';

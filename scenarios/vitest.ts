@@ -21,8 +21,8 @@ import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
-import { InProcessStubConnection } from '../simulator/in-process-stub-connection.ts';
-import type { StubConnection } from '../simulator/stub-connection.ts';
+import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
+import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import {
   type ActualEvent,
   checkEvents,

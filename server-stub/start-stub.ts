@@ -12,9 +12,20 @@ import {
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import stubApp from './app.ts';
 import { clientErrorHandler, handleError } from './http-errors.ts';
+import type { LocalBadges } from './live-feed.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettingsInput } from './settings.ts';
 import { StubCore } from './stub-core.ts';
 import type { PreparedTls, StubTlsInfo, StubTlsOptions } from './tls.ts';
+
+/**
+ * Runs the badges of `badges` on a started stub (the simulator's `runStubBadges`, given by the
+ * package's entry point and the CLI: the server itself never loads the simulator). The stub lets
+ * its dashboard switch them on and off.
+ */
+export type StubBadgeRunner = (
+  stub: StubHandle,
+  which: string,
+) => Promise<LocalBadges & { close(): Promise<void> }>;
 
 export interface StartStubOptions {
   /** Loopback by default: a stub is a test tool, not a public server. */
@@ -116,8 +127,14 @@ function httpTimeouts(given: Partial<HttpTimeouts>): HttpTimeouts {
   return timeouts;
 }
 
-/** Starts a stub listening on a real port. */
-export async function startStub(options: StartStubOptions = {}): Promise<StubHandle> {
+/**
+ * Starts a stub listening on a real port; `runBadges` runs the badges of `options.badges`
+ * (the package's entry point gives the simulator's).
+ */
+export async function startStub(
+  options: StartStubOptions = {},
+  runBadges?: StubBadgeRunner,
+): Promise<StubHandle> {
   if (options.controlToken !== undefined) {
     const problem = controlTokenProblem(options.controlToken);
     if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
@@ -263,29 +280,17 @@ export async function startStub(options: StartStubOptions = {}): Promise<StubHan
   };
   if (options.badges !== undefined) {
     try {
-      fleet = await runBadges(handle, options.badges);
+      if (!runBadges)
+        throw new Error(
+          "badge-sim: startStub's `badges` runs the simulator: import startStub from 'badge-sim', not from its server module",
+        );
+      const badges = await runBadges(handle, options.badges);
+      fleet = badges;
+      app.feed.localBadges = badges;
     } catch (error) {
       await close();
       throw error;
     }
   }
   return handle;
-}
-
-/** Starts the badges of `--badges` on a stub and lets its dashboard switch them. */
-async function runBadges(stub: StubHandle, which: string): Promise<{ close(): Promise<void> }> {
-  // The simulator is loaded only when asked for: a plain stub never loads xstate.
-  const { startFleet } = await import('../simulator/fleet.ts');
-  const fleet = await startFleet({ stub, group: which === 'all' ? undefined : which });
-  const ids = new Set(fleet.badges.map((b) => b.deviceId));
-  stub.app.feed.localBadges = {
-    has: (deviceId) => ids.has(deviceId),
-    setOnline: (deviceId, online) => {
-      const badge = fleet.badge(deviceId);
-      if (online) badge.comeBack();
-      else badge.goOffline();
-    },
-  };
-  await fleet.waitUntilConnected();
-  return fleet;
 }

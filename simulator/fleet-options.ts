@@ -18,15 +18,14 @@ import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { hasOwn } from '../protocol/own.ts';
 import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
-import type { StubHandle } from '../server-stub/start-stub.ts';
+import type { StubTarget } from '../stub-connection/stub-connection.ts';
 import { ACTIVITY_CAP, type Badge, type BadgeStatus, HEARD_CAP, type HeardEntry } from './badge.ts';
 import { FleetError } from './fleet-connect.ts';
-import type { StubConnection } from './stub-connection.ts';
 import type { TextToSpeech, TtsName } from './tts/text-to-speech.ts';
 
 export interface FleetOptions {
   /** An embedded stub (shared clock), the base URL of a running stub, or a connection to one. */
-  stub: StubHandle | string | StubConnection;
+  stub: StubTarget;
   /** The control token of a running stub whose control API is locked (`--control-token`). */
   controlToken?: string;
   /**

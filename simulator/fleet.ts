@@ -11,6 +11,9 @@ import { StubControlClient } from '../client/control-client.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
 import { ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
+import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
+import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
+import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import { Badge } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import {
@@ -33,9 +36,6 @@ import {
   type WorkerFleetOptions,
 } from './fleet-options.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
-import { HttpStubConnection } from './http-stub-connection.ts';
-import { InProcessStubConnection } from './in-process-stub-connection.ts';
-import type { StubConnection } from './stub-connection.ts';
 import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech } from './tts/text-to-speech.ts';
 

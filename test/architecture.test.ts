@@ -51,6 +51,8 @@ describe('the layers are checked', () => {
     ['fixtures-on-protocol-only', 'fixtures/a.ts', 'simulator/b.ts'],
     ['client-knows-no-stub', 'client/a.ts', 'server-stub/b.ts'],
     ['stub-knows-no-badges', 'server-stub/a.ts', 'simulator/b.ts'],
+    ['stub-knows-no-badges', 'server-stub/a.ts', 'stub-connection/b.ts'],
+    ['connection-below-badges', 'stub-connection/a.ts', 'simulator/b.ts'],
     ['badges-know-no-stub-internals', 'simulator/a.ts', 'server-stub/b.ts'],
     ['model-below-scenarios', 'model/a.ts', 'scenarios/b.ts'],
     ['scenarios-below-commands', 'scenarios/a.ts', 'cli/b.ts'],

@@ -8,9 +8,9 @@ import { StubControlClient } from '../../client/control-client.ts';
 import { badgeTest } from '../../scenarios/vitest.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
-import { HttpStubConnection } from '../../simulator/http-stub-connection.ts';
-import { InProcessStubConnection } from '../../simulator/in-process-stub-connection.ts';
-import type { StubConnection } from '../../simulator/stub-connection.ts';
+import { HttpStubConnection } from '../../stub-connection/http-stub-connection.ts';
+import { InProcessStubConnection } from '../../stub-connection/in-process-stub-connection.ts';
+import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
 
 const START = Date.UTC(2026, 0, 1);

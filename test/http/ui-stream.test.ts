@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { ServiceError } from '../../client/service-client.ts';
 import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
+import { startStub } from '../../index.ts';
 import type { LiveSnapshot, LiveUpdate } from '../../protocol/live-stream.schema.ts';
 import {
   STREAM_CLIENTS_MAX,
@@ -17,7 +18,6 @@ import {
   STREAM_TASKS_MAX,
 } from '../../protocol/live-stream.schema.ts';
 import { LiveFeed } from '../../server-stub/live-feed.ts';
-import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { RIVERSIDE, request, serviceClient } from '../support/http.ts';
 

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
-import { InProcessStubConnection } from '../../simulator/in-process-stub-connection.ts';
+import { InProcessStubConnection } from '../../stub-connection/in-process-stub-connection.ts';
 import '../../scenarios/vitest.ts';
 import { RIVERSIDE, serviceClient } from '../support/http.ts';
 

@@ -7,7 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
-import { type StartStubOptions, startStub } from '../../server-stub/start-stub.ts';
+import { startStub } from '../../index.ts';
+import type { StartStubOptions } from '../../server-stub/start-stub.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { serviceClient } from '../support/http.ts';
 

@@ -29,6 +29,14 @@ import type { StubFrame } from '../protocol/device-frames.schema.ts';
 import type { FaultRequest, FaultsCleared, FaultView } from '../protocol/faults.schema.ts';
 import type { FrameSocket } from '../protocol/frame-socket.ts';
 import type { JournalPage } from '../protocol/journal.schema.ts';
+import type { StubHandle } from '../server-stub/start-stub.ts';
+
+/**
+ * What a fleet may be given to reach its stub: a stub started in this process (its handle), the
+ * base URL of a running one, or a connection already made. Named here, below the simulator, so
+ * that a fleet's options never name the server's types themselves.
+ */
+export type StubTarget = StubHandle | string | StubConnection;
 
 export interface StubConnection {
   /** The stub's base URL (service, trigger and control APIs). */
