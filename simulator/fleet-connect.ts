@@ -8,6 +8,9 @@ import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { OPEN_FILES_HEADROOM } from '../protocol/open-files.ts';
+import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
+import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
+import type { StubConnection, StubTarget } from '../stub-connection/stub-connection.ts';
 import { Backoff, DEFAULT_RECONNECT, type ReconnectOptions } from './transport.ts';
 
 /** A fleet option that cannot work, or a fleet that cannot go on; the message says what to fix. */
@@ -167,4 +170,27 @@ export class FleetStubControl extends StubControlClient {
       `badge-sim: ${this.stubUrl} answered ${status} for ${path}${path === `${CONTROL_PREFIX}/fixtures` ? ': is it a badge-sim stub?' : ''}`,
     );
   }
+}
+
+/**
+ * The connection to the stub the options name: the given one, one to a stub in this process
+ * (badges share its clock), or one by URL (badges follow its clock).
+ */
+export function connectionOf(
+  options: { stub: StubTarget; controlToken?: string; ca?: CaPem },
+  unreachable: (code: string, error: unknown) => Error,
+): StubConnection {
+  const stub = options.stub;
+  if (typeof stub === 'string') {
+    const url = stub.replace(/\/+$/, '');
+    const control = new FleetStubControl(url, {
+      controlToken: options.controlToken,
+      ca: options.ca,
+    });
+    return new HttpStubConnection(url, control, { ca: options.ca, unreachable });
+  }
+  if ('badgeClock' in stub) return stub;
+  return new InProcessStubConnection(stub, {
+    control: () => new StubControlClient(stub.url, { ca: stub.tls?.caPem }),
+  });
 }

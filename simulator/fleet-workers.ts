@@ -9,12 +9,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { StubControlClient } from '../client/control-client.ts';
+import type { StubControlClient } from '../client/control-client.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
 import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
 import {
   checkOpenFiles,
   connectAndSettle,
+  connectionOf,
   FleetError,
   StubUnreachableError,
 } from './fleet-connect.ts';
@@ -91,18 +92,13 @@ export async function startFleetInWorkers(
     throw new FleetError(
       "badge-sim: with workers, tts must be an engine's name (each thread makes its own)",
     );
-  const stub = options.stub;
-  const url = typeof stub === 'string' ? stub : stub.url;
-  const ca =
-    options.ca ??
-    (typeof stub === 'string' ? undefined : 'badgeClock' in stub ? stub.ca : stub.tls?.caPem);
-  const control = new StubControlClient(url.replace(/\/+$/, ''), {
-    controlToken: options.controlToken,
-    ca,
-  });
+  // The threads reach the stub by URL; what else they need is the connection's to say.
+  const connection = connectionOf(options, (code) => new FleetError(code));
+  const url = connection.url;
+  const ca = options.ca ?? connection.ca;
   let fixtures: Awaited<ReturnType<StubControlClient['fixtures']>>;
   try {
-    fixtures = await control.fixtures();
+    fixtures = await connection.fixtures();
   } catch (error) {
     throw new FleetError(
       `badge-sim: cannot read the fixtures of the stub at ${url} (${(error as Error).message}): is it running?`,
@@ -110,11 +106,7 @@ export async function startFleetInWorkers(
   }
   const ids = selectDevices(fixtures, options).map((d) => d.id);
   // The threads share this process's open files: the whole fleet must fit under its limit.
-  checkOpenFiles(
-    ids.length,
-    roomForBadges(),
-    typeof stub === 'string' || 'badgeClock' in stub ? 1 : 2,
-  );
+  checkOpenFiles(ids.length, roomForBadges(), connection.socketsPerBadge ?? 1);
   const session = options.session ?? randomBytes(12).toString('base64url');
   const count = Math.max(1, Math.min(asked, ids.length));
   const slices = Array.from({ length: count }, (_, k) =>

@@ -7,20 +7,16 @@
  * until the stub has handled what the badges sent.
  */
 import { randomBytes } from 'node:crypto';
-import { StubControlClient } from '../client/control-client.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
 import { ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
-import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
-import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
-import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import { Badge } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
 import {
   checkOpenFiles,
   connectAndSettle,
+  connectionOf,
   FleetError,
-  FleetStubControl,
   firstContactError,
   StubUnreachableError,
 } from './fleet-connect.ts';
@@ -86,13 +82,8 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   const ca = options.ca ?? connection.ca;
   const devices = selectDevices(await connection.fixtures(), options);
   // A stub in this process holds the other end of every badge's socket here too; badges that
-  // dial it without a socket (SP5) hold no file at all.
-  if (!connection.dialDevice)
-    checkOpenFiles(
-      devices.length,
-      roomForBadges(),
-      connection instanceof InProcessStubConnection ? 2 : 1,
-    );
+  // dial it without a socket (SP5) hold no file at all: the connection says which.
+  checkOpenFiles(devices.length, roomForBadges(), connection.socketsPerBadge ?? 1);
   const tts =
     typeof options.tts === 'object'
       ? options.tts
@@ -365,27 +356,4 @@ function checkReconnect(
     );
   }
   return { initialMs, maxMs };
-}
-
-/**
- * The connection to the stub the options name: the given one, one to a stub in this process
- * (badges share its clock), or one by URL (badges follow its clock).
- */
-function connectionOf(
-  options: FleetOptions,
-  unreachable: (code: string, error: unknown) => Error,
-): StubConnection {
-  const stub = options.stub;
-  if (typeof stub === 'string') {
-    const url = stub.replace(/\/+$/, '');
-    const control = new FleetStubControl(url, {
-      controlToken: options.controlToken,
-      ca: options.ca,
-    });
-    return new HttpStubConnection(url, control, { ca: options.ca, unreachable });
-  }
-  if ('badgeClock' in stub) return stub;
-  return new InProcessStubConnection(stub, {
-    control: () => new StubControlClient(stub.url, { ca: stub.tls?.caPem }),
-  });
 }

@@ -38,6 +38,7 @@ export class HttpStubConnection implements StubConnection {
   readonly url: string;
   readonly devicesUrl: string;
   readonly ca: CaPem | undefined;
+  readonly socketsPerBadge = 1;
   readonly #control: StubControlClient;
   readonly #unreachable: HttpStubConnectionOptions['unreachable'];
   readonly #holdListeners = new Set<(message: string) => void>();

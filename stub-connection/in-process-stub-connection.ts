@@ -23,6 +23,10 @@ export class InProcessStubConnection implements StubConnection {
   readonly ca: CaPem | undefined;
   /** @internal */
   readonly dialDevice: (() => FrameSocket) | undefined;
+  /** Both ends of each badge's socket are in this process, or none with `dialDevice`. */
+  get socketsPerBadge(): number {
+    return this.dialDevice ? 0 : 2;
+  }
   readonly #stub: StubHandle;
   readonly #control: () => StubControlClient;
   readonly #ownsStub: boolean;

@@ -52,6 +52,12 @@ export interface StubConnection {
    * @internal
    */
   readonly dialDevice?: () => FrameSocket;
+  /**
+   * Files of this process each badge's connection holds: 1 for a socket to a stub elsewhere
+   * (the default), 2 for one to a stub in this process (both ends are here), 0 for a badge that
+   * dials without a socket. A fleet checks its size against the process's limit with it (SC2).
+   */
+  readonly socketsPerBadge?: number;
 
   settings(): Promise<StubSettings>;
   fixtures(): Promise<Fixtures>;
