@@ -1209,6 +1209,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A bad recording"
   },
   {
+    "id": "RS11",
+    "case": "When each step and event is, on a running clock"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

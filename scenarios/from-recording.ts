@@ -12,9 +12,15 @@ import type { JournalEntry } from '../protocol/journal.schema.ts';
 import { ownValue } from '../protocol/own.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import { parseTimestamp } from '../protocol/timestamp.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { RecordingError } from './read-recording.ts';
+import {
+  type Acted,
+  decodedSegment,
+  micros,
+  type RecordTiming,
+  timingOf,
+} from './recording-timing.ts';
 import type { EventMatcher, Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
 export { parseRecording, RECORDING_FILE_MAX_CHARS, RecordingError } from './read-recording.ts';
@@ -48,30 +54,36 @@ export function scenarioFromRecording(
     options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
   );
   const account = accountOf(records, fixtures);
-  const start = micros(session ?? records[0]);
-  const end = micros(records.at(-1) ?? session);
-  const replay = new Replay(account, start, end);
+  const start = micros((session ?? records[0])!);
+  const end = micros((records.at(-1) ?? session)!);
+  const timing = timingOf(records);
+  const replay = new Replay(account, start, end, timing);
   replay.add(records);
-  const events = records
-    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
-    .map((r) => eventMatcher(r.event as AnalyticEvent, replay.at(r), replay.taskNames));
-  const duration = atText(end - start);
+  const events = expectedEvents(records, account, timing, replay);
+  const duration = atText((end - start) / 1000);
   const count = (kind: string) => records.filter((r) => r.kind === kind).length;
   const file = basename(options.file);
   const settings = scenarioSettingsOf(session);
   const scenario: Scenario = {
     name: options.name ?? `Recorded session ${file}`,
-    proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.length} events; replaying it gives the same events and answers.`,
+    proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.items.length} events; replaying it gives the same events and answers.`,
     ...(settings ? { settings } : {}),
     fixtures,
     account: account.subscriber_id,
     badges: replay.badges.length === 0 ? 'none' : { devices: replay.badges.map(replay.ref) },
     timeline: replay.timeline,
     duration,
-    expect: { events: { only: true, items: events } },
+    expect: { events: { only: true, items: events.items } },
   };
-  return { scenario, yaml: toYaml(scenario, replay.comments, notes, session), notes };
+  const steps = replay.stepComments();
+  const comments = new Map([...steps.comments, ...events.comments]);
+  const order = steps.shared ? [SAME_INSTANT] : [];
+  return { scenario, yaml: toYaml(scenario, comments, [...order, ...notes], session), notes };
 }
+
+/** Said in the scenario when steps share a time: how their order was chosen (RS11). */
+const SAME_INSTANT =
+  'steps at the same time run in the order listed, the order the stub acted on them (its clock to the µs, then the order it recorded)';
 
 /** The stub settings a recording keeps that a scenario can set (decisions RS9, Y4). */
 const SCENARIO_SETTINGS = [
@@ -115,8 +127,9 @@ function notesOn(all: RecordLine[], session: RecordLine | undefined, earlier: nu
 
 /** The timeline that replays a session's records, with its comments and the badges it needs. */
 class Replay {
-  readonly timeline: Step[] = [];
   readonly comments: Comments = new Map();
+  /** The steps made so far, each with the instant the stub acted on what it replays. */
+  readonly #steps: { acted: Acted; step: Record<string, unknown>; comments: string[] }[] = [];
   /** Task ids of the recording, by the `as` name of the step that created them. */
   readonly taskNames = new Map<string, string>();
   readonly #nameCounts = new Map<string, number>();
@@ -131,14 +144,40 @@ class Replay {
     readonly account: FixtureAccount,
     readonly start: number,
     readonly end: number,
+    readonly timing: RecordTiming,
   ) {
     this.ref = deviceRefs(account);
     this.#devices = new Set(account.devices.map((d) => d.id));
   }
 
-  /** A record's time from the session's start, as a step writes it. */
-  at(record: RecordLine): string {
-    return atText(micros(record) - this.start);
+  /** An instant (µs) from the session's start, as a step writes it. */
+  at(instant: number): string {
+    return atText((instant - this.start) / 1000);
+  }
+
+  /**
+   * The steps in the order the stub acted on what they replay (RS11): by instant, then by
+   * `seq`; a badge that connected late is off the network from the start, before anything.
+   */
+  get timeline(): Step[] {
+    return this.#ordered().map(({ acted, step }) => ({ at: this.at(acted.at), ...step }) as Step);
+  }
+
+  #ordered() {
+    return [...this.#steps].sort(
+      (a, b) => a.acted.at - b.acted.at || a.acted.order - b.acted.order,
+    );
+  }
+
+  /** The comments of the steps, at their places in the timeline, and whether two share an instant. */
+  stepComments(): { comments: Comments; shared: boolean } {
+    const comments: Comments = new Map(this.comments);
+    let shared = false;
+    this.#ordered().forEach(({ acted, comments: texts }, i, all) => {
+      if (i > 0 && this.at(all[i - 1]!.acted.at) === this.at(acted.at)) shared = true;
+      if (texts.length > 0) comments.set(`timeline.${i}`, texts);
+    });
+    return { comments, shared };
   }
 
   add(records: RecordLine[]): void {
@@ -165,8 +204,7 @@ class Replay {
   }
 
   #push(record: RecordLine, step: Record<string, unknown>, ...comments: string[]): void {
-    this.timeline.push({ at: this.at(record), ...step } as Step);
-    for (const text of comments) this.#comment(`timeline.${this.timeline.length - 1}`, text);
+    this.#steps.push({ acted: this.timing.acted(record), step, comments });
   }
 
   #comment(path: string, text: string): void {
@@ -199,7 +237,11 @@ class Replay {
       this.badges.push(device);
       if (micros(record) > this.start) {
         // A badge runs from the start: it stays off the network until it first connected.
-        this.timeline.push({ at: '0s', offline: this.ref(device) });
+        this.#steps.push({
+          acted: { at: this.start, order: 0 },
+          step: { offline: this.ref(device) },
+          comments: [],
+        });
         this.#push(record, { online: this.ref(device) }, 'recorded: its first connect');
       }
     } else if (record.replaced === true) {
@@ -299,10 +341,6 @@ function deviceRefs(account: FixtureAccount): (deviceId: string) => string {
   return (deviceId) => names.get(deviceId) ?? deviceId;
 }
 
-function micros(record: RecordLine | undefined): number {
-  return parseTimestamp(record!.time)! / 1000;
-}
-
 /** A whole-ms duration as a scenario writes it: `12s`, `1500ms`. */
 function atText(ms: number): string {
   const whole = Math.max(0, Math.round(ms));
@@ -396,13 +434,28 @@ function nameTask(taskId: string, name: unknown, { taskNames, nameCounts }: Task
   return as;
 }
 
-/** A path segment as the service read it; one that does not decode stays as it was sent. */
-function decodedSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+/**
+ * The account's events as a replay on the virtual clock gives them (RS11): each at the instant
+ * of what caused it, in that order, then as the stub recorded them.
+ */
+function expectedEvents(
+  records: RecordLine[],
+  account: FixtureAccount,
+  timing: RecordTiming,
+  replay: Replay,
+): { items: EventMatcher[]; comments: Comments } {
+  const expected = records
+    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
+    .map((record) => ({ record, ...timing.expected(record) }))
+    .sort((a, b) => a.at - b.at || a.record.seq - b.record.seq);
+  const comments: Comments = new Map();
+  expected.forEach(({ why, record }, i) => {
+    if (why) comments.set(`expect.events.items.${i}`, [`recorded at ${record.time}: ${why}`]);
+  });
+  const items = expected.map(({ record, at }) =>
+    eventMatcher(record.event as AnalyticEvent, replay.at(at), replay.taskNames),
+  );
+  return { items, comments };
 }
 
 function eventMatcher(
@@ -452,7 +505,11 @@ function toYaml(
     ' The fixtures are the ones loaded when the recording began, their secrets replaced by stand-ins;',
     " the badges' behaviours are left out: the recorded taps replay what they did.",
     ...(session?.clock && (session.clock as { mode?: string }).mode !== 'virtual'
-      ? [' The session ran on a running clock: times are rounded to the millisecond.']
+      ? [
+          ' The session ran on a running clock: each step is at the instant the stub acted on it (the first',
+          ' event it caused, else when it was recorded) and each event at the instant of its cause or when',
+          ' its timer was due, rounded to the millisecond: as a replay on the virtual clock gives them.',
+        ]
       : []),
     ...notes.map((note) => ` Note: ${note}.`),
   ].join('\n');
