@@ -1213,6 +1213,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "When each step and event is, on a running clock"
   },
   {
+    "id": "RS12",
+    "case": "What record writes"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

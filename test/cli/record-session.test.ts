@@ -205,6 +205,7 @@ describe('a recording that goes wrong', () => {
       '--to',
       '--fixtures',
       '--name',
+      '--check',
       'badge-sim record session.jsonl --to bug.scenario.yaml',
     ])
       expect(record.stdout).toContain(text);
@@ -271,6 +272,72 @@ describe('a recording that goes wrong', () => {
     const fromGet = runCli(['record', join(dir, 'saved.json')]);
     expect(fromGet.status).toBe(0);
     expect(parseYaml(fromGet.stdout).timeline).toHaveLength(2);
+  }, 60_000);
+
+  test('a scenario that would not load, or with --check not pass, is not written: exit 1 with the reason, to a file or to standard output', () => {
+    const dir = scratch();
+    const session = {
+      seq: 1,
+      time: '2026-01-01T00:00:00.000000Z',
+      kind: 'session',
+      fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE),
+    };
+    const connect = {
+      seq: 2,
+      time: '2026-01-01T00:00:00.000000Z',
+      kind: 'connect',
+      device: '350000000000001',
+      already: true,
+    };
+    // Edited by hand: a battery level no badge reports makes a step the loader refuses.
+    const unloadable = join(dir, 'unloadable.jsonl');
+    const battery = { seq: 3, time: '2026-01-01T00:00:01.000000Z', kind: 'battery' };
+    writeFileSync(
+      unloadable,
+      [session, connect, { ...battery, device: '350000000000001', level: 150 }]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
+    // An event nothing in the recording caused: the scenario loads, but a replay cannot pass.
+    const unreplayable = join(dir, 'unreplayable.jsonl');
+    const ghost = {
+      seq: 3,
+      time: '2026-01-01T00:00:01.000000Z',
+      kind: 'event',
+      account: '100001',
+      event: {
+        category: 'tasks',
+        content: { type: 'start' },
+        task: {
+          id: 'ghost',
+          name: 'ghost',
+          task_type: { major: 1, minor: 4, name: 'alerts', namespace: 'system' },
+        },
+        event_id: 'ghost-start',
+        timestamp: '2026-01-01T00:00:01.000000Z',
+      },
+    };
+    writeFileSync(unreplayable, [session, connect, ghost].map((r) => JSON.stringify(r)).join('\n'));
+    const out = join(dir, 'out.scenario.yaml');
+    const cases: [string[], RegExp][] = [
+      [[unloadable], /the scenario made does not load: .*timeline\[0\]\.level/],
+      [[unloadable, '--to', out], /the scenario made does not load: .*timeline\[0\]\.level/],
+      [
+        [unreplayable, '--check'],
+        /does not pass when run \(--check\):\n.*events.*\n[\s\S]*start name=ghost/,
+      ],
+      [[unreplayable, '--to', out, '--check'], /does not pass when run \(--check\)/],
+    ];
+    for (const [args, reason] of cases) {
+      const result = runCli(['record', ...args]);
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(reason);
+      expect(result.stderr).toContain('nothing written');
+      expect(() => readFileSync(out)).toThrow();
+    }
+    // Without --check, what loads is written: the check is asked for.
+    expect(runCli(['record', unreplayable, '--to', out]).status).toBe(0);
   }, 60_000);
 
   test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
