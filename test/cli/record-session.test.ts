@@ -165,137 +165,144 @@ describe('recording a live session', () => {
   }, 90_000);
 });
 
-describe('recording a live session on the real clock (issue 29)', () => {
-  test('badges connecting late, taps by badge and control API, a broadcast, a cancel and a refusal: the scenario made of it passes twice, identically', async () => {
-    const dir = scratch();
-    const recording = join(dir, 'live.jsonl');
-    const out = join(dir, 'live.scenario.yaml');
-    const api = (url: string) => `${url}/subscribers/100001/api/v1`;
-    const headers = {
-      authorization: 'ServiceApiKey demo-api-key-riverside-0001',
-      'content-type': 'application/json',
-    };
-    const post = async (url: string, body: object) =>
-      (
-        await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
-      ).json() as Promise<any>;
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    {
-      await using stub = await startStubProcess(['--clock', 'real', '--record', recording]);
-      // Badges start after the stub, each group on its own, as `devices --group` would.
-      await pause(200);
-      await using nurses = await startFleet({
-        stub: stub.url,
-        devices: ['350000000000001', '350000000000002', '350000000000003'],
-        behaviour: { ack: 'never' },
-      });
-      await nurses.waitUntilConnected();
-      await pause(200);
-      await using security = await startFleet({
-        stub: stub.url,
-        devices: ['350000000000005', 'VIRTDESK01'],
-        // Rosa's badge taps by itself, 300 ms into the alert it plays.
-        behaviours: { '350000000000005': { ack: { after: '300ms' } } },
-        behaviour: { ack: 'never' },
-      });
-      await security.waitUntilConnected();
-      const spill = await post(`${api(stub.url)}/alerts`, {
-        notification: 'Spill in ward 3',
-        groups: ['Nurses'],
-        name: 'spill',
-        quorum: 2,
-        timeout: 30,
-        on_ack: 'Thanks',
-      });
-      expect(spill.task_id).toEqual(expect.any(String));
-      // Two taps through the control API end it by quorum.
-      for (const device of ['350000000000001', '350000000000002']) {
-        await pause(250);
-        const tap = await fetch(`${stub.url}/_stub/devices/${device}/tap`, { method: 'POST' });
-        expect(await tap.json()).toEqual({ result: 'acknowledged', task_id: spill.task_id });
+describe('recording a live session on a running clock (issue 29)', () => {
+  test.each([
+    ['real', ['--clock', 'real']],
+    ['scaled', ['--clock', 'scaled', '--scale', '10']],
+  ])(
+    '%s clock: badges connecting late, taps by badge and control API, a broadcast, a cancel and a refusal: the scenario made of it passes twice, identically',
+    async (_clock, clock) => {
+      const dir = scratch();
+      const recording = join(dir, 'live.jsonl');
+      const out = join(dir, 'live.scenario.yaml');
+      const api = (url: string) => `${url}/subscribers/100001/api/v1`;
+      const headers = {
+        authorization: 'ServiceApiKey demo-api-key-riverside-0001',
+        'content-type': 'application/json',
+      };
+      const post = async (url: string, body: object) =>
+        (
+          await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
+        ).json() as Promise<any>;
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      {
+        await using stub = await startStubProcess([...clock, '--record', recording]);
+        // Badges start after the stub, each group on its own, as `devices --group` would.
+        await pause(200);
+        await using nurses = await startFleet({
+          stub: stub.url,
+          devices: ['350000000000001', '350000000000002', '350000000000003'],
+          behaviour: { ack: 'never' },
+        });
+        await nurses.waitUntilConnected();
+        await pause(200);
+        await using security = await startFleet({
+          stub: stub.url,
+          devices: ['350000000000005', 'VIRTDESK01'],
+          // Rosa's badge taps by itself, 300 ms into the alert it plays.
+          behaviours: { '350000000000005': { ack: { after: '300ms' } } },
+          behaviour: { ack: 'never' },
+        });
+        await security.waitUntilConnected();
+        const spill = await post(`${api(stub.url)}/alerts`, {
+          notification: 'Spill in ward 3',
+          groups: ['Nurses'],
+          name: 'spill',
+          quorum: 2,
+          timeout: 30,
+          on_ack: 'Thanks',
+        });
+        expect(spill.task_id).toEqual(expect.any(String));
+        // Two taps through the control API end it by quorum.
+        for (const device of ['350000000000001', '350000000000002']) {
+          await pause(250);
+          const tap = await fetch(`${stub.url}/_stub/devices/${device}/tap`, { method: 'POST' });
+          expect(await tap.json()).toEqual({ result: 'acknowledged', task_id: spill.task_id });
+        }
+        await pause(150);
+        const grey = await post(`${api(stub.url)}/alerts`, {
+          notification: 'Code grey',
+          groups: ['Security'],
+          name: 'grey',
+          timeout: 30,
+        });
+        // Rosa's badge taps it by itself (awaited through the control API, which is not replayed);
+        // then a broadcast plays on the front desk beside it.
+        const rosa = await fetch(
+          `${stub.url}/_stub/events/await?type=acknowledged&device=Rosa%20Lindqvist&timeout=10s`,
+        );
+        expect(rosa.status).toBe(200);
+        await post(`${api(stub.url)}/broadcasts`, {
+          notification: 'Visitors at the front desk',
+          groups: ['Security'],
+        });
+        await pause(150);
+        const cancel = await fetch(`${api(stub.url)}/alerts/${grey.task_id}`, {
+          method: 'DELETE',
+          headers: { authorization: headers.authorization },
+        });
+        expect(cancel.status).toBe(204);
+        await pause(100);
+        expect((await post(`${api(stub.url)}/alerts`, { notification: 'No group' })).code).toBe(
+          'invalid_field',
+        );
+        await pause(100);
+        // A clean stop: the recording ends with its `end` record.
+        const exited = new Promise((resolve) => stub.child.once('exit', resolve));
+        stub.child.kill('SIGINT');
+        await exited;
       }
-      await pause(150);
-      const grey = await post(`${api(stub.url)}/alerts`, {
-        notification: 'Code grey',
-        groups: ['Security'],
-        name: 'grey',
-        timeout: 30,
-      });
-      // Rosa's badge taps it by itself (awaited through the control API, which is not replayed);
-      // then a broadcast plays on the front desk beside it.
-      const rosa = await fetch(
-        `${stub.url}/_stub/events/await?type=acknowledged&device=Rosa%20Lindqvist&timeout=10s`,
-      );
-      expect(rosa.status).toBe(200);
-      await post(`${api(stub.url)}/broadcasts`, {
-        notification: 'Visitors at the front desk',
-        groups: ['Security'],
-      });
-      await pause(150);
-      const cancel = await fetch(`${api(stub.url)}/alerts/${grey.task_id}`, {
-        method: 'DELETE',
-        headers: { authorization: headers.authorization },
-      });
-      expect(cancel.status).toBe(204);
-      await pause(100);
-      expect((await post(`${api(stub.url)}/alerts`, { notification: 'No group' })).code).toBe(
-        'invalid_field',
-      );
-      await pause(100);
-      // A clean stop: the recording ends with its `end` record.
-      const exited = new Promise((resolve) => stub.child.once('exit', resolve));
-      stub.child.kill('SIGINT');
-      await exited;
-    }
-    const kinds = readFileSync(recording, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line).kind);
-    expect(kinds.at(-1)).toBe('end');
+      const kinds = readFileSync(recording, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).kind);
+      expect(kinds.at(-1)).toBe('end');
 
-    const made = runCli(['record', recording, '--to', out, '--check']);
-    expect(made.stderr).toBe('');
-    expect(made.stdout).toContain('and it passed when run');
-    expect(made.status).toBe(0);
-    const scenario = parseYaml(readFileSync(out, 'utf8'));
-    const steps = scenario.timeline.map((step: any) => Object.keys(step)[1]);
-    // Late badges are off the network from the start, before anything else.
-    expect(steps.slice(0, 5)).toEqual(Array(5).fill('offline'));
-    expect(steps.filter((s: string) => s !== 'offline' && s !== 'online')).toEqual([
-      'alert',
-      'tap',
-      'tap',
-      'alert',
-      'tap',
-      'broadcast',
-      'cancel',
-      'alert',
-    ]);
-    const times = scenario.timeline.map((step: any) => parseDuration(step.at)!);
-    expect(times).toEqual([...times].sort((a, b) => a - b));
-    expect(
-      scenario.expect.events.items.map((e: any) => `${e.type} ${e.device ?? e.status ?? ''}`),
-    ).toEqual([
-      'start ',
-      'acknowledged Ada Mensah',
-      'acknowledged Ben Okafor',
-      'end normal',
-      'start ',
-      'acknowledged Rosa Lindqvist',
-      'end cancelled',
-    ]);
+      const made = runCli(['record', recording, '--to', out, '--check']);
+      expect(made.stderr).toBe('');
+      expect(made.stdout).toContain('and it passed when run');
+      expect(made.status).toBe(0);
+      const scenario = parseYaml(readFileSync(out, 'utf8'));
+      const steps = scenario.timeline.map((step: any) => Object.keys(step)[1]);
+      // Late badges are off the network from the start, before anything else.
+      expect(steps.slice(0, 5)).toEqual(Array(5).fill('offline'));
+      expect(steps.filter((s: string) => s !== 'offline' && s !== 'online')).toEqual([
+        'alert',
+        'tap',
+        'tap',
+        'alert',
+        'tap',
+        'broadcast',
+        'cancel',
+        'alert',
+      ]);
+      const times = scenario.timeline.map((step: any) => parseDuration(step.at)!);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(
+        scenario.expect.events.items.map((e: any) => `${e.type} ${e.device ?? e.status ?? ''}`),
+      ).toEqual([
+        'start ',
+        'acknowledged Ada Mensah',
+        'acknowledged Ben Okafor',
+        'end normal',
+        'start ',
+        'acknowledged Rosa Lindqvist',
+        'end cancelled',
+      ]);
 
-    // Replayed twice: both pass, and their reports (events, what each badge heard) are identical.
-    const reports = [1, 2].map((n) => {
-      const report = join(dir, `run-${n}.json`);
-      const run = runCli(['run', out, '--reporter', 'json', '-o', report]);
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-      return readFileSync(report, 'utf8');
-    });
-    expect(JSON.parse(reports[0]!).passed).toBe(1);
-    expect(reports[1]).toBe(reports[0]);
-  }, 120_000);
+      // Replayed twice: both pass, and their reports (events, what each badge heard) are identical.
+      const reports = [1, 2].map((n) => {
+        const report = join(dir, `run-${n}.json`);
+        const run = runCli(['run', out, '--reporter', 'json', '-o', report]);
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+        return readFileSync(report, 'utf8');
+      });
+      expect(JSON.parse(reports[0]!).passed).toBe(1);
+      expect(reports[1]).toBe(reports[0]);
+    },
+    120_000,
+  );
 });
 
 describe('a recording that goes wrong', () => {
