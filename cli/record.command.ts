@@ -7,9 +7,9 @@ import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import {
-  parseRecording,
   RECORDING_FILE_MAX_CHARS,
   RecordingError,
+  readRecording,
   scenarioFromRecording,
 } from '../scenarios/from-recording.ts';
 import {
@@ -61,11 +61,8 @@ Examples:
       const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
       let made: ReturnType<typeof scenarioFromRecording>;
       try {
-        made = scenarioFromRecording(parseRecording(readRecording(file), file), {
-          file,
-          name: options.name,
-          fixtures,
-        });
+        const { records, notes } = readRecording(readRecordingFile(file), file);
+        made = scenarioFromRecording(records, { file, name: options.name, fixtures, notes });
       } catch (error) {
         if (error instanceof RecordingError) fail(error.message.replace(/^badge-sim: /, ''));
         throw error;
@@ -139,7 +136,7 @@ function readFixtures(file: string) {
 }
 
 /** The recording's text, up to RECORDING_FILE_MAX_CHARS (a device such as /dev/zero never ends). */
-function readRecording(file: string): string {
+function readRecordingFile(file: string): string {
   let fd: number;
   try {
     fd = openSync(file, 'r');

@@ -1217,6 +1217,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "What record writes"
   },
   {
+    "id": "RS13",
+    "case": "A recording with something missing"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

@@ -23,7 +23,12 @@ import {
 } from './recording-timing.ts';
 import type { EventMatcher, Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
-export { parseRecording, RECORDING_FILE_MAX_CHARS, RecordingError } from './read-recording.ts';
+export {
+  parseRecording,
+  RECORDING_FILE_MAX_CHARS,
+  RecordingError,
+  readRecording,
+} from './read-recording.ts';
 
 export interface FromRecordingOptions {
   /** The recording's file, for `proves:` and messages. */
@@ -31,6 +36,8 @@ export interface FromRecordingOptions {
   name?: string;
   /** Fixtures to use instead of the recorded ones (with the real keys, say). */
   fixtures?: Fixtures;
+  /** What reading the recording found missing (`readRecording`), said first. */
+  notes?: string[];
 }
 
 /** A scenario made from a recording, and its YAML with comments where something was inferred. */
@@ -49,7 +56,7 @@ export function scenarioFromRecording(
   options: FromRecordingOptions,
 ): RecordedScenario {
   const { session, records, earlier } = lastSession(all, options);
-  const notes = notesOn(all, session, earlier);
+  const notes = [...(options.notes ?? []), ...notesOn(all, session, earlier)];
   const fixtures = withoutBehaviours(
     options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
   );
@@ -292,7 +299,9 @@ function lastSession(all: RecordLine[], options: FromRecordingOptions) {
     // A request is recorded when its answer went, at the time it arrived: by time, then as written.
     .sort((a, b) => micros(a) - micros(b) || a.seq - b.seq);
   if (!session && records.length === 0)
-    throw new RecordingError(`badge-sim: ${options.file}: the recording is empty`);
+    throw new RecordingError(
+      `badge-sim: ${options.file}: nothing to replay: the recording holds no request, badge or event`,
+    );
   return { session, records, earlier: Math.max(0, sessions.length - 1) };
 }
 

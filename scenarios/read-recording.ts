@@ -22,12 +22,26 @@ export const RECORDING_FILE_MAX_CHARS = 256 * 1024 * 1024;
 const validateEntry = validatorOf(JournalEntry);
 const validateEvent = validatorOf(AnalyticEvent);
 
+/** A recording as read: its records, and what the reader should know of what is missing. */
+export interface ReadRecording {
+  records: RecordLine[];
+  /** Said before the scenario (and in its header): a cut last line, no end record (RS13). */
+  notes: string[];
+}
+
+/** The records of a recording's text (see `readRecording`), without its notes. */
+export function parseRecording(text: string, file: string): RecordLine[] {
+  return readRecording(text, file).records;
+}
+
 /**
  * The records of a recording's text: JSON lines as `--record` writes them, or the JSON of
  * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
- * skipped (RS10).
+ * skipped (RS10). What is missing is said (RS13): an empty recording or one whose first line
+ * is no record is refused; a last line cut short is left out, and a file without the `end`
+ * record a clean stop writes gets a note.
  */
-export function parseRecording(text: string, file: string): RecordLine[] {
+export function readRecording(text: string, file: string): ReadRecording {
   // The JSON of GET /_stub/recording is one document; JSON lines fail to parse as one at line 2.
   if (text.trimStart().startsWith('{')) {
     let whole: unknown;
@@ -37,18 +51,59 @@ export function parseRecording(text: string, file: string): RecordLine[] {
       // Not one JSON document: read as JSON lines below, which names the bad line.
     }
     const records = ownValue(whole, 'records');
-    if (Array.isArray(records))
-      return records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
+    if (Array.isArray(records)) {
+      if (records.length === 0)
+        throw new RecordingError(
+          `badge-sim: ${file}: the recording is empty (records: []): GET /_stub/recording answers records once recording has started (stub --record FILE, or POST /_stub/recording)`,
+        );
+      // A snapshot taken while the stub records has no end record yet: nothing is missing.
+      return {
+        records: records.map((r, i) => checkRecord(r, `${file}: records[${i}]`)),
+        notes: [],
+      };
+    }
   }
-  const lines = readJsonLines(
-    file,
-    text,
-    (where, reason) =>
-      new RecordingError(
-        `badge-sim: ${where}: not a JSON record (${reason}); each line of a recording is one JSON object`,
-      ),
-  );
-  return lines.map(({ value, where }) => checkRecord(value, where));
+  const notes: string[] = [];
+  const lines = readJsonLines(file, text, (where, reason) => {
+    const line = Number(where.slice(file.length + 1));
+    if (line === firstLine(text))
+      return new RecordingError(`badge-sim: ${file}: ${NOT_A_RECORDING} (line ${line}: ${reason})`);
+    return new RecordingError(
+      `badge-sim: ${where}: not a JSON record (${reason}); each line of a recording is one JSON object${line === lastLine(text) && !text.endsWith('\n') ? ': the file ends in the middle of this line (cut short?): remove it to make a scenario of the lines before' : ''}`,
+    );
+  });
+  if (lines.length === 0)
+    throw new RecordingError(
+      `badge-sim: ${file}: the recording is empty: no records (badge-sim stub --record FILE writes its first, the session with its fixtures, as the stub starts)`,
+    );
+  const records = lines.map(({ value, where }, i) => {
+    if (i === 0 && !isRecordShaped(value))
+      throw new RecordingError(
+        `badge-sim: ${where}: ${NOT_A_RECORDING} (its first line is no object with seq, time and kind)`,
+      );
+    return checkRecord(value, where);
+  });
+  const last = records.reduce((a, b) => (b.seq > a.seq ? b : a));
+  if (last.kind !== 'end')
+    notes.push(
+      `the recording stops at seq ${last.seq} (${last.time}) with no end record, which a stub that stops writes: was the stub killed, or the file cut? The scenario replays what it has`,
+    );
+  return { records, notes };
+}
+
+const NOT_A_RECORDING =
+  'not a recording: a recording is JSON lines as badge-sim stub --record writes them, or the JSON of GET /_stub/recording';
+
+function isRecordShaped(value: unknown): boolean {
+  return ['seq', 'time', 'kind'].every((field) => ownValue(value, field) !== undefined);
+}
+
+/** The number (1-based) of the first and of the last line that is not blank. */
+function firstLine(text: string): number {
+  return text.split('\n').findIndex((line) => line.trim() !== '') + 1;
+}
+function lastLine(text: string): number {
+  return text.split('\n').findLastIndex((line) => line.trim() !== '') + 1;
 }
 
 function checkRecord(value: unknown, where: string): RecordLine {

@@ -481,6 +481,33 @@ describe('a recording that goes wrong', () => {
     expect(runCli(['record', unreplayable, '--to', out]).status).toBe(0);
   }, 60_000);
 
+  test('an empty recording says so, with --fixtures too; one without its end record is made with a note on stderr and in the scenario', () => {
+    const dir = scratch();
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    for (const args of [[], ['--fixtures', DEFAULT_FIXTURES_FILE]]) {
+      const result = runCli(['record', empty, ...args]);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('empty.jsonl: the recording is empty');
+      expect(result.stderr).not.toContain('give --fixtures');
+    }
+    // As `head -n 2` leaves it: whole lines, no end record.
+    const cut = join(dir, 'cut.jsonl');
+    const session = { seq: 1, time: '2026-01-01T00:00:00.000000Z', kind: 'session' };
+    const connect = { seq: 2, time: '2026-01-01T00:00:01.000000Z', kind: 'connect' };
+    writeFileSync(
+      cut,
+      `${JSON.stringify({ ...session, fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE) })}\n${JSON.stringify({ ...connect, device: '350000000000001' })}\n`,
+    );
+    const made = runCli(['record', cut]);
+    expect(made.status).toBe(0);
+    expect(made.stderr).toMatch(
+      /^badge-sim record: note: the recording stops at seq 2 \(2026-01-01T00:00:01\.000000Z\) with no end record.*was the stub killed/,
+    );
+    expect(made.stdout).toContain('# Note: the recording stops at seq 2');
+  }, 30_000);
+
   test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
     const dir = scratch();
     const recording = join(dir, 'bad.jsonl');
