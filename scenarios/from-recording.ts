@@ -3,10 +3,10 @@
  * scenario (`badge-sim record`): its fixtures, the badges that connected, a timeline that
  * replays what the session's clients and badges did at the times they did it, and
  * expectations equal to what was observed. Where something had to be inferred, the step
- * carries a comment (decisions RS6–RS10).
+ * carries a comment (decisions RS6–RS13). Its requests as steps are `recording-requests.ts`,
+ * when things happened `recording-timing.ts`, the YAML `recording-yaml.ts`.
  */
 import { basename } from 'node:path';
-import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
 import { ownValue } from '../protocol/own.ts';
@@ -14,13 +14,9 @@ import type { RecordLine } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { RecordingError } from './read-recording.ts';
-import {
-  type Acted,
-  decodedSegment,
-  micros,
-  type RecordTiming,
-  timingOf,
-} from './recording-timing.ts';
+import { requestStep } from './recording-requests.ts';
+import { type Acted, micros, type RecordTiming, timingOf } from './recording-timing.ts';
+import { type Comments, toYaml } from './recording-yaml.ts';
 import type { EventMatcher, Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
 export {
@@ -47,9 +43,6 @@ export interface RecordedScenario {
   /** Things the reader should know (sessions left out, records dropped past the cap). */
   notes: string[];
 }
-
-/** Comments to attach: at a path of the document (`timeline.3`), the text. */
-type Comments = Map<string, string[]>;
 
 export function scenarioFromRecording(
   all: RecordLine[],
@@ -356,93 +349,6 @@ function atText(ms: number): string {
   return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
 }
 
-type StepBody = Record<string, unknown>;
-
-/** Names the alerts a replay creates: `<name>-<n>`, and the task ids of the recording they stand for. */
-interface TaskNaming {
-  taskNames: Map<string, string>;
-  nameCounts: Map<string, number>;
-}
-
-/** The step that sends a recorded request again, or why it is left out (RS6). */
-function requestStep(
-  entry: JournalEntry,
-  account: FixtureAccount,
-  taskNames: Map<string, string>,
-  nameCounts: Map<string, number>,
-): { step: StepBody; comments: string[] } | { skip: string } {
-  const what = `${entry.method} ${entry.path}`;
-  const prefix = `/subscribers/${account.subscriber_id}/api/v1/`;
-  if (/^\/(qa\/)?oauth2\//.test(entry.path))
-    return { skip: `${what} left out: the steps' clients get their own tokens` };
-  if (!entry.path.startsWith(prefix))
-    return { skip: `${what} left out: only the notification interface of the account is replayed` };
-  const step = serviceStep(entry, entry.path.slice(prefix.length), { taskNames, nameCounts });
-  if (!step) return { skip: `${what} left out: a scenario cannot send it` };
-  const comments: string[] = [];
-  if (entry.headers.authorization === undefined) step.auth = 'none';
-  else if (entry.status === 401) {
-    step.auth = 'wrong';
-    comments.push('inferred: a 401 with a key: an unknown key (the recording masks keys)');
-  } else if (entry.status === 403) {
-    step.auth = 'other-account';
-    comments.push("inferred: a 403 with a key: another account's key");
-  }
-  if (entry.truncated?.includes('body'))
-    comments.push('the recording cut this body at its limit: complete it by hand');
-  if (entry.fault !== null)
-    comments.push(
-      `a fault (${entry.fault.kind}) shaped this answer: add a fault step to replay it`,
-    );
-  else if (entry.status !== null) step.expect = { status: entry.status };
-  else comments.push('the connection closed before the answer: no status to expect');
-  return { step, comments };
-}
-
-/** The step of a request to the account's notification interface (`rest`: after `api/v1/`). */
-function serviceStep(entry: JournalEntry, rest: string, naming: TaskNaming): StepBody | undefined {
-  const { method, body } = entry;
-  if (method === 'POST' && rest === 'alerts' && isObject(body)) {
-    const taskId = taskIdOf(entry.answer);
-    return taskId === undefined
-      ? { alert: body }
-      : { alert: body, as: nameTask(taskId, body.name, naming) };
-  }
-  if (method === 'POST' && rest === 'broadcasts' && isObject(body)) return { broadcast: body };
-  const cancelled = method === 'DELETE' ? /^alerts\/([^/]+)$/.exec(rest)?.[1] : undefined;
-  if (cancelled !== undefined) {
-    const taskId = decodedSegment(cancelled);
-    return { cancel: naming.taskNames.get(taskId) ?? taskId };
-  }
-  if (method === 'GET' && rest === 'events') {
-    const { limit, oldest } = entry.query;
-    return {
-      events: {
-        ...(typeof limit === 'string' || typeof limit === 'number' ? { limit } : {}),
-        ...(typeof oldest === 'string' ? { oldest } : {}),
-      },
-    };
-  }
-  if (!['GET', 'POST', 'DELETE', 'PUT'].includes(method) || rest.includes('..')) return undefined;
-  const sent =
-    body === null
-      ? {}
-      : typeof body === 'string'
-        ? { raw_body: body, content_type: entry.headers['content-type'] ?? 'text/plain' }
-        : { body };
-  return { request: { method, path: rest, ...sent } };
-}
-
-/** The `as` of an alert step: its name as a slug (`alert` without one) and a count. */
-function nameTask(taskId: string, name: unknown, { taskNames, nameCounts }: TaskNaming): string {
-  const base = slug(typeof name === 'string' ? name : '') || 'alert';
-  const n = (nameCounts.get(base) ?? 0) + 1;
-  nameCounts.set(base, n);
-  const as = `${base}-${n}`;
-  taskNames.set(taskId, as);
-  return as;
-}
-
 /**
  * The account's events as a replay on the virtual clock gives them (RS11): each at the instant
  * of what caused it, in that order, then as the stub recorded them.
@@ -480,64 +386,4 @@ function eventMatcher(
     ...(event.content.status === undefined ? {} : { status: event.content.status }),
     at,
   };
-}
-
-function taskIdOf(answer: unknown): string | undefined {
-  if (!isObject(answer)) return undefined;
-  const id = ownValue(answer, 'task_id');
-  return typeof id === 'string' ? id : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A task's name as part of an `as` name: letters, digits and dashes. */
-function slug(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-}
-
-/** The scenario as YAML: one line a step and event where they fit, comments where inferred. */
-function toYaml(
-  scenario: Scenario,
-  comments: Comments,
-  notes: string[],
-  session: RecordLine | undefined,
-): string {
-  const doc = new Document(scenario);
-  doc.commentBefore = [
-    ' Made by badge-sim record from a session recording: edit it as any scenario.',
-    ' The fixtures are the ones loaded when the recording began, their secrets replaced by stand-ins;',
-    " the badges' behaviours are left out: the recorded taps replay what they did.",
-    ...(session?.clock && (session.clock as { mode?: string }).mode !== 'virtual'
-      ? [
-          ' The session ran on a running clock: each step is at the instant the stub acted on it (the first',
-          ' event it caused, else when it was recorded) and each event at the instant of its cause or when',
-          ' its timer was due, rounded to the millisecond: as a replay on the virtual clock gives them.',
-        ]
-      : []),
-    ...notes.map((note) => ` Note: ${note}.`),
-  ].join('\n');
-  const timeline = doc.get('timeline', true);
-  if (isSeq(timeline)) for (const item of timeline.items) if (isMap(item)) flowSmall(item);
-  const items = doc.getIn(['expect', 'events', 'items'], true);
-  if (isSeq(items)) for (const item of items.items) if (isMap(item)) item.flow = true;
-  for (const [path, texts] of comments) {
-    const keys = path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
-    const node = doc.getIn(keys, true) as { commentBefore?: string | null } | undefined;
-    const text = texts.map((t) => ` ${t}`).join('\n');
-    if (node && typeof node === 'object')
-      node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${text}` : text;
-  }
-  return doc.toString({ lineWidth: 0 });
-}
-
-/** A step whose values are all scalars or small is written on one line. */
-function flowSmall(step: YAMLMap): void {
-  const json = JSON.stringify(step.toJSON());
-  if (json.length <= 120) step.flow = true;
 }
