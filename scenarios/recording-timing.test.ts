@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
+import { journalEntry } from '../test/support/recording-lines.ts';
 import { scenarioFromRecording } from './from-recording.ts';
 import { checkScenario, defineScenario } from './load-scenario.ts';
 import { parseRecording } from './read-recording.ts';
@@ -28,22 +29,11 @@ function recording(lines: [number, string, Record<string, unknown>][]): string {
     .join('\n');
 }
 function request(us: number, fields: Partial<JournalEntry>): Record<string, unknown> {
-  const entry: JournalEntry = {
-    id: 1,
-    time: at(us),
-    method: 'POST',
-    path: `${API}/alerts`,
-    query: {},
-    headers: { authorization: 'ServiceApiKey ***' },
-    body: null,
-    account: '100001',
-    status: 200,
-    answer: null,
-    duration_ms: 20,
-    fault: null,
-    ...fields,
-  };
-  return { request: entry };
+  return { request: journalEntry(at(us), { method: 'POST', path: `${API}/alerts`, ...fields }) };
+}
+/** An alert posted at `us` (when it arrived) that created task `task`. */
+function posted(us: number, body: object, task: string): [number, string, Record<string, unknown>] {
+  return [us, 'request', request(us, { body, answer: { task_id: task } })];
 }
 /** An event the engine stamped at `us`, recorded (the line's time) a little later. */
 function event(us: number, type: string, task: string, extra: Record<string, unknown> = {}) {
@@ -74,14 +64,11 @@ const REAL_CLOCK = recording([
   [0, 'session', { reason: 'start', fixtures, clock: { mode: 'real' }, settings: {} }],
   [3_030_100, 'connect', { device: '350000000000001', replaced: false }],
   [3_041_200, 'connect', { device: '350000000000002', replaced: false }],
-  [
+  posted(
     4_000_100,
-    'request',
-    request(4_000_100, {
-      body: { notification: 'Spill', groups: ['Nurses'], name: 'spill', quorum: 2 },
-      answer: { task_id: 'spill' },
-    }),
-  ],
+    { notification: 'Spill', groups: ['Nurses'], name: 'spill', quorum: 2 },
+    'spill',
+  ),
   [4018700, 'event', event(4018300, 'start', 'spill')],
   [5000700, 'event', event(5000300, 'acknowledged', 'spill', { device: 'Ada Mensah' })],
   [
@@ -96,23 +83,13 @@ const REAL_CLOCK = recording([
     'tap',
     { device: '350000000000002', via: 'badge', result: 'acknowledged', task_id: 'spill' },
   ],
-  [
+  posted(
     7_000_000,
-    'request',
-    request(7_000_000, {
-      body: { notification: 'Drill', groups: ['Nurses'], name: 'drill', timeout: 30 },
-      answer: { task_id: 'drill' },
-    }),
-  ],
+    { notification: 'Drill', groups: ['Nurses'], name: 'drill', timeout: 30 },
+    'drill',
+  ),
   [7001300, 'event', event(7000900, 'start', 'drill')],
-  [
-    8_000_000,
-    'request',
-    request(8_000_000, {
-      body: { notification: 'Grey', groups: ['Nurses'], name: 'grey' },
-      answer: { task_id: 'grey' },
-    }),
-  ],
+  posted(8_000_000, { notification: 'Grey', groups: ['Nurses'], name: 'grey' }, 'grey'),
   [8001100, 'event', event(8000700, 'start', 'grey')],
   [
     9_000_000,
