@@ -95,6 +95,10 @@ describe('recording a live session', () => {
       await runClient(stub.url, 'cancel', state);
       await fleet.advanceBy(120_000);
       await runClient(stub.url, 'read');
+      // Stopped as a user stops it (Ctrl+C): the recording ends with its `end` record.
+      const exited = new Promise((resolve) => stub.child.once('exit', resolve));
+      stub.child.kill('SIGINT');
+      await exited;
     }
     const text = readFileSync(recording, 'utf8');
     for (const secret of SECRETS) expect(text).not.toContain(secret);
