@@ -7,12 +7,16 @@ import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import {
-  parseRecording,
   RECORDING_FILE_MAX_CHARS,
   RecordingError,
+  readRecording,
   scenarioFromRecording,
 } from '../scenarios/from-recording.ts';
-import { loadScenarioFile, ScenarioError } from '../scenarios/load-scenario.ts';
+import {
+  type LoadedScenario,
+  loadScenarioText,
+  ScenarioError,
+} from '../scenarios/load-scenario.ts';
 import { fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 
@@ -20,6 +24,7 @@ interface RecordOptions {
   to?: string;
   fixtures?: string;
   name?: string;
+  check?: boolean;
 }
 
 export function recordCommand(): Command {
@@ -35,32 +40,38 @@ export function recordCommand(): Command {
       "fixtures to use instead of the recorded ones (the recording replaces keys and tokens by stand-ins; give your fixtures to keep your software's keys)",
     )
     .option('--name <name>', 'the scenario\'s name (default: "Recorded session <recording>")')
+    .option(
+      '--check',
+      'run the scenario (embedded, on the virtual clock) before writing it: if it does not pass, write nothing and exit 1',
+    )
     .addHelpText(
       'after',
       `
 Examples:
   badge-sim stub --clock virtual --record session.jsonl     record while your software and badges run
   badge-sim record session.jsonl --to bug.scenario.yaml     then make a scenario of it
+  badge-sim record session.jsonl --to bug.scenario.yaml --check   and run it before writing it
   badge-sim run bug.scenario.yaml                           and replay it: a regression test
   curl -X POST http://127.0.0.1:8080/_stub/recording                 without --record: start one,
   curl -s http://127.0.0.1:8080/_stub/recording > s.json             later save it,
   badge-sim record s.json --to bug.scenario.yaml                    and make a scenario of it
 `,
     )
-    .action((file: string, options: RecordOptions) => {
+    .action(async (file: string, options: RecordOptions) => {
       const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
       let made: ReturnType<typeof scenarioFromRecording>;
       try {
-        made = scenarioFromRecording(parseRecording(readRecording(file), file), {
-          file,
-          name: options.name,
-          fixtures,
-        });
+        const { records, notes } = readRecording(readRecordingFile(file), file);
+        made = scenarioFromRecording(records, { file, name: options.name, fixtures, notes });
       } catch (error) {
         if (error instanceof RecordingError) fail(error.message.replace(/^badge-sim: /, ''));
         throw error;
       }
       for (const note of made.notes) console.error(`badge-sim record: note: ${note}`);
+      // Nothing is written, to the file or standard output, that does not load (and pass, with
+      // --check): a scenario the runner refuses is this command's bug, not the user's to mend.
+      const loaded = loadMade(made.yaml, options.to ?? 'the scenario');
+      if (options.check) await checkMade(loaded);
       if (options.to === undefined) {
         process.stdout.write(made.yaml);
         return;
@@ -72,20 +83,47 @@ Examples:
           `--to ${options.to}: cannot write it (${(error as NodeJS.ErrnoException).code ?? error}).`,
         );
       }
-      // What is written must load: a scenario the runner refuses is this command's bug.
-      try {
-        loadScenarioFile(options.to);
-      } catch (error) {
-        if (!(error instanceof ScenarioError)) throw error;
-        console.error(`badge-sim record: the scenario written does not load: ${error.message}`);
-        process.exit(1);
-      }
       const { timeline, expect } = made.scenario;
       const events = expect.events && 'items' in expect.events ? expect.events.items.length : 0;
       console.log(
-        `badge-sim record: wrote ${options.to}: ${timeline.length} steps, ${events} events expected. Run it: badge-sim run ${options.to}`,
+        `badge-sim record: wrote ${options.to}: ${timeline.length} steps, ${events} events expected${options.check ? ', and it passed when run' : ''}. Run it: badge-sim run ${options.to}`,
       );
     });
+}
+
+/** What a made scenario's failure says last: nothing was written, and where to report it. */
+const NOTHING_WRITTEN =
+  'nothing written (a recording as the stub wrote it always makes one that loads and passes: if not, please report it with the recording).';
+
+/** The made scenario loaded as the runner will load it; if it does not load, exit 1 with why. */
+function loadMade(yaml: string, name: string): LoadedScenario {
+  try {
+    return loadScenarioText(yaml, name);
+  } catch (error) {
+    if (!(error instanceof ScenarioError)) throw error;
+    console.error(
+      `badge-sim record: the scenario made does not load: ${error.message.replace(/^badge-sim: /, '')}; ${NOTHING_WRITTEN}`,
+    );
+    process.exit(1);
+  }
+}
+
+/** Runs the made scenario (embedded, virtual clock); if it fails, exit 1 with its failures. */
+async function checkMade(loaded: LoadedScenario): Promise<void> {
+  const [{ runScenario }, { formatFailure }] = await Promise.all([
+    import('../scenarios/run-scenario.ts'),
+    import('../scenarios/reporters/console.reporter.ts'),
+  ]);
+  const report = await runScenario(loaded);
+  if (report.passed) return;
+  console.error(
+    [
+      'badge-sim record: the scenario made does not pass when run (--check):',
+      ...report.failures.map(formatFailure),
+      `badge-sim record: ${NOTHING_WRITTEN}`,
+    ].join('\n'),
+  );
+  process.exit(1);
 }
 
 function readFixtures(file: string) {
@@ -98,7 +136,7 @@ function readFixtures(file: string) {
 }
 
 /** The recording's text, up to RECORDING_FILE_MAX_CHARS (a device such as /dev/zero never ends). */
-function readRecording(file: string): string {
+function readRecordingFile(file: string): string {
   let fd: number;
   try {
     fd = openSync(file, 'r');

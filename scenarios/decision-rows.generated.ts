@@ -1213,6 +1213,18 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A bad recording"
   },
   {
+    "id": "RS11",
+    "case": "When each step and event is, on a running clock"
+  },
+  {
+    "id": "RS12",
+    "case": "What record writes"
+  },
+  {
+    "id": "RS13",
+    "case": "A recording with something missing"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
+import { journalEntry } from '../test/support/recording-lines.ts';
 import { parseRecording, scenarioFromRecording } from './from-recording.ts';
 import { checkScenario } from './load-scenario.ts';
 
@@ -15,21 +16,7 @@ function record(kind: string, time: number, fields: Record<string, unknown> = {}
   return { seq: ++seq, time: at(time), kind, ...fields };
 }
 function request(time: number, fields: Partial<JournalEntry>) {
-  const entry: JournalEntry = {
-    id: seq + 1,
-    time: at(time),
-    method: 'GET',
-    path: `${API}/events`,
-    query: {},
-    headers: { authorization: 'ServiceApiKey ***' },
-    body: null,
-    account: '100001',
-    status: 200,
-    answer: null,
-    duration_ms: 1,
-    fault: null,
-    ...fields,
-  };
+  const entry = journalEntry(at(time), { id: seq + 1, ...fields });
   return record('request', time, { request: entry });
 }
 

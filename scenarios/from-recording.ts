@@ -3,102 +3,28 @@
  * scenario (`badge-sim record`): its fixtures, the badges that connected, a timeline that
  * replays what the session's clients and badges did at the times they did it, and
  * expectations equal to what was observed. Where something had to be inferred, the step
- * carries a comment (decisions RS6–RS10).
+ * carries a comment (decisions RS6–RS13). Its requests as steps are `recording-requests.ts`,
+ * when things happened `recording-timing.ts`, the YAML `recording-yaml.ts`.
  */
 import { basename } from 'node:path';
-import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
-import { JournalEntry } from '../protocol/journal.schema.ts';
-import { readJsonLines } from '../protocol/json-lines.ts';
+import type { JournalEntry } from '../protocol/journal.schema.ts';
 import { ownValue } from '../protocol/own.ts';
-import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
-import { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import { parseTimestamp } from '../protocol/timestamp.ts';
-import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import type { RecordLine } from '../protocol/recording.schema.ts';
+import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
+import { RecordingError } from './read-recording.ts';
+import { requestStep } from './recording-requests.ts';
+import { type Acted, micros, type RecordTiming, timingOf } from './recording-timing.ts';
+import { type Comments, toYaml } from './recording-yaml.ts';
 import type { EventMatcher, Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
-/** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
-export class RecordingError extends Error {
-  override name = 'RecordingError';
-}
-
-/** The largest recording read, in characters: a file past it is refused, not read half. */
-export const RECORDING_FILE_MAX_CHARS = 256 * 1024 * 1024;
-
-const validateEntry = validatorOf(JournalEntry);
-const validateEvent = validatorOf(AnalyticEvent);
-
-/**
- * The records of a recording's text: JSON lines as `--record` writes them, or the JSON of
- * `GET /_stub/recording` (`{records: [...]}`). Every line must be a record; blank lines are
- * skipped (RS10).
- */
-export function parseRecording(text: string, file: string): RecordLine[] {
-  // The JSON of GET /_stub/recording is one document; JSON lines fail to parse as one at line 2.
-  if (text.trimStart().startsWith('{')) {
-    let whole: unknown;
-    try {
-      whole = JSON.parse(text);
-    } catch {
-      // Not one JSON document: read as JSON lines below, which names the bad line.
-    }
-    const records = ownValue(whole, 'records');
-    if (Array.isArray(records))
-      return records.map((record, i) => checkRecord(record, `${file}: records[${i}]`));
-  }
-  const lines = readJsonLines(
-    file,
-    text,
-    (where, reason) =>
-      new RecordingError(
-        `badge-sim: ${where}: not a JSON record (${reason}); each line of a recording is one JSON object`,
-      ),
-  );
-  return lines.map(({ value, where }) => checkRecord(value, where));
-}
-
-function checkRecord(value: unknown, where: string): RecordLine {
-  const bad = (what: string) => new RecordingError(`badge-sim: ${where}: ${what}`);
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw bad('a record is a JSON object with seq, time and kind');
-  const record = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(record.seq)) throw bad('seq is missing or not a whole number');
-  if (typeof record.time !== 'string' || parseTimestamp(record.time) === undefined)
-    throw bad(`time ${JSON.stringify(record.time)} is not an instant (ISO 8601, UTC)`);
-  if (!(RECORD_KINDS as readonly unknown[]).includes(record.kind))
-    throw bad(`kind ${JSON.stringify(record.kind)} is none of ${RECORD_KINDS.join(', ')}`);
-  const needs = (field: string, type: 'string' | 'object') => {
-    if (typeof record[field] !== type || record[field] === null)
-      throw bad(
-        `a ${record.kind} record needs ${field} (${type === 'object' ? 'an object' : 'a string'})`,
-      );
-  };
-  /** A field that must be as the stub writes it (the journal's entry, an analytic event). */
-  const shaped = (field: string, validate: ValidateFunction) => {
-    needs(field, 'object');
-    if (!validate(record[field])) {
-      const error = validate.errors![0]!;
-      const what = error.keyword === 'required' ? 'is missing' : (error.message ?? 'is wrong');
-      throw bad(`${field}.${fieldPath(error)} ${what}`);
-    }
-  };
-  if (record.kind === 'session') {
-    needs('fixtures', 'object');
-    try {
-      checkFixtures(structuredClone(record.fixtures));
-    } catch (error) {
-      if (!(error instanceof FixtureError)) throw error;
-      throw bad(`fixtures${error.path ? `.${error.path}` : ''}: ${error.message}`);
-    }
-  }
-  if (record.kind === 'request') shaped('request', validateEntry);
-  if (record.kind === 'event') shaped('event', validateEvent);
-  if (['connect', 'close', 'tap', 'battery'].includes(record.kind as string))
-    needs('device', 'string');
-  return record as RecordLine;
-}
+export {
+  parseRecording,
+  RECORDING_FILE_MAX_CHARS,
+  RecordingError,
+  readRecording,
+} from './read-recording.ts';
 
 export interface FromRecordingOptions {
   /** The recording's file, for `proves:` and messages. */
@@ -106,6 +32,8 @@ export interface FromRecordingOptions {
   name?: string;
   /** Fixtures to use instead of the recorded ones (with the real keys, say). */
   fixtures?: Fixtures;
+  /** What reading the recording found missing (`readRecording`), said first. */
+  notes?: string[];
 }
 
 /** A scenario made from a recording, and its YAML with comments where something was inferred. */
@@ -116,43 +44,46 @@ export interface RecordedScenario {
   notes: string[];
 }
 
-/** Comments to attach: at a path of the document (`timeline.3`), the text. */
-type Comments = Map<string, string[]>;
-
 export function scenarioFromRecording(
   all: RecordLine[],
   options: FromRecordingOptions,
 ): RecordedScenario {
   const { session, records, earlier } = lastSession(all, options);
-  const notes = notesOn(all, session, earlier);
+  const notes = [...(options.notes ?? []), ...notesOn(all, session, earlier)];
   const fixtures = withoutBehaviours(
     options.fixtures ?? (session?.fixtures as Fixtures | undefined) ?? noFixtures(options.file),
   );
   const account = accountOf(records, fixtures);
-  const start = micros(session ?? records[0]);
-  const end = micros(records.at(-1) ?? session);
-  const replay = new Replay(account, start, end);
+  const start = micros((session ?? records[0])!);
+  const end = micros((records.at(-1) ?? session)!);
+  const timing = timingOf(records);
+  const replay = new Replay(account, start, end, timing);
   replay.add(records);
-  const events = records
-    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
-    .map((r) => eventMatcher(r.event as AnalyticEvent, replay.at(r), replay.taskNames));
-  const duration = atText(end - start);
+  const events = expectedEvents(records, account, timing, replay);
+  const duration = atText((end - start) / 1000);
   const count = (kind: string) => records.filter((r) => r.kind === kind).length;
   const file = basename(options.file);
   const settings = scenarioSettingsOf(session);
   const scenario: Scenario = {
     name: options.name ?? `Recorded session ${file}`,
-    proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.length} events; replaying it gives the same events and answers.`,
+    proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.items.length} events; replaying it gives the same events and answers.`,
     ...(settings ? { settings } : {}),
     fixtures,
     account: account.subscriber_id,
     badges: replay.badges.length === 0 ? 'none' : { devices: replay.badges.map(replay.ref) },
     timeline: replay.timeline,
     duration,
-    expect: { events: { only: true, items: events } },
+    expect: { events: { only: true, items: events.items } },
   };
-  return { scenario, yaml: toYaml(scenario, replay.comments, notes, session), notes };
+  const steps = replay.stepComments();
+  const comments = new Map([...steps.comments, ...events.comments]);
+  const order = steps.shared ? [SAME_INSTANT] : [];
+  return { scenario, yaml: toYaml(scenario, comments, [...order, ...notes], session), notes };
 }
+
+/** Said in the scenario when steps share a time: how their order was chosen (RS11). */
+const SAME_INSTANT =
+  'steps at the same time run in the order listed, the order the stub acted on them (its clock to the µs, then the order it recorded)';
 
 /** The stub settings a recording keeps that a scenario can set (decisions RS9, Y4). */
 const SCENARIO_SETTINGS = [
@@ -196,8 +127,9 @@ function notesOn(all: RecordLine[], session: RecordLine | undefined, earlier: nu
 
 /** The timeline that replays a session's records, with its comments and the badges it needs. */
 class Replay {
-  readonly timeline: Step[] = [];
   readonly comments: Comments = new Map();
+  /** The steps made so far, each with the instant the stub acted on what it replays. */
+  readonly #steps: { acted: Acted; step: Record<string, unknown>; comments: string[] }[] = [];
   /** Task ids of the recording, by the `as` name of the step that created them. */
   readonly taskNames = new Map<string, string>();
   readonly #nameCounts = new Map<string, number>();
@@ -212,14 +144,40 @@ class Replay {
     readonly account: FixtureAccount,
     readonly start: number,
     readonly end: number,
+    readonly timing: RecordTiming,
   ) {
     this.ref = deviceRefs(account);
     this.#devices = new Set(account.devices.map((d) => d.id));
   }
 
-  /** A record's time from the session's start, as a step writes it. */
-  at(record: RecordLine): string {
-    return atText(micros(record) - this.start);
+  /** An instant (µs) from the session's start, as a step writes it. */
+  at(instant: number): string {
+    return atText((instant - this.start) / 1000);
+  }
+
+  /**
+   * The steps in the order the stub acted on what they replay (RS11): by instant, then by
+   * `seq`; a badge that connected late is off the network from the start, before anything.
+   */
+  get timeline(): Step[] {
+    return this.#ordered().map(({ acted, step }) => ({ at: this.at(acted.at), ...step }) as Step);
+  }
+
+  #ordered() {
+    return [...this.#steps].sort(
+      (a, b) => a.acted.at - b.acted.at || a.acted.order - b.acted.order,
+    );
+  }
+
+  /** The comments of the steps, at their places in the timeline, and whether two share an instant. */
+  stepComments(): { comments: Comments; shared: boolean } {
+    const comments: Comments = new Map(this.comments);
+    let shared = false;
+    this.#ordered().forEach(({ acted, comments: texts }, i, all) => {
+      if (i > 0 && this.at(all[i - 1]!.acted.at) === this.at(acted.at)) shared = true;
+      if (texts.length > 0) comments.set(`timeline.${i}`, texts);
+    });
+    return { comments, shared };
   }
 
   add(records: RecordLine[]): void {
@@ -246,8 +204,7 @@ class Replay {
   }
 
   #push(record: RecordLine, step: Record<string, unknown>, ...comments: string[]): void {
-    this.timeline.push({ at: this.at(record), ...step } as Step);
-    for (const text of comments) this.#comment(`timeline.${this.timeline.length - 1}`, text);
+    this.#steps.push({ acted: this.timing.acted(record), step, comments });
   }
 
   #comment(path: string, text: string): void {
@@ -280,7 +237,11 @@ class Replay {
       this.badges.push(device);
       if (micros(record) > this.start) {
         // A badge runs from the start: it stays off the network until it first connected.
-        this.timeline.push({ at: '0s', offline: this.ref(device) });
+        this.#steps.push({
+          acted: { at: this.start, order: 0 },
+          step: { offline: this.ref(device) },
+          comments: [],
+        });
         this.#push(record, { online: this.ref(device) }, 'recorded: its first connect');
       }
     } else if (record.replaced === true) {
@@ -331,7 +292,9 @@ function lastSession(all: RecordLine[], options: FromRecordingOptions) {
     // A request is recorded when its answer went, at the time it arrived: by time, then as written.
     .sort((a, b) => micros(a) - micros(b) || a.seq - b.seq);
   if (!session && records.length === 0)
-    throw new RecordingError(`badge-sim: ${options.file}: the recording is empty`);
+    throw new RecordingError(
+      `badge-sim: ${options.file}: nothing to replay: the recording holds no request, badge or event`,
+    );
   return { session, records, earlier: Math.max(0, sessions.length - 1) };
 }
 
@@ -380,110 +343,34 @@ function deviceRefs(account: FixtureAccount): (deviceId: string) => string {
   return (deviceId) => names.get(deviceId) ?? deviceId;
 }
 
-function micros(record: RecordLine | undefined): number {
-  return parseTimestamp(record!.time)! / 1000;
-}
-
 /** A whole-ms duration as a scenario writes it: `12s`, `1500ms`. */
 function atText(ms: number): string {
   const whole = Math.max(0, Math.round(ms));
   return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
 }
 
-type StepBody = Record<string, unknown>;
-
-/** Names the alerts a replay creates: `<name>-<n>`, and the task ids of the recording they stand for. */
-interface TaskNaming {
-  taskNames: Map<string, string>;
-  nameCounts: Map<string, number>;
-}
-
-/** The step that sends a recorded request again, or why it is left out (RS6). */
-function requestStep(
-  entry: JournalEntry,
+/**
+ * The account's events as a replay on the virtual clock gives them (RS11): each at the instant
+ * of what caused it, in that order, then as the stub recorded them.
+ */
+function expectedEvents(
+  records: RecordLine[],
   account: FixtureAccount,
-  taskNames: Map<string, string>,
-  nameCounts: Map<string, number>,
-): { step: StepBody; comments: string[] } | { skip: string } {
-  const what = `${entry.method} ${entry.path}`;
-  const prefix = `/subscribers/${account.subscriber_id}/api/v1/`;
-  if (/^\/(qa\/)?oauth2\//.test(entry.path))
-    return { skip: `${what} left out: the steps' clients get their own tokens` };
-  if (!entry.path.startsWith(prefix))
-    return { skip: `${what} left out: only the notification interface of the account is replayed` };
-  const step = serviceStep(entry, entry.path.slice(prefix.length), { taskNames, nameCounts });
-  if (!step) return { skip: `${what} left out: a scenario cannot send it` };
-  const comments: string[] = [];
-  if (entry.headers.authorization === undefined) step.auth = 'none';
-  else if (entry.status === 401) {
-    step.auth = 'wrong';
-    comments.push('inferred: a 401 with a key: an unknown key (the recording masks keys)');
-  } else if (entry.status === 403) {
-    step.auth = 'other-account';
-    comments.push("inferred: a 403 with a key: another account's key");
-  }
-  if (entry.truncated?.includes('body'))
-    comments.push('the recording cut this body at its limit: complete it by hand');
-  if (entry.fault !== null)
-    comments.push(
-      `a fault (${entry.fault.kind}) shaped this answer: add a fault step to replay it`,
-    );
-  else if (entry.status !== null) step.expect = { status: entry.status };
-  else comments.push('the connection closed before the answer: no status to expect');
-  return { step, comments };
-}
-
-/** The step of a request to the account's notification interface (`rest`: after `api/v1/`). */
-function serviceStep(entry: JournalEntry, rest: string, naming: TaskNaming): StepBody | undefined {
-  const { method, body } = entry;
-  if (method === 'POST' && rest === 'alerts' && isObject(body)) {
-    const taskId = taskIdOf(entry.answer);
-    return taskId === undefined
-      ? { alert: body }
-      : { alert: body, as: nameTask(taskId, body.name, naming) };
-  }
-  if (method === 'POST' && rest === 'broadcasts' && isObject(body)) return { broadcast: body };
-  const cancelled = method === 'DELETE' ? /^alerts\/([^/]+)$/.exec(rest)?.[1] : undefined;
-  if (cancelled !== undefined) {
-    const taskId = decodedSegment(cancelled);
-    return { cancel: naming.taskNames.get(taskId) ?? taskId };
-  }
-  if (method === 'GET' && rest === 'events') {
-    const { limit, oldest } = entry.query;
-    return {
-      events: {
-        ...(typeof limit === 'string' || typeof limit === 'number' ? { limit } : {}),
-        ...(typeof oldest === 'string' ? { oldest } : {}),
-      },
-    };
-  }
-  if (!['GET', 'POST', 'DELETE', 'PUT'].includes(method) || rest.includes('..')) return undefined;
-  const sent =
-    body === null
-      ? {}
-      : typeof body === 'string'
-        ? { raw_body: body, content_type: entry.headers['content-type'] ?? 'text/plain' }
-        : { body };
-  return { request: { method, path: rest, ...sent } };
-}
-
-/** The `as` of an alert step: its name as a slug (`alert` without one) and a count. */
-function nameTask(taskId: string, name: unknown, { taskNames, nameCounts }: TaskNaming): string {
-  const base = slug(typeof name === 'string' ? name : '') || 'alert';
-  const n = (nameCounts.get(base) ?? 0) + 1;
-  nameCounts.set(base, n);
-  const as = `${base}-${n}`;
-  taskNames.set(taskId, as);
-  return as;
-}
-
-/** A path segment as the service read it; one that does not decode stays as it was sent. */
-function decodedSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  timing: RecordTiming,
+  replay: Replay,
+): { items: EventMatcher[]; comments: Comments } {
+  const expected = records
+    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
+    .map((record) => ({ record, ...timing.expected(record) }))
+    .sort((a, b) => a.at - b.at || a.record.seq - b.record.seq);
+  const comments: Comments = new Map();
+  expected.forEach(({ why, record }, i) => {
+    if (why) comments.set(`expect.events.items.${i}`, [`recorded at ${record.time}: ${why}`]);
+  });
+  const items = expected.map(({ record, at }) =>
+    eventMatcher(record.event as AnalyticEvent, replay.at(at), replay.taskNames),
+  );
+  return { items, comments };
 }
 
 function eventMatcher(
@@ -499,60 +386,4 @@ function eventMatcher(
     ...(event.content.status === undefined ? {} : { status: event.content.status }),
     at,
   };
-}
-
-function taskIdOf(answer: unknown): string | undefined {
-  if (!isObject(answer)) return undefined;
-  const id = ownValue(answer, 'task_id');
-  return typeof id === 'string' ? id : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A task's name as part of an `as` name: letters, digits and dashes. */
-function slug(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-}
-
-/** The scenario as YAML: one line a step and event where they fit, comments where inferred. */
-function toYaml(
-  scenario: Scenario,
-  comments: Comments,
-  notes: string[],
-  session: RecordLine | undefined,
-): string {
-  const doc = new Document(scenario);
-  doc.commentBefore = [
-    ' Made by badge-sim record from a session recording: edit it as any scenario.',
-    ' The fixtures are the ones loaded when the recording began, their secrets replaced by stand-ins;',
-    " the badges' behaviours are left out: the recorded taps replay what they did.",
-    ...(session?.clock && (session.clock as { mode?: string }).mode !== 'virtual'
-      ? [' The session ran on a running clock: times are rounded to the millisecond.']
-      : []),
-    ...notes.map((note) => ` Note: ${note}.`),
-  ].join('\n');
-  const timeline = doc.get('timeline', true);
-  if (isSeq(timeline)) for (const item of timeline.items) if (isMap(item)) flowSmall(item);
-  const items = doc.getIn(['expect', 'events', 'items'], true);
-  if (isSeq(items)) for (const item of items.items) if (isMap(item)) item.flow = true;
-  for (const [path, texts] of comments) {
-    const keys = path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
-    const node = doc.getIn(keys, true) as { commentBefore?: string | null } | undefined;
-    const text = texts.map((t) => ` ${t}`).join('\n');
-    if (node && typeof node === 'object')
-      node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${text}` : text;
-  }
-  return doc.toString({ lineWidth: 0 });
-}
-
-/** A step whose values are all scalars or small is written on one line. */
-function flowSmall(step: YAMLMap): void {
-  const json = JSON.stringify(step.toJSON());
-  if (json.length <= 120) step.flow = true;
 }

@@ -79,6 +79,11 @@ export function loadScenarioFile(file: string): LoadedScenario {
   } catch (error) {
     throw new ScenarioError(`badge-sim: cannot read scenario ${file}: ${(error as Error).message}`);
   }
+  return loadScenarioText(text, file);
+}
+
+/** Reads a scenario's YAML text, as the file `file` would be read (before it is written, say). */
+export function loadScenarioText(text: string, file: string): LoadedScenario {
   let source: ReturnType<typeof parseYaml>;
   try {
     source = parseYaml(text, file);

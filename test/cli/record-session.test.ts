@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
+import { parseDuration } from '../../protocol/duration.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 
@@ -94,6 +95,10 @@ describe('recording a live session', () => {
       await runClient(stub.url, 'cancel', state);
       await fleet.advanceBy(120_000);
       await runClient(stub.url, 'read');
+      // Stopped as a user stops it (Ctrl+C): the recording ends with its `end` record.
+      const exited = new Promise((resolve) => stub.child.once('exit', resolve));
+      stub.child.kill('SIGINT');
+      await exited;
     }
     const text = readFileSync(recording, 'utf8');
     for (const secret of SECRETS) expect(text).not.toContain(secret);
@@ -164,6 +169,146 @@ describe('recording a live session', () => {
   }, 90_000);
 });
 
+describe('recording a live session on a running clock (issue 29)', () => {
+  test.each([
+    ['real', ['--clock', 'real']],
+    ['scaled', ['--clock', 'scaled', '--scale', '10']],
+  ])(
+    '%s clock: badges connecting late, taps by badge and control API, a broadcast, a cancel and a refusal: the scenario made of it passes twice, identically',
+    async (_clock, clock) => {
+      const dir = scratch();
+      const recording = join(dir, 'live.jsonl');
+      const out = join(dir, 'live.scenario.yaml');
+      const api = (url: string) => `${url}/subscribers/100001/api/v1`;
+      const headers = {
+        authorization: 'ServiceApiKey demo-api-key-riverside-0001',
+        'content-type': 'application/json',
+      };
+      const post = async (url: string, body: object) =>
+        (
+          await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
+        ).json() as Promise<any>;
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      {
+        await using stub = await startStubProcess([...clock, '--record', recording]);
+        // Badges start after the stub, each group on its own, as `devices --group` would.
+        await pause(200);
+        await using nurses = await startFleet({
+          stub: stub.url,
+          devices: ['350000000000001', '350000000000002', '350000000000003'],
+          behaviour: { ack: 'never' },
+        });
+        await nurses.waitUntilConnected();
+        await pause(200);
+        await using security = await startFleet({
+          stub: stub.url,
+          devices: ['350000000000005', 'VIRTDESK01'],
+          // Rosa's badge taps by itself, 300 ms into the alert it plays.
+          behaviours: { '350000000000005': { ack: { after: '300ms' } } },
+          behaviour: { ack: 'never' },
+        });
+        await security.waitUntilConnected();
+        const spill = await post(`${api(stub.url)}/alerts`, {
+          notification: 'Spill in ward 3',
+          groups: ['Nurses'],
+          name: 'spill',
+          quorum: 2,
+          timeout: 30,
+          on_ack: 'Thanks',
+        });
+        expect(spill.task_id).toEqual(expect.any(String));
+        // Two taps through the control API end it by quorum.
+        for (const device of ['350000000000001', '350000000000002']) {
+          await pause(250);
+          const tap = await fetch(`${stub.url}/_stub/devices/${device}/tap`, { method: 'POST' });
+          expect(await tap.json()).toEqual({ result: 'acknowledged', task_id: spill.task_id });
+        }
+        await pause(150);
+        const grey = await post(`${api(stub.url)}/alerts`, {
+          notification: 'Code grey',
+          groups: ['Security'],
+          name: 'grey',
+          timeout: 30,
+        });
+        // Rosa's badge taps it by itself (awaited through the control API, which is not replayed);
+        // then a broadcast plays on the front desk beside it.
+        const rosa = await fetch(
+          `${stub.url}/_stub/events/await?type=acknowledged&device=Rosa%20Lindqvist&timeout=10s`,
+        );
+        expect(rosa.status).toBe(200);
+        await post(`${api(stub.url)}/broadcasts`, {
+          notification: 'Visitors at the front desk',
+          groups: ['Security'],
+        });
+        await pause(150);
+        const cancel = await fetch(`${api(stub.url)}/alerts/${grey.task_id}`, {
+          method: 'DELETE',
+          headers: { authorization: headers.authorization },
+        });
+        expect(cancel.status).toBe(204);
+        await pause(100);
+        expect((await post(`${api(stub.url)}/alerts`, { notification: 'No group' })).code).toBe(
+          'invalid_field',
+        );
+        await pause(100);
+        // A clean stop: the recording ends with its `end` record.
+        const exited = new Promise((resolve) => stub.child.once('exit', resolve));
+        stub.child.kill('SIGINT');
+        await exited;
+      }
+      const kinds = readFileSync(recording, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).kind);
+      expect(kinds.at(-1)).toBe('end');
+
+      const made = runCli(['record', recording, '--to', out, '--check']);
+      expect(made.stderr).toBe('');
+      expect(made.stdout).toContain('and it passed when run');
+      expect(made.status).toBe(0);
+      const scenario = parseYaml(readFileSync(out, 'utf8'));
+      const steps = scenario.timeline.map((step: any) => Object.keys(step)[1]);
+      // Late badges are off the network from the start, before anything else.
+      expect(steps.slice(0, 5)).toEqual(Array(5).fill('offline'));
+      expect(steps.filter((s: string) => s !== 'offline' && s !== 'online')).toEqual([
+        'alert',
+        'tap',
+        'tap',
+        'alert',
+        'tap',
+        'broadcast',
+        'cancel',
+        'alert',
+      ]);
+      const times = scenario.timeline.map((step: any) => parseDuration(step.at)!);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(
+        scenario.expect.events.items.map((e: any) => `${e.type} ${e.device ?? e.status ?? ''}`),
+      ).toEqual([
+        'start ',
+        'acknowledged Ada Mensah',
+        'acknowledged Ben Okafor',
+        'end normal',
+        'start ',
+        'acknowledged Rosa Lindqvist',
+        'end cancelled',
+      ]);
+
+      // Replayed twice: both pass, and their reports (events, what each badge heard) are identical.
+      const reports = [1, 2].map((n) => {
+        const report = join(dir, `run-${n}.json`);
+        const run = runCli(['run', out, '--reporter', 'json', '-o', report]);
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+        return readFileSync(report, 'utf8');
+      });
+      expect(JSON.parse(reports[0]!).passed).toBe(1);
+      expect(reports[1]).toBe(reports[0]);
+    },
+    120_000,
+  );
+});
+
 describe('a recording that goes wrong', () => {
   test('--record to a path that cannot be written is one line naming the flag, exit 2, and nothing listens', () => {
     const result = runCli([
@@ -205,6 +350,7 @@ describe('a recording that goes wrong', () => {
       '--to',
       '--fixtures',
       '--name',
+      '--check',
       'badge-sim record session.jsonl --to bug.scenario.yaml',
     ])
       expect(record.stdout).toContain(text);
@@ -272,6 +418,99 @@ describe('a recording that goes wrong', () => {
     expect(fromGet.status).toBe(0);
     expect(parseYaml(fromGet.stdout).timeline).toHaveLength(2);
   }, 60_000);
+
+  test('a scenario that would not load, or with --check not pass, is not written: exit 1 with the reason, to a file or to standard output', () => {
+    const dir = scratch();
+    const session = {
+      seq: 1,
+      time: '2026-01-01T00:00:00.000000Z',
+      kind: 'session',
+      fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE),
+    };
+    const connect = {
+      seq: 2,
+      time: '2026-01-01T00:00:00.000000Z',
+      kind: 'connect',
+      device: '350000000000001',
+      already: true,
+    };
+    // Edited by hand: a battery level no badge reports makes a step the loader refuses.
+    const unloadable = join(dir, 'unloadable.jsonl');
+    const battery = { seq: 3, time: '2026-01-01T00:00:01.000000Z', kind: 'battery' };
+    writeFileSync(
+      unloadable,
+      [session, connect, { ...battery, device: '350000000000001', level: 150 }]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
+    // An event nothing in the recording caused: the scenario loads, but a replay cannot pass.
+    const unreplayable = join(dir, 'unreplayable.jsonl');
+    const ghost = {
+      seq: 3,
+      time: '2026-01-01T00:00:01.000000Z',
+      kind: 'event',
+      account: '100001',
+      event: {
+        category: 'tasks',
+        content: { type: 'start' },
+        task: {
+          id: 'ghost',
+          name: 'ghost',
+          task_type: { major: 1, minor: 4, name: 'alerts', namespace: 'system' },
+        },
+        event_id: 'ghost-start',
+        timestamp: '2026-01-01T00:00:01.000000Z',
+      },
+    };
+    writeFileSync(unreplayable, [session, connect, ghost].map((r) => JSON.stringify(r)).join('\n'));
+    const out = join(dir, 'out.scenario.yaml');
+    const cases: [string[], RegExp][] = [
+      [[unloadable], /the scenario made does not load: .*timeline\[0\]\.level/],
+      [[unloadable, '--to', out], /the scenario made does not load: .*timeline\[0\]\.level/],
+      [
+        [unreplayable, '--check'],
+        /does not pass when run \(--check\):\n.*events.*\n[\s\S]*start name=ghost/,
+      ],
+      [[unreplayable, '--to', out, '--check'], /does not pass when run \(--check\)/],
+    ];
+    for (const [args, reason] of cases) {
+      const result = runCli(['record', ...args]);
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(reason);
+      expect(result.stderr).toContain('nothing written');
+      expect(() => readFileSync(out)).toThrow();
+    }
+    // Without --check, what loads is written: the check is asked for.
+    expect(runCli(['record', unreplayable, '--to', out]).status).toBe(0);
+  }, 60_000);
+
+  test('an empty recording says so, with --fixtures too; one without its end record is made with a note on stderr and in the scenario', () => {
+    const dir = scratch();
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    for (const args of [[], ['--fixtures', DEFAULT_FIXTURES_FILE]]) {
+      const result = runCli(['record', empty, ...args]);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('empty.jsonl: the recording is empty');
+      expect(result.stderr).not.toContain('give --fixtures');
+    }
+    // As `head -n 2` leaves it: whole lines, no end record.
+    const cut = join(dir, 'cut.jsonl');
+    const session = { seq: 1, time: '2026-01-01T00:00:00.000000Z', kind: 'session' };
+    const connect = { seq: 2, time: '2026-01-01T00:00:01.000000Z', kind: 'connect' };
+    writeFileSync(
+      cut,
+      `${JSON.stringify({ ...session, fixtures: loadFixturesFile(DEFAULT_FIXTURES_FILE) })}\n${JSON.stringify({ ...connect, device: '350000000000001' })}\n`,
+    );
+    const made = runCli(['record', cut]);
+    expect(made.status).toBe(0);
+    expect(made.stderr).toMatch(
+      /^badge-sim record: note: the recording stops at seq 2 \(2026-01-01T00:00:01\.000000Z\) with no end record.*was the stub killed/,
+    );
+    expect(made.stdout).toContain('# Note: the recording stops at seq 2');
+  }, 30_000);
 
   test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
     const dir = scratch();
