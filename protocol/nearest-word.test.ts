@@ -74,5 +74,8 @@ describe('suggestion', () => {
     expect(withSuggestion('htm is wrong', 'htm', ['html'], 'words')).toBe(
       'htm is wrong: did you mean html? (words: html)',
     );
+    expect(withSuggestion('zebra is wrong', 'zebra', ['html'], 'words')).toBe(
+      'zebra is wrong (words: html)',
+    );
   });
 });

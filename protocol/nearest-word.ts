@@ -70,7 +70,7 @@ export function suggestion(
   return parts.join(' ');
 }
 
-/** `message`, then the suggestion after a colon when there is one. */
+/** `message`, then the suggestion: "did you mean" after a colon, the list in brackets. */
 export function withSuggestion(
   message: string,
   word: string,
@@ -79,5 +79,5 @@ export function withSuggestion(
   quote = false,
 ): string {
   const hint = suggestion(word, valid, what, quote);
-  return hint ? `${message}: ${hint}` : message;
+  return hint === '' ? message : `${message}${hint.startsWith('(') ? ' ' : ': '}${hint}`;
 }
