@@ -21,6 +21,7 @@ import type { Clock } from '../protocol/clock.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
+import { nearestWord } from '../protocol/nearest-word.ts';
 import { OPEN_FILES_HEADROOM, roomForBadges } from '../protocol/open-files.ts';
 import { hasOwn, ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
@@ -677,9 +678,10 @@ export function selectDevices(fixtures: Fixtures, options: FleetOptions): Fixtur
       ),
     );
     if (members.size === 0) {
-      const names = [...new Set(accounts.flatMap((a) => a.groups.map((g) => g.name)))].join(', ');
+      const names = [...new Set(accounts.flatMap((a) => a.groups.map((g) => g.name)))];
+      const nearest = nearestWord(options.group, names);
       throw new FleetError(
-        `badge-sim: no group '${options.group}' with devices on the stub (groups: ${names})`,
+        `badge-sim: no group '${options.group}' with devices on the stub${nearest ? `: did you mean '${nearest}'?` : ''} (groups: ${names.join(', ')})`,
       );
     }
     devices = accounts.flatMap((a) => a.devices.filter((d) => members.has(d.id)));
