@@ -9,28 +9,9 @@ import { loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.t
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
-import { scenarioFile } from '../support/scenario-files.ts';
+import { QUORUM_OF_ONE, scenarioFile } from '../support/scenario-files.ts';
 
-const GOOD = `name: Quorum of one
-proves: The first tap ends the alert and the others hear on_quorum.
-badges: { group: Nurses }
-behaviours:
-  Ben Okafor: { ack: { after: 5s } }
-timeline:
-  - at: 0s
-    alert: { notification: One runner, groups: [Nurses], quorum: 1, on_quorum: Covered }
-    as: runner
-duration: 1m
-expect:
-  events:
-    only: true
-    items:
-      - { type: start, task: runner, at: 0s }
-      - { type: acknowledged, device: Ben Okafor, at: 5s }
-      - { type: end, status: normal, at: 5s }
-  tasks:
-    runner: { outcome: quorum, acknowledgements: 1 }
-`;
+const GOOD = QUORUM_OF_ONE;
 
 let files = 0;
 function write(text: string): string {
@@ -133,7 +114,7 @@ describe('a mistake in a scenario file names the place, the wrong thing and the 
 
   test('a misspelt step name in expect.tasks and in an events item: the names given', () => {
     expect(refusal(GOOD.replace('runner: { outcome', 'runnr: { outcome'))).toBe(
-      "badge-sim: FILE:19:5: expect.tasks.runnr: no step is named 'runnr' (as: runnr): did you mean 'runner'? (steps named: runner)",
+      "badge-sim: FILE:21:5: expect.tasks.runnr: no step is named 'runnr' (as: runnr): did you mean 'runner'? (steps named: runner)",
     );
     expect(refusal(GOOD.replace('task: runner', 'task: runer'))).toBe(
       "badge-sim: FILE:15:24: expect.events.items[0].task: no step is named 'runer': did you mean 'runner'? (steps named: runner)",
@@ -180,7 +161,7 @@ describe('a mistake in a scenario file names the place, the wrong thing and the 
       `badge-sim: FILE:10:15: timeline[1].tap: no device 'Ada Mensha' in account 100001: did you mean 'Ada Mensah'? ${users}`,
     );
     expect(await runRefusal(`${GOOD}  states:\n    Lena Orti: idle\n`)).toBe(
-      `badge-sim: FILE:21:5: expect.states.Lena Orti: no device 'Lena Orti' in account 100001: did you mean 'Lena Ortiz'? ${users}`,
+      `badge-sim: FILE:23:5: expect.states.Lena Orti: no device 'Lena Orti' in account 100001: did you mean 'Lena Ortiz'? ${users}`,
     );
   });
 

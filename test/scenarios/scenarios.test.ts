@@ -13,7 +13,7 @@ import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
-import { expectRefused } from '../support/scenario-files.ts';
+import { expectRefused, QUORUM_OF_ONE } from '../support/scenario-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'badge-sim-scenarios-'));
 function file(name: string, text: string): string {
@@ -31,28 +31,7 @@ const ALIAS_BOMB = [
   ),
 ].join('\n');
 
-const GOOD = `name: Quorum of one
-proves: The first tap ends the alert and the others hear on_quorum.
-badges: { group: Nurses }
-behaviours:
-  Ben Okafor: { ack: { after: 5s } }
-timeline:
-  - at: 0s
-    alert: { notification: One runner, groups: [Nurses], quorum: 1, on_quorum: Covered }
-    as: runner
-duration: 1m
-expect:
-  events:
-    only: true
-    items:
-      - { type: start, task: runner, at: 0s }
-      - { type: acknowledged, device: Ben Okafor, at: 5s }
-      - { type: end, status: normal, at: 5s }
-  heard:
-    Ada Mensah: { texts: [One runner, Covered] }
-  tasks:
-    runner: { outcome: quorum, acknowledgements: 1 }
-`;
+const GOOD = QUORUM_OF_ONE;
 
 describe('loading', () => {
   test.each([
