@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../protocol/duration.ts';
+import { nearestWord } from '../protocol/nearest-word.ts';
 
 /** Parses a whole number option, or says what to fix. */
 export function integerOption(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
@@ -46,7 +47,10 @@ export function numberOption(name: string, min: number, max: number) {
 export function choiceOption<T extends string>(name: string, choices: readonly T[]) {
   return (value: string): T => {
     if (!choices.includes(value as T)) {
-      throw new InvalidArgumentError(`${name} must be one of: ${choices.join(', ')}.`);
+      const nearest = nearestWord(value, choices);
+      throw new InvalidArgumentError(
+        `${name} must be one of: ${choices.join(', ')}${nearest ? `; did you mean ${nearest}?` : '.'}`,
+      );
     }
     return value as T;
   };

@@ -881,6 +881,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Stub settings a scenario needs"
   },
   {
+    "id": "Y5",
+    "case": "How a mistake in a scenario is told"
+  },
+  {
     "id": "SH1",
     "case": "Which scenarios a shard runs"
   },

@@ -9,9 +9,15 @@ import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
 import { formatDuration, parseDuration } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
+import { nearestWord, withSuggestion } from '../protocol/nearest-word.ts';
 import { hasOwn } from '../protocol/own.ts';
 import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
-import { describeError, parseYaml, YamlSyntaxError } from '../protocol/yaml-source.ts';
+import {
+  describeError,
+  parseYaml,
+  type YamlSource,
+  YamlSyntaxError,
+} from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import { decisionRow } from './decision-rows.ts';
 import { Scenario, Step } from './scenario.schema.ts';
@@ -32,6 +38,12 @@ export interface LoadedScenario {
   scenario: Scenario;
   /** The file, or `<code>` for `defineScenario`. */
   source: string;
+  /**
+   * Where the thing at a path (`badges.group`, `timeline[2].tap`) is written, as
+   * `file:line:column`, for errors found when the scenario runs (a group or a device the
+   * fixtures lack). The file is read again only then: a loaded scenario keeps no YAML tree.
+   */
+  where?: (path: string) => string;
 }
 
 /** The action keys of a step: exactly one per step. */
@@ -56,6 +68,12 @@ export const STEP_ACTIONS = [
   'clear_fault',
 ] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
+
+/** Every field some step may have: its action and the fields that go with it. */
+const STEP_FIELDS: ReadonlySet<string> = new Set([
+  ...STEP_ACTIONS,
+  ...Step.anyOf.flatMap((v: { properties: Record<string, unknown> }) => Object.keys(v.properties)),
+]);
 
 /** The scenario with its steps left to `validateStep`, for precise errors. */
 const validateShell: ValidateFunction = validatorOf({
@@ -92,15 +110,24 @@ export function loadScenarioText(text: string, file: string): LoadedScenario {
     throw error;
   }
   try {
-    return { scenario: checkScenario(source.value), source: file };
+    return {
+      scenario: checkScenario(source.value),
+      source: file,
+      where: (path) => placeIn(file, parseYaml(text, file), path),
+    };
   } catch (error) {
     if (!(error instanceof ScenarioError)) throw error;
-    const line = source.lineOf(error.path);
     throw new ScenarioError(
-      `badge-sim: ${file}${line ? `:${line}` : ''}: ${error.message}`,
+      `badge-sim: ${placeIn(file, source, error.path)}: ${error.message}`,
       error.path,
     );
   }
+}
+
+/** `file:line:column` of a path in a parsed file, or the file alone. */
+function placeIn(file: string, source: YamlSource, path: string): string {
+  const at = source.positionOf(path);
+  return at ? `${file}:${at.line}:${at.col}` : file;
 }
 
 /** A scenario written in TypeScript: typed by the model, checked like a file. */
@@ -121,7 +148,10 @@ export function defineScenario(scenario: Scenario): LoadedScenario {
 /** Checks a scenario document: shape, steps, fixtures, and what refers to what. */
 export function checkScenario(input: unknown): Scenario {
   if (!validateShell(input)) {
-    const { path, message } = describeError(validateShell.errors!);
+    const { path, message } = describeError(validateShell.errors!, '', {
+      schema: validateShell.schema as object,
+      data: input,
+    });
     throw new ScenarioError(message, path);
   }
   const scenario = input as Scenario;
@@ -176,7 +206,13 @@ export function checkScenario(input: unknown): Scenario {
     }
     if (hasOwn(step, 'clear_fault') && step.clear_fault !== 'all' && !names.has(step.clear_fault))
       throw new ScenarioError(
-        `timeline[${i}].clear_fault: no earlier step is named '${step.clear_fault}' (write all for every fault)`,
+        withSuggestion(
+          `timeline[${i}].clear_fault: no earlier step is named '${step.clear_fault}' (write all for every fault)`,
+          step.clear_fault,
+          [...names],
+          'steps named so far',
+          true,
+        ),
         `timeline[${i}].clear_fault`,
       );
     // A request step stays under the service API: `..`, plain or percent-encoded, would
@@ -217,7 +253,13 @@ export function checkScenario(input: unknown): Scenario {
   for (const name of tasks) {
     if (!names.has(name))
       throw new ScenarioError(
-        `expect.tasks.${name}: no step is named '${name}' (as: ${name})`,
+        withSuggestion(
+          `expect.tasks.${name}: no step is named '${name}' (as: ${name})`,
+          name,
+          [...names],
+          'steps named',
+          true,
+        ),
         `expect.tasks.${name}`,
       );
   }
@@ -227,11 +269,18 @@ export function checkScenario(input: unknown): Scenario {
       : Array.isArray(scenario.expect.events)
         ? scenario.expect.events
         : scenario.expect.events.items;
+  const itemsPath = Array.isArray(scenario.expect.events) ? 'expect.events' : 'expect.events.items';
   items.forEach((item, i) => {
     if (item.task && !names.has(item.task)) {
       throw new ScenarioError(
-        `expect.events[${i}].task: no step is named '${item.task}'`,
-        'expect.events',
+        withSuggestion(
+          `${itemsPath}[${i}].task: no step is named '${item.task}'`,
+          item.task,
+          [...names],
+          'steps named',
+          true,
+        ),
+        `${itemsPath}[${i}].task`,
       );
     }
   });
@@ -296,6 +345,15 @@ export function actionOf(step: Step): StepAction {
 function checkStep(step: unknown, path: string): void {
   const keys = step && typeof step === 'object' ? Object.keys(step) : [];
   const actions = STEP_ACTIONS.filter((action) => keys.includes(action));
+  // A misspelt action (`alrt`) is what to name, not the list of the eighteen there are.
+  const unknown = keys.find((key) => !STEP_FIELDS.has(key));
+  const nearest = unknown === undefined ? undefined : nearestWord(unknown, STEP_FIELDS);
+  if (actions.length === 0 && unknown !== undefined && nearest !== undefined) {
+    throw new ScenarioError(
+      `${path}.${unknown} is no step kind or field of a step: did you mean ${nearest}?`,
+      `${path}.${unknown}`,
+    );
+  }
   if (actions.length !== 1) {
     throw new ScenarioError(
       actions.length === 0
@@ -306,7 +364,10 @@ function checkStep(step: unknown, path: string): void {
   }
   const validate = stepValidators.get(actions[0]!)!;
   if (!validate(step)) {
-    const { path: at, message } = describeError(validate.errors!, path);
+    const { path: at, message } = describeError(validate.errors!, path, {
+      schema: validate.schema as object,
+      data: step,
+    });
     throw new ScenarioError(message, at);
   }
 }

@@ -38,6 +38,7 @@ import {
 import { injectFetch } from './inject-fetch.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
+import { noAccount, noDevice, noGroup } from './missing-reference.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
@@ -136,7 +137,9 @@ export async function runScenario(
   const mode = options.mode ?? 'embedded';
   const seed = scenario.seed ?? options.seed ?? 0;
   const fixtures = resolveFixtures(scenario);
-  const account = accountOf(scenario, fixtures, source);
+  // Where a path is written (file:line:column), for the names found missing as it runs.
+  const place = (path: string) => loaded.where?.(path) ?? source;
+  const account = accountOf(scenario, fixtures, place);
 
   // Prepare: the stub, the badges, the clients.
   const { connection, send, release } = await connectStub(
@@ -160,7 +163,7 @@ export async function runScenario(
     // The settings are read while the badges connect; awaited (and any failure thrown) below.
     const settings = connection.settings();
     settings.catch(() => undefined);
-    fleet = await startBadges(scenario, source, account, connection, seed, options.coverage);
+    fleet = await startBadges(scenario, place, account, connection, seed, options.coverage);
     const context = stepContext(
       mode,
       source,
@@ -184,7 +187,8 @@ export async function runScenario(
         toleranceMs: DEFAULT_TOLERANCE_MS[mode],
         resolve: account.resolve,
         userName: (id) => account.devices.get(id)?.user ?? id,
-        problem: (path, message) => new ScenarioError(`badge-sim: ${source}: ${path}: ${message}`),
+        problem: (path, message) =>
+          new ScenarioError(`badge-sim: ${place(path)}: ${path}: ${message}`),
       }),
     );
     if (options.coverage && control) {
@@ -241,21 +245,23 @@ interface ScenarioAccount {
   resolveAny(ref: string, path: string): FixtureDevice;
 }
 
-function accountOf(scenario: Scenario, fixtures: Fixtures, source: string): ScenarioAccount {
+function accountOf(
+  scenario: Scenario,
+  fixtures: Fixtures,
+  place: (path: string) => string,
+): ScenarioAccount {
   const account = scenario.account
     ? fixtures.accounts.find((a) => a.subscriber_id === scenario.account)
     : fixtures.accounts[0];
   if (!account)
     throw new ScenarioError(
-      `badge-sim: ${source}: account ${scenario.account} is not in the fixtures`,
+      `badge-sim: ${place('account')}: ${noAccount(fixtures, scenario.account!)}`,
     );
   const devices = new Map(account.devices.map((d) => [d.id, d]));
   const resolve = (ref: string, path: string) => {
     const device = devices.get(ref) ?? account.devices.find((d) => d.user === ref);
     if (!device)
-      throw new ScenarioError(
-        `badge-sim: ${source}: ${path}: no device '${ref}' in account ${account.subscriber_id}`,
-      );
+      throw new ScenarioError(`badge-sim: ${place(path)}: ${path}: ${noDevice(account, ref)}`);
     return device;
   };
   return {
@@ -356,7 +362,7 @@ function checkExternalSettings(
 /** The badges: a group, a list, or every device of the account; connected. */
 async function startBadges(
   scenario: Scenario,
-  source: string,
+  place: (path: string) => string,
   account: ScenarioAccount,
   connection: StubConnection,
   seed: number,
@@ -370,7 +376,7 @@ async function startBadges(
         ? selection.devices.map((ref, i) => account.resolve(ref, `badges.devices[${i}]`).id)
         : selection?.group
           ? (account.fixture.groups.find((g) => g.name === selection.group)?.members ??
-            missingGroup(source, selection.group))
+            missingGroup(place, account.fixture, selection.group))
           : account.fixture.devices.map((d) => d.id);
   const behaviours: Record<string, NonNullable<Scenario['behaviours']>[string]> = {};
   for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
@@ -640,8 +646,14 @@ async function deviceFacts(
 /** The longest a device expectation waits (real ms) for a badge's report to reach the stub. */
 const DEVICE_REPORT_WAIT_MS = 2_000;
 
-function missingGroup(source: string, group: string): never {
-  throw new ScenarioError(`badge-sim: ${source}: badges.group: no group '${group}' in the account`);
+function missingGroup(
+  place: (path: string) => string,
+  account: FixtureAccount,
+  group: string,
+): never {
+  throw new ScenarioError(
+    `badge-sim: ${place('badges.group')}: badges.group: ${noGroup(account, group)}`,
+  );
 }
 
 /** The stub's control API; a refusal is a ScenarioError, reported with the scenario. */

@@ -204,7 +204,7 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     return undefined;
   }),
   handler('tap', async (step, path, context) => {
-    const { device, badge } = badgeOf(step.tap, path, context);
+    const { device, badge } = badgeOf(step.tap, `${path}.tap`, context);
     const fate = tapFateOf(step);
     // A device without a badge taps through the control API, like pressing it by hand.
     if (badge) badge.tap(undefined, fate);
@@ -213,13 +213,13 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     return undefined;
   }),
   handler('drop', async (step, path, context) => {
-    const { badge } = badgeOf(step.drop, path, context);
+    const { badge } = badgeOf(step.drop, `${path}.drop`, context);
     if (!badge) throw noBadge(step.drop, path, context);
     badge.drop(parseDuration(step.for)!);
     return undefined;
   }),
   handler('battery', async (step, path, context) => {
-    const { device, badge } = badgeOf(step.battery, path, context);
+    const { device, badge } = badgeOf(step.battery, `${path}.battery`, context);
     if (!badge) throw noBadge(step.battery, path, context);
     badge.setBattery(step.level, step.status);
     if (!badge.online) return undefined;
@@ -239,7 +239,7 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     return undefined;
   }),
   handler('move', async (step, path, context) => {
-    const { badge } = badgeOf(step.move, path, context);
+    const { badge } = badgeOf(step.move, `${path}.move`, context);
     if (!badge) throw noBadge(step.move, path, context);
     // On the virtual clock the state report goes at once and the clock waits for the stub to
     // handle it, so the next step's device info shows the new place.
@@ -247,7 +247,7 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     return undefined;
   }),
   handler('offline', async (step, path, context) => {
-    const { device, badge } = badgeOf(step.offline, path, context);
+    const { device, badge } = badgeOf(step.offline, `${path}.offline`, context);
     if (!badge) throw noBadge(step.offline, path, context);
     badge.goOffline();
     // The stub learns of a close only when it arrives: wait for that, so that what the
@@ -264,14 +264,14 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
     return undefined;
   }),
   handler('vanish', async (step, path, context) => {
-    const { badge } = badgeOf(step.vanish, path, context);
+    const { badge } = badgeOf(step.vanish, `${path}.vanish`, context);
     if (!badge) throw noBadge(step.vanish, path, context);
     // Nothing to wait for: the stub is told nothing (that is the fault).
     badge.vanish();
     return undefined;
   }),
   handler('online', async (step, path, context) => {
-    const { badge } = badgeOf(step.online, path, context);
+    const { badge } = badgeOf(step.online, `${path}.online`, context);
     if (!badge) throw noBadge(step.online, path, context);
     badge.comeBack();
     return undefined;

@@ -15,6 +15,7 @@ import {
 import type { Clock } from '../protocol/clock.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
+import { nearestWord } from '../protocol/nearest-word.ts';
 import { hasOwn } from '../protocol/own.ts';
 import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
@@ -228,9 +229,10 @@ export function selectDevices(fixtures: Fixtures, options: FleetOptions): Fixtur
       ),
     );
     if (members.size === 0) {
-      const names = [...new Set(accounts.flatMap((a) => a.groups.map((g) => g.name)))].join(', ');
+      const names = [...new Set(accounts.flatMap((a) => a.groups.map((g) => g.name)))];
+      const nearest = nearestWord(options.group, names);
       throw new FleetError(
-        `badge-sim: no group '${options.group}' with devices on the stub (groups: ${names})`,
+        `badge-sim: no group '${options.group}' with devices on the stub${nearest ? `: did you mean '${nearest}'?` : ''} (groups: ${names.join(', ')})`,
       );
     }
     devices = accounts.flatMap((a) => a.devices.filter((d) => members.has(d.id)));

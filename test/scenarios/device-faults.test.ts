@@ -28,12 +28,12 @@ describe('loading', () => {
     [
       'a probability of 2',
       BASE.replace('chance: 0.05', 'chance: 2'),
-      ':5: behaviours.Omar Haddad.tap.lose.chance must be <= 1',
+      ':5:33: behaviours.Omar Haddad.tap.lose.chance must be <= 1',
     ],
     [
       'a probability that is not a number (.nan)',
       BASE.replace('chance: 0.05', 'chance: .nan'),
-      ':5: behaviours.Omar Haddad.tap.lose.chance must be <= 1',
+      ':5:33: behaviours.Omar Haddad.tap.lose.chance must be <= 1',
     ],
     [
       'both chance and taps',
@@ -63,7 +63,7 @@ describe('loading', () => {
     [
       'a tap step both lost and delayed',
       BASE.replace('tap: Lena Ortiz }', 'tap: Lena Ortiz, lost: true, delay: 2s }'),
-      ':10: timeline[1].lost: a lost tap never leaves, so it is neither delayed nor duplicated',
+      ':10:32: timeline[1].lost: a lost tap never leaves, so it is neither delayed nor duplicated',
     ],
     [
       'a gap without duplicate',

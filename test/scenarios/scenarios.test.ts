@@ -13,7 +13,7 @@ import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
-import { expectRefused } from '../support/scenario-files.ts';
+import { expectRefused, QUORUM_OF_ONE } from '../support/scenario-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'badge-sim-scenarios-'));
 function file(name: string, text: string): string {
@@ -31,35 +31,14 @@ const ALIAS_BOMB = [
   ),
 ].join('\n');
 
-const GOOD = `name: Quorum of one
-proves: The first tap ends the alert and the others hear on_quorum.
-badges: { group: Nurses }
-behaviours:
-  Ben Okafor: { ack: { after: 5s } }
-timeline:
-  - at: 0s
-    alert: { notification: One runner, groups: [Nurses], quorum: 1, on_quorum: Covered }
-    as: runner
-duration: 1m
-expect:
-  events:
-    only: true
-    items:
-      - { type: start, task: runner, at: 0s }
-      - { type: acknowledged, device: Ben Okafor, at: 5s }
-      - { type: end, status: normal, at: 5s }
-  heard:
-    Ada Mensah: { texts: [One runner, Covered] }
-  tasks:
-    runner: { outcome: quorum, acknowledgements: 1 }
-`;
+const GOOD = QUORUM_OF_ONE;
 
 describe('loading', () => {
   test.each([
     [
       'a step with no action',
       GOOD.replace('    alert: {', '    alrt: {'),
-      ':7: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, drop, battery, move, jump, fault, clear_fault',
+      ':8:5: timeline[0].alrt is no step kind or field of a step: did you mean alert?',
     ],
     [
       'a move to a latitude past the pole',
@@ -72,12 +51,12 @@ describe('loading', () => {
     [
       'a bad duration',
       GOOD.replace('at: 0s', 'at: soon'),
-      ':7: timeline[0].at must be a duration such as 30s, 5m, 2h, 1m30s or 1500ms',
+      ':7:5: timeline[0].at must be a duration such as 30s, 5m, 2h, 1m30s or 1500ms',
     ],
     [
       'an unknown field in a step',
       GOOD.replace('as: runner', 'as: runner\n    colour: red'),
-      ':10: timeline[0].colour is not a field here',
+      ':10:5: timeline[0].colour is not a field here (fields here: at, as, expect, repeat, note, alert, auth, retry)',
     ],
     [
       'a wrong type deep in an expectation',
@@ -89,7 +68,7 @@ describe('loading', () => {
       GOOD.replace('runner: { outcome', 'runnr: { outcome'),
       "expect.tasks.runnr: no step is named 'runnr'",
     ],
-    ['a missing proves line', GOOD.replace(/^proves:.*\n/m, ''), ':1: proves is required'],
+    ['a missing proves line', GOOD.replace(/^proves:.*\n/m, ''), ':1:1: proves is required'],
     [
       'an unknown badge state',
       `${GOOD}  states:\n    Ada Mensah: sleeping\n`,
@@ -101,7 +80,7 @@ describe('loading', () => {
         '    as: runner',
         '    as: runner\n  - { at: 1s, device_info: Ada Mensah, environment: staging }',
       ),
-      ':10: timeline[1].environment must be one of: pro, qa',
+      ':10:40: timeline[1].environment must be one of: pro, qa',
     ],
     [
       'a bearer choice that is not one',
@@ -117,7 +96,7 @@ describe('loading', () => {
         '    as: runner',
         '    as: runner\n  - { at: 10s, expire_tokens: true }\n  - { at: 20s, tap: Ada Mensah }',
       ),
-      ':11: timeline[2].at 20s falls inside the jump of timeline[1] (10s → 2h10s): write at: 10s to run right after it, or 2h10s or later',
+      ':11:7: timeline[2].at 20s falls inside the jump of timeline[1] (10s → 2h10s): write at: 10s to run right after it, or 2h10s or later',
     ],
     [
       'a request path that climbs out of the service API',
@@ -125,12 +104,12 @@ describe('loading', () => {
         '    as: runner',
         '    as: runner\n  - { at: 1s, request: { method: POST, path: ../../../../oauth2/token } }',
       ),
-      ":10: timeline[1].request.path '../../../../oauth2/token' must stay under /subscribers/{id}/api/v1/: no '..'",
+      ":10:40: timeline[1].request.path '../../../../oauth2/token' must stay under /subscribers/{id}/api/v1/: no '..'",
     ],
     [
       'a jump longer than 3650 days (docs/decisions.md I3)',
       GOOD.replace('    as: runner', '    as: runner\n  - { at: 1s, jump: 3651d }'),
-      ":10: timeline[1].jump '3651d' is not a duration of whole milliseconds up to 3650 days",
+      ":10:15: timeline[1].jump '3651d' is not a duration of whole milliseconds up to 3650 days",
     ],
     [
       'an inline fixture group with no members (a group is one or more users)',
@@ -138,12 +117,12 @@ describe('loading', () => {
         'badges: { group: Nurses }',
         'fixtures:\n  accounts:\n    - subscriber_id: "1"\n      api_keys: [key-of-account-1]\n      groups: [{ id: "1", name: Nurses, members: [] }]\n      devices: []\nbadges: { group: Nurses }',
       ),
-      ":7: fixtures.accounts[0].groups[0].members: group 'Nurses' has no members",
+      ":7:41: fixtures.accounts[0].groups[0].members: group 'Nurses' has no members",
     ],
     [
       'an empty real_time (it says why the scenario waits real time, SP3)',
       GOOD.replace('badges: {', "real_time: ''\nbadges: {"),
-      ':3: real_time must NOT have fewer than 1 characters',
+      ':3:1: real_time must NOT have fewer than 1 characters',
     ],
     [
       'YAML that does not parse',
