@@ -65,8 +65,7 @@ const DETAILED_LOG_LIMIT = 50;
 export function devicesCommand(): Command {
   return (
     new Command('devices')
-      // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
-      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .description(COMMANDS.devices.description)
       .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
       .addOption(controlTokenOption())
