@@ -17,6 +17,7 @@ interface RunOptions {
   realtime?: boolean;
   shard?: Shard;
   coverage?: boolean;
+  quiet?: boolean;
 }
 
 /**
@@ -49,8 +50,9 @@ export function runCommand(): Command {
       )
       .option(
         '-o, --output <file>',
-        'where the junit, json or html report goes (default: standard output)',
+        'where the junit, json or html report goes (default: standard output); the file and the summary are said on stderr',
       )
+      .option('-q, --quiet', 'say nothing of the report file written (errors are still said)')
       .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
       .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
       .option('--bail', 'stop at the first failure')
@@ -92,10 +94,12 @@ Examples:
           fail(
             'one file report a run: give one of --reporter junit, json or html (run again for another).',
           );
-        const [{ findScenarioFiles, runSuite }, { ScenarioError }] = await Promise.all([
-          import('../scenarios/run-suite.ts'),
-          import('../scenarios/load-scenario.ts'),
-        ]);
+        const [{ findScenarioFiles, runSuite }, { ScenarioError }, { summaryLine }] =
+          await Promise.all([
+            import('../scenarios/run-suite.ts'),
+            import('../scenarios/load-scenario.ts'),
+            import('../scenarios/reporters/reporter.ts'),
+          ]);
         let files: string[];
         try {
           files = findScenarioFiles(paths);
@@ -136,11 +140,28 @@ Examples:
             ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
             : {}),
         });
+        const [report] = fileReporters;
         for (const output of summary.outputs) {
-          if (options.output) writeFileSync(options.output, output);
-          else process.stdout.write(output);
+          if (!options.output) process.stdout.write(output);
+          else writeReport(options.output, output, `${report} report`, summaryLine(summary));
         }
+        if (options.output && report && !options.quiet)
+          process.stderr.write(
+            `badge-sim run: ${report} report written to ${options.output}: ${summaryLine(summary)}\n`,
+          );
         process.exitCode = summary.failed > 0 ? 1 : 0;
       })
   );
+}
+
+/** Writes a report file, or says in one line why it cannot, with how the run went (exit 2). */
+function writeReport(file: string, text: string, what: string, summary: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why = code === 'ENOENT' ? `${code}: no such file or directory` : (code ?? message);
+    const hint = code === 'ENOENT' ? ': does its folder exist?' : '';
+    fail(`cannot write the ${what} to ${file} (${why})${hint} The run: ${summary}.`);
+  }
 }
