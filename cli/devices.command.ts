@@ -22,6 +22,7 @@ import {
 } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkStub } from './stub-check.ts';
 
 interface DevicesOptions {
   stub: string;
@@ -351,13 +352,14 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     fail(`--give-up-after '${options.giveUpAfter}' is not 'never' or a duration such as 10m.`);
   const started = performance.now();
   // The simulator (xstate, ws) is loaded once the options are known to be good.
-  const { FleetError, startFleet, waitForStub } = await import('../simulator/fleet.ts');
+  const { FleetError, startFleet } = await import('../simulator/fleet.ts');
+  const controlToken = checkedControlToken(options.controlToken);
   let fleet: FleetHandle | WorkerFleetHandle;
   try {
     // Started at the same time as its stub: wait for it rather than fail.
     let said = false;
-    await waitForStub(options.stub, {
-      timeoutMs: waitMs,
+    await checkStub(options.stub, controlToken, {
+      waitMs,
       onWaiting(problem) {
         if (said) return;
         said = true;
@@ -368,7 +370,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     });
     const fleetOptions = {
       stub: options.stub,
-      controlToken: checkedControlToken(options.controlToken),
+      controlToken,
       count: options.count,
       shard: options.shard,
       group: options.group,

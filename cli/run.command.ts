@@ -4,7 +4,8 @@ import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
 import type { Reporter, ReporterName } from '../scenarios/reporters/index.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
-import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkStub } from './stub-check.ts';
 
 interface RunOptions {
   reporter: ReporterName[];
@@ -127,7 +128,11 @@ Examples:
               : create();
           }),
         );
-        if (options.stub) await checkControlAccess(options.stub, controlToken);
+        // One error up front for a stub that is not there, not one a scenario (issue 31).
+        if (options.stub)
+          await checkStub(options.stub, controlToken, {
+            otherwise: 'or leave out --stub: run then starts a stub of its own',
+          });
         const summary = await runSuite(files, {
           reporters,
           seed: options.seed,

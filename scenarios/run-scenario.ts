@@ -38,6 +38,7 @@ import {
 import { injectFetch } from './inject-fetch.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
+import { rerunCommand } from './rerun-command.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
@@ -220,7 +221,14 @@ export async function runScenario(
       endMs: actual.endMs,
       startedAt: formatTimestamp(start),
       notes: [...notes],
-      rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${connection.url}` : ''}`,
+      rerun: rerunCommand({
+        ...options,
+        source,
+        name: scenario.name,
+        seed,
+        mode,
+        stubUrl: connection.url,
+      }),
     };
   } finally {
     stopHolds();
