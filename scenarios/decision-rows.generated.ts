@@ -881,6 +881,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Stub settings a scenario needs"
   },
   {
+    "id": "Y5",
+    "case": "What run says of a report file, and how a report says to run a scenario again"
+  },
+  {
     "id": "SH1",
     "case": "Which scenarios a shard runs"
   },
