@@ -6,6 +6,7 @@ import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { table } from './env.command.ts';
+import { fetchFailure, httpBaseUrl } from './stub-check.ts';
 
 interface AnalyticsOptions {
   baseUrl: string;
@@ -53,8 +54,9 @@ Example:
     .action(async (options: AnalyticsOptions) => {
       const apiKey = options.apiKey ?? process.env.BADGE_SIM_API_KEY;
       if (!apiKey) fail('give the API key with --api-key or in BADGE_SIM_API_KEY.');
+      const baseUrl = httpBaseUrl(options.baseUrl, '--base-url');
       const client = new ServiceClient({
-        baseUrl: options.baseUrl,
+        baseUrl,
         subscriberId: options.subscriberId,
         apiKey,
       });
@@ -63,10 +65,7 @@ Example:
         // The service's own default window (7 days on its clock), paged past 100; newest last.
         events = await client.allEvents();
       } catch (error) {
-        if (error instanceof ServiceError || error instanceof PagingError) fail(error.message);
-        const untrusted = untrustedCertificateHint(error);
-        if (untrusted) fail(`cannot reach ${options.baseUrl}: ${untrusted}.`);
-        fail(`cannot reach ${options.baseUrl} (${(error as Error).message}).`);
+        fail(analyticsFailure(error, baseUrl, `${client.apiBase}/events`, options.subscriberId));
       }
       const recent = events.slice(-options.limit);
       if (options.json) {
@@ -76,6 +75,21 @@ Example:
       process.stdout.write(analyticsTable(recent));
       process.stderr.write(`${recent.length} of ${events.length} events of the last 7 days\n`);
     });
+}
+
+/** Why the events could not be listed, in one line: what was asked, what answered, what to check. */
+function analyticsFailure(error: unknown, base: string, url: string, account: string): string {
+  if (error instanceof PagingError) return error.message;
+  if (error instanceof ServiceError && error.status === 404) {
+    const message = (error.body as { message?: unknown } | null)?.message;
+    const answered = typeof message === 'string' ? `: ${message}` : " (not the service's JSON)";
+    return `GET ${url} answered 404${answered}: check that --base-url is the service's {base_url} (a badge-sim stub's base URL, as its "service API" line prints it, before /subscribers) and -s ${account} an account of it.`;
+  }
+  if (error instanceof ServiceError) return error.message;
+  const untrusted = untrustedCertificateHint(error);
+  if (untrusted) return `cannot reach ${base}: ${untrusted}.`;
+  const failure = fetchFailure(url, error, '--base-url');
+  return `nothing answers at ${base}: GET ${url} ${failure.what}. Check ${failure.check}.`;
 }
 
 /** The listing's table: what `badge-sim analytics` prints, and `badge-sim repro` reads back. */

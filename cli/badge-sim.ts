@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Help } from 'commander';
-import { COMMANDS, type CommandName, commandAskedFor } from './commands.ts';
+import { COMMANDS, type CommandEntry, type CommandName, commandAskedFor } from './commands.ts';
 import { printCrashesWithSourceLines } from './crash-trace.ts';
 
 printCrashesWithSourceLines();
@@ -22,6 +22,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 const manifestUrl = new URL(import.meta.resolve('badge-sim/package.json'));
 const { version } = JSON.parse(readFileSync(manifestUrl, 'utf8')) as { version: string };
 
+/** The last lines of every `--help`: what exit status 2 says. */
+const USAGE_ERROR_HELP = `  2  a usage error: a wrong option or argument, an input that cannot be used, a stub
+     that cannot be reached or is not a badge-sim stub (the message says which and what to do)
+`;
+
 const program = new Command('badge-sim')
   .description('Device simulator and test harness for the voice-badge alerting service.')
   .version(version)
@@ -35,13 +40,46 @@ const program = new Command('badge-sim')
       return entry?.term ?? Help.prototype.subcommandTerm.call(this, command);
     },
   });
+program.addHelpText(
+  'after',
+  `
+Exit status, every command:
+  0  done (run: every scenario passed)
+  1  a run that failed: scenarios (run), histories that differ (repro), a fleet whose stub
+     stayed away (devices); each command's --help says which
+${USAGE_ERROR_HELP}`,
+);
 const asked = commandAskedFor(process.argv.slice(2));
 for (const [name, entry] of Object.entries(COMMANDS)) {
   program.addCommand(
     name === asked
-      ? await (await import('./command-loaders.ts')).loadCommand(name)
+      ? withExitStatusHelp(await (await import('./command-loaders.ts')).loadCommand(name), entry)
       : new Command(name).description(entry.description),
   );
 }
+exitUsageErrorsWith2(program);
 
 await program.parseAsync(process.argv);
+
+/**
+ * Exit statuses are the same for every command (issue 31): 0 done, 1 a run that failed (the
+ * command's own `process.exitCode`), 2 a usage error. commander exits 1 when it refuses an
+ * option, an argument or a command; here, for the top level and every command at once, it
+ * exits 2 as `fail` (cli-errors.ts) does for the refusals the commands make themselves.
+ */
+function exitUsageErrorsWith2(command: Command): void {
+  command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
+  for (const subcommand of command.commands) exitUsageErrorsWith2(subcommand);
+}
+
+/** The command, its `--help` ending with what each exit status means for it. */
+function withExitStatusHelp(command: Command, entry: CommandEntry): Command {
+  const { done = 'done', failed } = entry.exitStatus ?? {};
+  return command.addHelpText(
+    'after',
+    `
+Exit status:
+  0  ${done}
+${failed ? `  1  ${failed}\n` : ''}${USAGE_ERROR_HELP}`,
+  );
+}

@@ -10,6 +10,11 @@ export interface CommandEntry {
   /** As the top-level help lists it: the name, `[options]` and the arguments. */
   readonly term: string;
   readonly description: string;
+  /**
+   * What exit statuses 0 and 1 say of this command, when more than "done" and when it has a
+   * run that can fail (its `--help` says them; 2 is a usage error for every command).
+   */
+  readonly exitStatus?: { readonly done?: string; readonly failed?: string };
 }
 
 /** In the order the top-level help lists them. */
@@ -18,15 +23,24 @@ export const COMMANDS = {
     term: 'stub [options]',
     description:
       "Run the stub of the service: the notification interface and its alert engine, the token, workflow-trigger and device-info interface (pro and qa), the badges' WebSocket and the control API.",
+    exitStatus: { done: 'stopped by Ctrl+C (SIGINT) or SIGTERM' },
   },
   devices: {
     term: 'devices [options]',
     description: 'Run a fleet of virtual badges against a running stub, until Ctrl+C (or --for).',
+    exitStatus: {
+      done: 'stopped by Ctrl+C or --for',
+      failed: 'the stub stayed unreachable for --give-up-after while the badges ran',
+    },
   },
   run: {
     term: 'run [options] [paths...]',
     description:
       'Run scenarios (the built-in catalogue by default) and report; exit 1 if any fails.',
+    exitStatus: {
+      done: 'every scenario passed',
+      failed: 'a scenario failed, or a scenario file could not be loaded',
+    },
   },
   env: {
     term: 'env [options]',
@@ -41,6 +55,10 @@ export const COMMANDS = {
     term: 'repro [options] <export...>',
     description:
       "Infer a scenario from a field export of analytic events, run it, and show where the stub's history parts from the field's.",
+    exitStatus: {
+      done: 'the histories match (with --search: some variant explains the log)',
+      failed: 'the histories differ (the first difference is marked >> and said in a sentence)',
+    },
   },
   record: {
     term: 'record [options] <recording>',
@@ -51,6 +69,7 @@ export const COMMANDS = {
     term: 'merge-reports [options] <report...>',
     description:
       'Merge the reports of the shards of a run (badge-sim run --shard i/n) into one, as if the suite had run whole.',
+    exitStatus: { done: "merged (failed scenarios included: the shards' runs said so)" },
   },
   generate: {
     term: 'generate [options]',

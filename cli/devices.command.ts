@@ -22,6 +22,7 @@ import {
 } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkStub } from './stub-check.ts';
 
 interface DevicesOptions {
   stub: string;
@@ -65,8 +66,7 @@ const DETAILED_LOG_LIMIT = 50;
 export function devicesCommand(): Command {
   return (
     new Command('devices')
-      // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
-      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .description(COMMANDS.devices.description)
       .option('--stub <url>', 'base URL of the stub', 'http://127.0.0.1:8080')
       .addOption(controlTokenOption())
@@ -352,13 +352,14 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     fail(`--give-up-after '${options.giveUpAfter}' is not 'never' or a duration such as 10m.`);
   const started = performance.now();
   // The simulator (xstate, ws) is loaded once the options are known to be good.
-  const { FleetError, startFleet, waitForStub } = await import('../simulator/fleet.ts');
+  const { FleetError, startFleet } = await import('../simulator/fleet.ts');
+  const controlToken = checkedControlToken(options.controlToken);
   let fleet: FleetHandle | WorkerFleetHandle;
   try {
     // Started at the same time as its stub: wait for it rather than fail.
     let said = false;
-    await waitForStub(options.stub, {
-      timeoutMs: waitMs,
+    await checkStub(options.stub, controlToken, {
+      waitMs,
       onWaiting(problem) {
         if (said) return;
         said = true;
@@ -369,7 +370,7 @@ async function runDevices(options: DevicesOptions): Promise<void> {
     });
     const fleetOptions = {
       stub: options.stub,
-      controlToken: checkedControlToken(options.controlToken),
+      controlToken,
       count: options.count,
       shard: options.shard,
       group: options.group,

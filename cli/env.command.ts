@@ -4,7 +4,8 @@ import { CONTROL_PREFIX, controlTokenHeaders } from '../protocol/control-api.sch
 import type { EnvironmentSettings } from '../server-stub/settings.ts';
 import { fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
-import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkStub } from './stub-check.ts';
 
 /** `badge-sim env`: the environment listing, as the original command-line tool prints it. */
 export function envCommand(): Command {
@@ -16,7 +17,7 @@ export function envCommand(): Command {
     .action(async (options: { stub: string; controlToken?: string; json?: boolean }) => {
       const base = options.stub.replace(/\/+$/, '');
       const controlToken = checkedControlToken(options.controlToken);
-      await checkControlAccess(base, controlToken);
+      await checkStub(base, controlToken);
       let environments: Record<string, EnvironmentSettings>;
       try {
         const response = await fetch(`${base}${CONTROL_PREFIX}/environments`, {

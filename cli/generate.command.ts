@@ -48,8 +48,7 @@ export function generateCommand(): Command {
       )
       .requiredOption('--out <dir>', 'the folder to write the scenario files to (made if missing)')
       .option('--force', 'write into a folder that already holds scenario files')
-      // A wrong option is bad input: exit 2, as for every other refusal of this command.
-      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .addHelpText(
         'after',
         `

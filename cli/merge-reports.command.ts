@@ -32,8 +32,7 @@ interface MergeOptions {
 export function mergeReportsCommand(): Command {
   return (
     new Command('merge-reports')
-      // Exit 1 would say scenarios failed: a wrong option or argument is bad input, 2.
-      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .description(COMMANDS['merge-reports'].description)
       .argument('<report...>', 'the shards’ reports: all JSON, all JUnit XML, or all HTML')
       .option(

@@ -87,8 +87,7 @@ export function reproCommand(): Command {
         `print every row of the timeline (past ${TIMELINE_FULL_ROWS}, only the start, the rows around the difference and the end)`,
       )
       .option('--json', 'print the comparison as JSON')
-      // Exit 1 means the histories differ: a wrong option or argument is bad input, 2.
-      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .addHelpText(
         'after',
         `
@@ -106,10 +105,6 @@ where the histories part at a tap, that tap pressed earlier while its wearer hea
 it acknowledged (and late on the way), or its wearer off the network just before it. It
 lists those whose history matches the field's, simplest first; --write saves the first.
 At most ${SEARCH_MAX_RUNS} runs and ${SEARCH_MAX_MS / 1000} s.
-
-Exit status: 0 the histories match (with --search: some variant explains the log), 1 they
-differ (the first difference is marked >> and said in a sentence), 2 an input cannot be used
-(the message says which and why).
 
 Examples:
   badge-sim analytics -s 100001 --limit 500 --json > events.json

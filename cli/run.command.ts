@@ -4,7 +4,8 @@ import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
 import type { Reporter, ReporterName } from '../scenarios/reporters/index.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
-import { checkControlAccess, checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkedControlToken, controlTokenOption } from './control-access.ts';
+import { checkStub } from './stub-check.ts';
 
 interface RunOptions {
   reporter: ReporterName[];
@@ -17,6 +18,7 @@ interface RunOptions {
   realtime?: boolean;
   shard?: Shard;
   coverage?: boolean;
+  quiet?: boolean;
 }
 
 /**
@@ -36,8 +38,7 @@ const names = Object.keys(REPORTER_MODULES) as ReporterName[];
 export function runCommand(): Command {
   return (
     new Command('run')
-      // Exit 1 says scenarios failed (or badges did): a wrong option or argument is bad input, 2.
-      .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+      // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .description(COMMANDS.run.description)
       .argument('[paths...]', 'scenario files, folders or patterns (scenarios/**/*.scenario.yaml)')
       .option(
@@ -50,8 +51,9 @@ export function runCommand(): Command {
       )
       .option(
         '-o, --output <file>',
-        'where the junit, json or html report goes (default: standard output)',
+        'where the junit, json or html report goes (default: standard output); the file and the summary are said on stderr',
       )
+      .option('-q, --quiet', 'say nothing of the report file written (errors are still said)')
       .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
       .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
       .option('--bail', 'stop at the first failure')
@@ -93,10 +95,12 @@ Examples:
           fail(
             'one file report a run: give one of --reporter junit, json or html (run again for another).',
           );
-        const [{ findScenarioFiles, runSuite }, { ScenarioError }] = await Promise.all([
-          import('../scenarios/run-suite.ts'),
-          import('../scenarios/load-scenario.ts'),
-        ]);
+        const [{ findScenarioFiles, runSuite }, { ScenarioError }, { summaryLine }] =
+          await Promise.all([
+            import('../scenarios/run-suite.ts'),
+            import('../scenarios/load-scenario.ts'),
+            import('../scenarios/reporters/reporter.ts'),
+          ]);
         let files: string[];
         try {
           files = findScenarioFiles(paths);
@@ -124,7 +128,11 @@ Examples:
               : create();
           }),
         );
-        if (options.stub) await checkControlAccess(options.stub, controlToken);
+        // One error up front for a stub that is not there, not one a scenario (issue 31).
+        if (options.stub)
+          await checkStub(options.stub, controlToken, {
+            otherwise: 'or leave out --stub: run then starts a stub of its own',
+          });
         const summary = await runSuite(files, {
           reporters,
           seed: options.seed,
@@ -137,11 +145,28 @@ Examples:
             ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
             : {}),
         });
+        const [report] = fileReporters;
         for (const output of summary.outputs) {
-          if (options.output) writeFileSync(options.output, output);
-          else process.stdout.write(output);
+          if (!options.output) process.stdout.write(output);
+          else writeReport(options.output, output, `${report} report`, summaryLine(summary));
         }
+        if (options.output && report && !options.quiet)
+          process.stderr.write(
+            `badge-sim run: ${report} report written to ${options.output}: ${summaryLine(summary)}\n`,
+          );
         process.exitCode = summary.failed > 0 ? 1 : 0;
       })
   );
+}
+
+/** Writes a report file, or says in one line why it cannot, with how the run went (exit 2). */
+function writeReport(file: string, text: string, what: string, summary: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why = code === 'ENOENT' ? `${code}: no such file or directory` : (code ?? message);
+    const hint = code === 'ENOENT' ? ': does its folder exist?' : '';
+    fail(`cannot write the ${what} to ${file} (${why})${hint} The run: ${summary}.`);
+  }
 }

@@ -885,6 +885,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "How a mistake in a scenario is told"
   },
   {
+    "id": "Y6",
+    "case": "What run says of a report file, and how a report says to run a scenario again"
+  },
+  {
     "id": "SH1",
     "case": "Which scenarios a shard runs"
   },

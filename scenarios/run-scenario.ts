@@ -39,6 +39,7 @@ import { injectFetch } from './inject-fetch.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
 import { noAccount, noDevice, noGroup } from './missing-reference.ts';
+import { type RunMode, rerunCommand } from './rerun-command.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
@@ -46,7 +47,7 @@ import { leaseScenarioStub } from './scenario-stubs.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
 
-export type RunMode = 'embedded' | 'external' | 'realtime';
+export type { RunMode };
 
 export interface RunOptions {
   mode?: RunMode;
@@ -224,7 +225,14 @@ export async function runScenario(
       endMs: actual.endMs,
       startedAt: formatTimestamp(start),
       notes: [...notes],
-      rerun: `npx badge-sim run ${source === '<code>' ? `--grep '${scenario.name}'` : source} --seed ${seed}${mode === 'external' ? ` --stub ${connection.url}` : ''}`,
+      rerun: rerunCommand({
+        ...options,
+        source,
+        name: scenario.name,
+        seed,
+        mode,
+        stubUrl: connection.url,
+      }),
     };
   } finally {
     stopHolds();

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { globSync, isDynamicPattern } from 'tinyglobby';
 import { type LoadedScenario, loadScenarioFile, ScenarioError } from './load-scenario.ts';
 import type { Reporter, RunSummary } from './reporters/index.ts';
+import { rerunCommand } from './rerun-command.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
 
 /** The built-in catalogue. */
@@ -109,13 +110,15 @@ export async function runSuite(
       report = await runScenario(scenario, options);
     } catch (error) {
       if (!(error instanceof ScenarioError)) throw error;
+      const seed = scenario.scenario.seed ?? options.seed ?? 0;
+      const mode = options.mode ?? 'embedded';
       report = {
         name: scenario.scenario.name,
         source: scenario.source,
         proves: scenario.scenario.proves,
         passed: false,
-        seed: scenario.scenario.seed ?? options.seed ?? 0,
-        mode: options.mode ?? 'embedded',
+        seed,
+        mode,
         failures: [
           {
             what: 'could not run',
@@ -132,7 +135,13 @@ export async function runSuite(
           invocations: [],
           token_requests: 0,
         },
-        rerun: `npx badge-sim run ${scenario.source}`,
+        rerun: rerunCommand({
+          ...options,
+          source: scenario.source,
+          name: scenario.scenario.name,
+          seed,
+          mode,
+        }),
       };
     }
     reports.push(report);

@@ -3,7 +3,7 @@ import { styleText } from 'node:util';
 import type { CoverageReport } from '../coverage.ts';
 import type { Failure } from '../expectations.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
-import type { Reporter, RunSummary } from './reporter.ts';
+import { type Reporter, type RunSummary, summaryLine } from './reporter.ts';
 
 // Decided here, not by styleText's own check (which Node 20 releases differ on): colour on a
 // terminal unless NO_COLOR is set.
@@ -109,10 +109,7 @@ export function createConsoleReporter(out: NodeJS.WritableStream = process.stdou
     },
     onEnd(summary: RunSummary) {
       clear();
-      const failed = summary.failed;
-      out.write(
-        `\n${failed === 0 ? green('all scenarios passed') : red(`${failed} of ${summary.passed + failed} scenarios failed`)}\n`,
-      );
+      out.write(`\n${(summary.failed === 0 ? green : red)(summaryLine(summary))}\n`);
       if (summary.coverage) out.write(coverageText(summary.coverage));
       return undefined;
     },

@@ -26,3 +26,10 @@ export interface Reporter {
   /** Returns the report's text when it writes one (JUnit, JSON). */
   onEnd?(summary: RunSummary): string | undefined;
 }
+
+/** The run in one line, as the console ends with it and `run -o FILE` says it on stderr. */
+export function summaryLine(summary: Pick<RunSummary, 'passed' | 'failed'>): string {
+  return summary.failed === 0
+    ? 'all scenarios passed'
+    : `${summary.failed} of ${summary.passed + summary.failed} scenarios failed`;
+}

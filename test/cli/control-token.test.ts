@@ -56,7 +56,7 @@ describe('--control-token on the commands that drive a stub', () => {
     const noDevices = runCli(['devices', '--stub', stub.url, '--count', '1', '--for', '1s']);
     expect(noDevices.status).toBe(2);
     expect(noDevices.stderr).toContain(
-      'locks its control API and no control token was given: pass its token with --control-token',
+      'locks its control API: pass its token with --control-token <token> or BADGE_SIM_CONTROL_TOKEN.',
     );
 
     const env = runCli(['env', '--stub', stub.url, '--json'], { BADGE_SIM_CONTROL_TOKEN: TOKEN });

@@ -158,7 +158,7 @@ describe('badge-sim devices', () => {
   test('an unreachable stub, an unknown group and bad behaviours are reported plainly', async () => {
     const unreachable = runCli(['devices', '--stub', 'http://127.0.0.1:9']);
     expect(unreachable.status).toBe(2);
-    expect(unreachable.stderr).toContain('cannot reach the stub at http://127.0.0.1:9');
+    expect(unreachable.stderr).toContain('no badge-sim stub answers at http://127.0.0.1:9');
     expect(unreachable.stderr).toContain('badge-sim stub');
     const badRange = runCli(['devices', '--ack-after', 'soon']);
     expect(badRange.status).toBe(2);
@@ -252,7 +252,10 @@ describe('badge-sim devices', () => {
     const gaveUp = runCli(['devices', '--stub', nobody, '--wait', '1s']);
     expect(gaveUp.status).toBe(2);
     expect(gaveUp.stdout).toContain(`waiting for the stub at ${nobody} (ECONNREFUSED)`);
-    expect(gaveUp.stderr).toContain(`cannot reach the stub at ${nobody} (ECONNREFUSED for 1 s)`);
+    expect(gaveUp.stderr).toContain(
+      `no badge-sim stub answers at ${nobody}: GET ${nobody}/_stub/settings was refused`,
+    );
+    expect(gaveUp.stderr).toContain('(ECONNREFUSED) (tried for 1 s)');
   });
 
   test.each([

@@ -42,7 +42,7 @@ describe('badge-sim env', () => {
     });
     const unreachable = run(['env', '--stub', 'http://127.0.0.1:9']);
     expect(unreachable.status).toBe(2);
-    expect(unreachable.stderr).toContain("start one with 'badge-sim stub'");
+    expect(unreachable.stderr).toContain('no badge-sim stub answers at http://127.0.0.1:9');
   });
 });
 
@@ -102,6 +102,6 @@ describe('badge-sim analytics', () => {
     const unreachable = run(['analytics', '--base-url', 'http://127.0.0.1:9', '-s', '1'], {
       BADGE_SIM_API_KEY: 'x-123456789',
     });
-    expect(unreachable.stderr).toContain('cannot reach http://127.0.0.1:9');
+    expect(unreachable.stderr).toContain('nothing answers at http://127.0.0.1:9');
   });
 });

@@ -1,0 +1,82 @@
+/**
+ * Exit statuses, the same for every command (issue 31 point 2): 2 for a usage error, 1 for a
+ * run that failed, 0 otherwise; and each command's `--help` says so. A script or CI step tells
+ * "I called it wrong" from "the scenarios failed" by the status alone.
+ */
+import { describe, expect, test } from 'vitest';
+import { COMMANDS } from '../../cli/commands.ts';
+import { runCli } from '../support/cli.ts';
+
+const NAMES = Object.keys(COMMANDS);
+
+describe('a usage error exits 2 in every command and at the top level', () => {
+  test.each(NAMES)('badge-sim %s --no-such-option', (name) => {
+    const result = runCli([name, '--no-such-option']);
+    // (analytics and generate name the option they require first)
+    expect(result.stderr).toMatch(
+      /^error: (unknown option '--no-such-option'|required option '.+' not specified)$/m,
+    );
+    expect(result.status).toBe(2);
+  });
+
+  test('an unknown command, an unknown option and no command at all', () => {
+    const unknown = runCli(['no-such-command']);
+    expect(unknown.stderr).toContain("error: unknown command 'no-such-command'");
+    expect(unknown.status).toBe(2);
+    const option = runCli(['--no-such-option']);
+    expect(option.stderr).toContain("error: unknown option '--no-such-option'");
+    expect(option.status).toBe(2);
+    const nothing = runCli([]);
+    expect(nothing.stderr).toContain('Usage: badge-sim');
+    expect(nothing.status).toBe(2);
+  });
+
+  test('a value an option refuses, and a required option left out (commands that exited 1)', () => {
+    const port = runCli(['stub', '--port', 'eighty']);
+    expect(port.stderr).toContain(
+      "error: option '-p, --port <port>' argument 'eighty' is invalid. --port must be a whole number from 0 to 65535.",
+    );
+    expect(port.status).toBe(2);
+    const missing = runCli(['analytics']);
+    expect(missing.stderr).toContain(
+      "error: required option '-s, --subscriber-id <id>' not specified",
+    );
+    expect(missing.status).toBe(2);
+    const record = runCli(['record']);
+    expect(record.stderr).toContain("error: missing required argument 'recording'");
+    expect(record.status).toBe(2);
+  });
+
+  test('--help and --version exit 0', () => {
+    expect(runCli(['--help']).status).toBe(0);
+    expect(runCli(['--version']).status).toBe(0);
+    expect(runCli(['help', 'env']).status).toBe(0);
+  });
+});
+
+describe('--help says what each exit status means', () => {
+  test('the top level: the rule for every command', () => {
+    const help = runCli(['--help']).stdout;
+    expect(help).toContain(
+      'Exit status, every command:\n  0  done (run: every scenario passed)\n  1  a run that failed',
+    );
+    expect(help).toContain('  2  a usage error');
+  });
+
+  test.each(NAMES)('badge-sim %s --help', (name) => {
+    const help = runCli([name, '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(
+      /\nExit status:\n {2}0 {2}\S.*\n(?: {2}1 {2}\S.*\n)? {2}2 {2}a usage error/,
+    );
+  });
+
+  test('run and repro say what 1 means for them', () => {
+    expect(runCli(['run', '--help']).stdout).toContain(
+      'Exit status:\n  0  every scenario passed\n  1  a scenario failed, or a scenario file could not be loaded\n',
+    );
+    expect(runCli(['repro', '--help']).stdout).toContain(
+      '  1  the histories differ (the first difference is marked >> and said in a sentence)\n',
+    );
+  });
+});
