@@ -119,14 +119,14 @@ export type {
 export type { TransitionCoverageReport } from './simulator/badge-coverage.ts';
 export type { Behaviour } from './simulator/behaviours.ts';
 export type { TapFate } from './simulator/device-faults.ts';
+export type { FleetActivityCounts } from './simulator/fleet-activity.ts';
 export type {
   FleetHandle,
   FleetKept,
   FleetOptions,
   FleetSummary,
   WorkerFleetOptions,
-} from './simulator/fleet.ts';
-export type { FleetActivityCounts } from './simulator/fleet-activity.ts';
+} from './simulator/fleet-options.ts';
 export type { WorkerFleetHandle } from './simulator/fleet-workers.ts';
 export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';
 // One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).

@@ -45,8 +45,8 @@ import { clearLine, createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
-import type { FleetHandle } from '../simulator/fleet.ts';
 import type { FleetActivity } from '../simulator/fleet-activity.ts';
+import type { FleetHandle } from '../simulator/fleet-options.ts';
 import type { WorkerFleetHandle } from '../simulator/fleet-workers.ts';
 import {
   awaitChildLine,

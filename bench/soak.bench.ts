@@ -55,7 +55,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FixtureBehaviour, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX, type StubKept } from '../protocol/control-api.schema.ts';
-import { type FleetHandle, type FleetKept, startFleet } from '../simulator/fleet.ts';
+import { startFleet } from '../simulator/fleet.ts';
+import type { FleetHandle, FleetKept } from '../simulator/fleet-options.ts';
 import {
   awaitChildLine,
   environmentLines,

@@ -9,8 +9,8 @@ import {
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { type Shard, shardOption } from '../protocol/shard.ts';
-import type { FleetHandle, FleetSummary } from '../simulator/fleet.ts';
 import { FleetActivity, type FleetActivityCounts } from '../simulator/fleet-activity.ts';
+import type { FleetHandle, FleetSummary } from '../simulator/fleet-options.ts';
 import { MAX_WORKERS, type WorkerFleetHandle } from '../simulator/fleet-workers.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
 import {

@@ -10,7 +10,7 @@ import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import type { TapFate } from '../simulator/device-faults.ts';
-import type { FleetHandle } from '../simulator/fleet.ts';
+import type { FleetHandle } from '../simulator/fleet-options.ts';
 import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import { ScenarioError, STEP_ACTIONS, type StepAction } from './load-scenario.ts';
 import { Step } from './scenario.schema.ts';

@@ -20,7 +20,8 @@ import { type JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
-import { type FleetHandle, startFleet } from '../simulator/fleet.ts';
+import { startFleet } from '../simulator/fleet.ts';
+import type { FleetHandle } from '../simulator/fleet-options.ts';
 import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
 import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import {

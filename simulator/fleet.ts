@@ -35,21 +35,7 @@ import type { WorkerFleetHandle } from './fleet-workers.ts';
 import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech } from './tts/text-to-speech.ts';
 
-// What callers of a fleet import from here, from where it lives now.
-export { checkOpenFiles, waitForStub } from './fleet-connect.ts';
-export {
-  checkBehaviour,
-  emptySummary,
-  FLEET_ACTIVITY_BUDGET,
-  FLEET_HEARD_BUDGET,
-  type FleetHandle,
-  type FleetKept,
-  type FleetOptions,
-  type FleetSummary,
-  keptPerBadge,
-  selectDevices,
-  type WorkerFleetOptions,
-} from './fleet-options.ts';
+export { waitForStub } from './fleet-connect.ts';
 export { FleetError, StubUnreachableError };
 
 /**

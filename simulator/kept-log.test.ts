@@ -3,7 +3,7 @@
  * order and counts what it drops, and a fleet's budget shared between its badges.
  */
 import { describe, expect, test } from 'vitest';
-import { FLEET_HEARD_BUDGET, keptPerBadge } from './fleet.ts';
+import { FLEET_HEARD_BUDGET, keptPerBadge } from './fleet-options.ts';
 import { KeptLog } from './kept-log.ts';
 
 const entries = (log: KeptLog<string>) => log.map((at, value) => `${value}@${at}`);

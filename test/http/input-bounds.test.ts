@@ -8,7 +8,8 @@ import { formatTimestamp, MAX_INSTANT, VirtualClock } from '../../protocol/clock
 import { MAX_DURATION_MS, parseDuration } from '../../protocol/duration.ts';
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
-import { checkBehaviour, FleetError } from '../../simulator/fleet.ts';
+import { FleetError } from '../../simulator/fleet-connect.ts';
+import { checkBehaviour } from '../../simulator/fleet-options.ts';
 import { RIVERSIDE, request, serviceClient } from '../support/http.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };

@@ -13,7 +13,8 @@ import { predict } from '../../model/alert.model.ts';
 import type { ModelInput } from '../../model/lifecycle.ts';
 import { generatedConfig } from '../../scenarios/from-model.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
-import { type FleetHandle, startFleet } from '../../simulator/fleet.ts';
+import { startFleet } from '../../simulator/fleet.ts';
+import type { FleetHandle } from '../../simulator/fleet-options.ts';
 import { deviceIds, EngineRecorder, fixtures, SUBSCRIBER } from './engine-run.ts';
 import {
   brokenInvariants,
