@@ -11,6 +11,7 @@ import {
   openSync,
   readFileSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,29 @@ describe('examples/retry-after-503.test.ts', () => {
   // It runs as one of the suite's own tests (vitest finds it); here: the README shows it as it is.
   test('is in the README as it is', () => {
     expect(readme).toContain(readFileSync('examples/retry-after-503.test.ts', 'utf8').trim());
+  });
+});
+
+describe("the README's `await using` examples say where they run", () => {
+  test('each is TypeScript, and the README says plain JavaScript gets `await using` from Node 24', () => {
+    const blocks = [...readme.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)];
+    const withUsing = blocks.filter((b) => b[2]!.includes('await using'));
+    expect(withUsing.length).toBeGreaterThan(3);
+    expect(withUsing.map((b) => b[1])).toEqual(withUsing.map(() => 'ts'));
+    expect(readme).toContain('plain JavaScript has it only\nfrom Node 24');
+  });
+
+  test('on this Node, plain JavaScript reads `await using` as the README says', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-using-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'using.mjs');
+    writeFileSync(file, 'await using handle = { [Symbol.asyncDispose]: async () => {} };\n');
+    const run = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 30_000 });
+    if (Number(process.versions.node.split('.')[0]) < 24) {
+      expect(run.stderr).toContain('SyntaxError');
+    } else {
+      expect(run.status).toBe(0);
+    }
   });
 });
 
