@@ -9,7 +9,7 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
 
 /** The installed version of a package, or `?`. */
-export function packageVersion(name: string): string {
+function packageVersion(name: string): string {
   try {
     return (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version;
   } catch {
@@ -127,7 +127,7 @@ export function memoryAfterGc(gc: (() => void) | undefined): ProcessMemory {
 }
 
 /** The group every bench alerts: all devices of the first account. */
-export const EVERYONE = 'Everyone';
+const EVERYONE = 'Everyone';
 
 /**
  * Loads the stub's fixtures again with one more group, `Everyone`, holding every device of the

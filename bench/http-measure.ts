@@ -224,14 +224,14 @@ export function ratioOf(
 
 const children = new Set<ChildProcess>();
 
-export interface Server {
+interface Server {
   kind: ServerKind;
   child: ChildProcess;
   port: number;
   info: FillInfo | undefined;
 }
 
-export async function startServer(kind: ServerKind): Promise<Server> {
+async function startServer(kind: ServerKind): Promise<Server> {
   process.stderr.write(`starting server '${kind}'…\n`);
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, kind], {
     cwd: ROOT,
@@ -271,7 +271,7 @@ function childCpuMs(child: ChildProcess): number {
 }
 
 /** One answer, checked before any load: a misconfigured target must not be benchmarked. */
-export async function checkTarget(target: Target, url: string, info: FillInfo | undefined) {
+async function checkTarget(target: Target, url: string, info: FillInfo | undefined) {
   const response = await fetch(url, {
     method: target.method,
     headers: target.headers,
@@ -378,7 +378,7 @@ function summarise(target: Target, url: string, samples: Sample[], sorted: numbe
   };
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
 }

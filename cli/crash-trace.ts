@@ -36,7 +36,7 @@ function mapOf(fileUrl: string, maps: Map<string, { map: SourceMap; url: string 
 }
 
 /** A stack trace with each frame of a mapped file at its source line. */
-export function sourceMappedStack(stack: string): string {
+function sourceMappedStack(stack: string): string {
   const maps = new Map<string, { map: SourceMap; url: string } | null>();
   return stack
     .split('\n')

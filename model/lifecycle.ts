@@ -46,7 +46,7 @@ export type ModelInput =
  * acknowledges what the wearer hears, D5, with clips that take time to play); `service`
  * straight to the service's tap (L9: the alert played most recently, whatever is online).
  */
-export type TapPath = 'badge' | 'service';
+type TapPath = 'badge' | 'service';
 
 export interface ModelConfig {
   /** The users of the devices, in the group's order. */
@@ -65,8 +65,8 @@ export interface AlertTexts {
   onTimeout?: string;
 }
 
-export type Outcome = 'quorum' | 'timed_out' | 'cancelled';
-export type OnDevice = 'queued' | 'playing' | 'acknowledged' | 'stopped';
+type Outcome = 'quorum' | 'timed_out' | 'cancelled';
+type OnDevice = 'queued' | 'playing' | 'acknowledged' | 'stopped';
 
 export interface PredictedEvent {
   type: 'start' | 'acknowledged' | 'timed_out' | 'end';
@@ -106,7 +106,7 @@ interface TaskOnDevice {
   nextPlayAt: number | null;
 }
 
-export interface ModelTask {
+interface ModelTask {
   key: string;
   name: string;
   quorum: number;
@@ -150,7 +150,7 @@ export interface ModelState {
   taken: LifecycleTransition[];
 }
 
-export interface ModelTap {
+interface ModelTap {
   device: number;
   at: number;
   result: 'acknowledged' | 'duplicate' | 'ended' | 'not_playing' | 'nothing_pending';

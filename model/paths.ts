@@ -37,7 +37,7 @@ export interface PathSpec {
   cap?: number;
 }
 
-export type Family =
+type Family =
   | 'order'
   | 'repeat'
   | 'timeout'

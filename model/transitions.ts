@@ -5,7 +5,7 @@
  * with one of these ids, so this is the one list: `run --coverage` reports which a suite
  * exercised (decision CV2), and the property tests check that every one can be taken.
  */
-export const LIFECYCLE_TRANSITIONS = {
+const LIFECYCLE_TRANSITIONS = {
   played: { label: 'alert posted: plays on the device at once', rule: 'spec' },
   queued: { label: 'alert posted: waits behind one of its name on the device', rule: 'L7' },
   repeated: { label: 'not acknowledged: plays again 30 s later', rule: 'spec, L1' },

@@ -13,7 +13,7 @@ export interface DecisionRow {
 }
 
 /** A row's id: capitals, a number, maybe a letter (`L1a`). */
-export const DECISION_ID = /^[A-Z]+[0-9]+[a-z]?$/;
+const DECISION_ID = /^[A-Z]+[0-9]+[a-z]?$/;
 const CASE_MAX = 80;
 
 /** Every row of a decisions file: `| ID | Case | …` lines, in order. */

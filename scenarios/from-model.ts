@@ -50,7 +50,7 @@ export function generatedFixtures(devices: number): Fixtures {
 }
 
 /** `30s`, or `755ms` when not a whole second. */
-export function at(ms: number): string {
+function at(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 

@@ -16,7 +16,7 @@ import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
 import type { ScenarioSettings } from './scenario.schema.ts';
 
 /** Idle stubs kept at most, all settings together; one more released is closed. */
-export const IDLE_STUBS_MAX = 4;
+const IDLE_STUBS_MAX = 4;
 /** Real ms a released stub may take to see its badges' sockets close before it is dropped. */
 const RELEASE_WAIT_MS = 1_000;
 /**
@@ -25,7 +25,7 @@ const RELEASE_WAIT_MS = 1_000;
  * open at both ends when the next scenario's client takes it again, even after the event
  * loop was blocked meanwhile (a synchronous child process), when no timer could run.
  */
-export const IDLE_KEEP_MS = 1_000;
+const IDLE_KEEP_MS = 1_000;
 
 /** A stub lent to one scenario: give it back with `release()` when the scenario is over. */
 export interface StubLease {

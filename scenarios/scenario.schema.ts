@@ -86,7 +86,7 @@ const Environment = Type.Union(EnvironmentName.anyOf, {
 });
 
 /** A request step's client retrying as the service asks (`Retry-After`), on the stub's clock. */
-export const MAX_STEP_RETRIES = 10;
+const MAX_STEP_RETRIES = 10;
 const Retry = Type.Optional(
   Type.Object(
     {
@@ -357,7 +357,7 @@ export const EventMatcher = Type.Object(
 );
 export type EventMatcher = Static<typeof EventMatcher>;
 
-export const EventsExpectation = Type.Union([
+const EventsExpectation = Type.Union([
   Type.Array(EventMatcher, {
     description: 'These events, in this order (others may come between).',
   }),

@@ -50,7 +50,7 @@ export interface StepContext {
 }
 
 /** A step of one kind, as the loader typed it. */
-export type StepOf<A extends StepAction> = Extract<Step, Record<A, unknown>>;
+type StepOf<A extends StepAction> = Extract<Step, Record<A, unknown>>;
 
 /** Does a step of one kind; the answer of a request step is checked against its `expect`. */
 type StepRun<A extends StepAction> = (

@@ -19,7 +19,7 @@ export interface HistoryEvent {
   status?: string;
 }
 
-export interface Difference {
+interface Difference {
   /** The position in both histories where they part. */
   index: number;
   field?: HistoryEvent;
@@ -139,7 +139,7 @@ function hearingAt(
 }
 
 /** An event in words: `acknowledged \`spill\` by Lena Ortiz`, `end \`spill\` (normal)`. */
-export function describe(e: HistoryEvent): string {
+function describe(e: HistoryEvent): string {
   return `${e.type} \`${e.task}\`${e.device ? ` by ${e.device}` : ''}${e.status ? ` (${e.status})` : ''}`;
 }
 

@@ -16,7 +16,7 @@ import type { EventMatcher, Scenario, ScenarioSettings, Step } from '../scenario
 import { ExportError, type FieldEvent, type SentAlert } from './read-export.ts';
 
 /** One alert of the field, as its events tell it. */
-export interface FieldAlert {
+interface FieldAlert {
   /** The `as` of its step: its name, numbered from the second alert of that name. */
   alias: string;
   taskId: string;
@@ -59,7 +59,7 @@ export interface InferOptions {
 }
 
 /** The account of generated fixtures (placeholders; decision FB4). */
-export const PLACEHOLDER_ACCOUNT = 'repro';
+const PLACEHOLDER_ACCOUNT = 'repro';
 const PLACEHOLDER_KEY = 'repro-placeholder-api-key';
 
 export function inferScenario(events: FieldEvent[], options: InferOptions): Inferred {

@@ -234,7 +234,7 @@ export function readJournalAlerts(file: string, text: string): SentAlert[] {
 }
 
 /** The deepest an alert body sent may nest (decision FB1): it is copied into the scenario. */
-export const MAX_BODY_DEPTH = 32;
+const MAX_BODY_DEPTH = 32;
 
 /** Whether a value nests deeper than `max`, found without recursion. */
 function nestsDeeper(value: unknown, max: number): boolean {

@@ -123,7 +123,7 @@ export async function runInferred(
 }
 
 /** The field's events as a history: the scenario's expectations, times in ms. */
-export function fieldHistory(inferred: Inferred): HistoryEvent[] {
+function fieldHistory(inferred: Inferred): HistoryEvent[] {
   return inferred.expected.map((m) => ({
     at: parseDuration(m.at!)!,
     type: m.type!,

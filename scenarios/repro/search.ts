@@ -40,14 +40,14 @@ export type Alternative =
   | { kind: 'tap-pressed-earlier'; user: string; alert: string; tapMs: number; pressedMs: number };
 
 /** One variant run: the alternatives it applies and how its history compared. */
-export interface Trial {
+interface Trial {
   alternatives: Alternative[];
   /** How it compared: the histories themselves are not kept (a search runs many). */
   comparison: Pick<Comparison, 'match' | 'difference'>;
 }
 
 /** A variant whose history matches the field's, as a scenario ready to save. */
-export interface Explanation {
+interface Explanation {
   alternatives: Alternative[];
   inferred: Inferred;
   yaml: string;
@@ -294,7 +294,7 @@ function msOf(text: string): number {
 }
 
 /** An alternative in words, for the report and the scenario's comments. */
-export function describeAlternative(alternative: Alternative): string {
+function describeAlternative(alternative: Alternative): string {
   switch (alternative.kind) {
     case 'tap-rule':
       return `every badge acknowledges the ${alternative.rule} alert it has heard (behaviour acknowledges: ${alternative.rule}; decision D11)`;

@@ -112,7 +112,7 @@ export class EngineRecorder {
 }
 
 /** The POST alerts body of a schedule's alert, with every speech of the generated texts. */
-export function alertRequest(input: Extract<ModelInput, { type: 'POST' }>): AlertRequest {
+function alertRequest(input: Extract<ModelInput, { type: 'POST' }>): AlertRequest {
   return {
     notification: GENERATED_TEXTS.notification(input.task),
     groups: [GENERATED_GROUP],

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 
-export const CHROMIUM = process.env.BADGE_SIM_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.BADGE_SIM_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserUnavailable(): string | undefined {

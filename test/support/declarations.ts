@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 /** A declaration: `file#name`, the file relative to the package root. */
-export type DeclarationKey = `${string}#${string}`;
+type DeclarationKey = `${string}#${string}`;
 
 interface DeclarationFile {
   /** Top-level declarations by name (overloads and merged declarations joined). */

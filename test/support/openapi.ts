@@ -15,7 +15,7 @@ export interface OpenApiDocument {
   components?: { securitySchemes?: Record<string, Schema> };
 }
 
-export interface Parameter {
+interface Parameter {
   in: 'path' | 'query' | 'header' | 'cookie';
   name: string;
   required?: boolean;
@@ -61,7 +61,7 @@ function validator(schema: Schema): ValidateFunction {
   return validate;
 }
 
-export const accepts = (schema: Schema, value: unknown): boolean => validator(schema)(value);
+const accepts = (schema: Schema, value: unknown): boolean => validator(schema)(value);
 
 /**
  * Problems of an answer against the document: a status the operation does not list, a body
