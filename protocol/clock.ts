@@ -11,7 +11,6 @@ export {
   formatTimestamp,
   isHoldableInstant,
   MAX_INSTANT,
-  MIN_INSTANT,
 } from './timestamp.ts';
 
 /** Opaque handle of a scheduled timer. */

@@ -12,9 +12,9 @@ export const FAULTS_CAP = 100;
 /** The longest latency or stall: a client's timeout is real time, and so is this (HF5). */
 export const FAULT_DELAY_MAX_MS = 60_000;
 /** The largest `Retry-After` a fault sends, in whole seconds (one day). */
-export const RETRY_AFTER_MAX_S = 86_400;
+const RETRY_AFTER_MAX_S = 86_400;
 /** The largest `times` a fault counts down from. */
-export const FAULT_TIMES_MAX = 1_000_000;
+const FAULT_TIMES_MAX = 1_000_000;
 /** The largest custom body a status fault answers with, as JSON text (16 KiB). */
 export const FAULT_BODY_MAX_BYTES = 16 * 1024;
 

@@ -7,7 +7,7 @@
 import { parseDurationRange } from './duration.ts';
 
 /** 1 s of the badge's clock, at both ends of a range. */
-export const FLAKY_EVERY_MIN_MS = 1_000;
+const FLAKY_EVERY_MIN_MS = 1_000;
 
 /**
  * Why a flaky `every` (a duration or a range `low..high`) is too short, or undefined. A text

@@ -127,7 +127,7 @@ export const JournalCleared = Type.Object({
 export type JournalCleared = Static<typeof JournalCleared>;
 
 /** How many requests a matcher wants: exactly `n`, or a range (default: at least one). */
-export const RequestCount = Type.Union([
+const RequestCount = Type.Union([
   Type.Integer({ minimum: 0 }),
   Type.Object(
     {

@@ -6,14 +6,14 @@
 import Type, { type Static } from 'typebox';
 
 /** The spec's event kinds (`content.type`). */
-export const EVENT_TYPES = ['start', 'acknowledged', 'timed_out', 'end'] as const;
+const EVENT_TYPES = ['start', 'acknowledged', 'timed_out', 'end'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Alert timeout bounds in seconds. The spec gives only the default; see docs/decisions.md. */
 export const TIMEOUT_DEFAULT_S = 300;
 export const TIMEOUT_MAX_S = 7 * 24 * 3600;
 /** The largest `quorum` an alert may ask for (as many as the most devices generated). */
-export const QUORUM_MAX = 100_000;
+const QUORUM_MAX = 100_000;
 /** Every GET events answers at most this many events, whatever `limit` says. */
 export const EVENTS_LIMIT_MAX = 100;
 
@@ -87,7 +87,7 @@ export const EventsQuery = Type.Object(
 );
 export type EventsQuery = Static<typeof EventsQuery>;
 
-export const TaskType = Type.Object({
+const TaskType = Type.Object({
   major: Type.Integer(),
   minor: Type.Integer(),
   name: Type.String(),

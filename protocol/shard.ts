@@ -12,7 +12,7 @@ export interface Shard {
 }
 
 /** The most slices a suite is cut into. */
-export const MAX_SHARDS = 1000;
+const MAX_SHARDS = 1000;
 
 export function shardOption(value: string): Shard {
   const match = /^(\d{1,4})\/(\d{1,4})$/.exec(value);

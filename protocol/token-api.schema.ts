@@ -12,7 +12,7 @@ export const ClientId = (description: string) =>
   Type.String({ pattern: CLIENT_ID_PATTERN, description });
 
 /** The user a refresh token was issued to: an id, and an email address. */
-export const TOKEN_USER_ID_PATTERN = '^[A-Za-z0-9._-]{1,128}$';
+const TOKEN_USER_ID_PATTERN = '^[A-Za-z0-9._-]{1,128}$';
 export const TokenUserId = Type.String({
   pattern: TOKEN_USER_ID_PATTERN,
   description:

@@ -45,7 +45,10 @@ const compiled = new Map<'reject' | 'ignore', Map<string, ValidateFunction>>([
   ['ignore', new Map()],
 ]);
 
-/** Ajv's options for a way of treating unknown fields (the build's standalone code uses them too). */
+/**
+ * Ajv's options for a way of treating unknown fields (the build's standalone code uses them too).
+ * @public for scripts/prebuild-validators.mjs, which loads the built module (knip cannot see it)
+ */
 export function ajvOptions(unknownFields: 'reject' | 'ignore'): Options {
   return { ...BASE_OPTIONS, removeAdditional: unknownFields === 'ignore' };
 }
@@ -59,13 +62,19 @@ function instance(unknownFields: 'reject' | 'ignore'): Ajv {
   return ajv;
 }
 
-/** The name of a schema in PREBUILT: the way of treating unknown fields and its text's hash. */
+/**
+ * The name of a schema in PREBUILT: the way of treating unknown fields and its text's hash.
+ * @public for scripts/prebuild-validators.mjs
+ */
 export function prebuiltKey(unknownFields: 'reject' | 'ignore', schemaText: string): string {
   return `${unknownFields}:${createHash('sha256').update(schemaText).digest('base64url')}`;
 }
 
-/** The schemas this process compiled (or found prebuilt), in order: what the build prebuilds. */
 const used: { unknownFields: 'reject' | 'ignore'; schemaText: string }[] = [];
+/**
+ * The schemas this process compiled (or found prebuilt), in order: what the build prebuilds.
+ * @public for scripts/prebuild-validators.mjs
+ */
 export function schemasUsed(): readonly {
   unknownFields: 'reject' | 'ignore';
   schemaText: string;

@@ -50,23 +50,20 @@ export interface Failure {
   firstDifference?: number;
 }
 
-export interface Actual {
+interface Actual {
   events: ActualEvent[];
   heard: Map<string, ActualHeard[]>;
   states: Map<string, string>;
   tasks: Map<string, { state: string; outcome: string | null; acknowledgements: number }>;
 }
 
-/** Resolves a device reference (id or user name) to a device id; undefined if none. */
-export type DeviceResolver = (ref: string) => { id: string; user: string } | undefined;
-
 /** `+12.5s` */
-export function offset(ms: number): string {
+function offset(ms: number): string {
   const s = ms / 1000;
   return `+${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
 }
 
-export function describeEvent(event: ActualEvent): string {
+function describeEvent(event: ActualEvent): string {
   const parts = [offset(event.at).padEnd(9), event.type];
   if (event.device) parts.push(`device=${event.device}`);
   if (event.status) parts.push(`status=${event.status}`);
@@ -116,7 +113,7 @@ function durationMs(text: string): number {
 const parsedDurations = new Map<string, number>();
 const PARSED_DURATIONS_KEPT = 4_096;
 
-export function eventMatches(m: EventMatcher, e: ActualEvent, toleranceMs: number): boolean {
+function eventMatches(m: EventMatcher, e: ActualEvent, toleranceMs: number): boolean {
   return (
     (m.type === undefined || m.type === e.type) &&
     (m.device === undefined || m.device === e.device) &&
@@ -192,7 +189,7 @@ export function checkEvents(
   return undefined;
 }
 
-export function describeHeard(h: ActualHeard): string {
+function describeHeard(h: ActualHeard): string {
   const parts = [offset(h.at).padEnd(9), h.kind.padEnd(9)];
   if (h.cause) parts.push(`(${h.cause})`);
   parts.push(JSON.stringify(h.text));
@@ -222,7 +219,7 @@ function heardMatches(m: HeardMatcher, h: ActualHeard, toleranceMs: number): boo
 }
 
 /** What one badge heard: counts, the exact texts, a subsequence, or the exact sequence. */
-export function checkHeard(
+function checkHeard(
   who: string,
   expectation: HeardExpectation,
   heard: ActualHeard[],
@@ -388,7 +385,7 @@ export interface ActualInvocation {
 }
 
 /** Exactly these invocations, in order; each lists only the fields it cares about. */
-export function checkInvocations(
+function checkInvocations(
   expected: { workflow?: string; user?: string; environment?: string }[],
   actual: ActualInvocation[],
   userName: (deviceId: string) => string,
@@ -523,7 +520,7 @@ export function checkExpectations(
 }
 
 /** A badge's state at the end; `undefined`: the device runs no badge. */
-export function checkState(
+function checkState(
   who: string,
   expected: string,
   actual: string | undefined,
@@ -549,7 +546,7 @@ function deviceDifferences(expected: DeviceExpectation, actual: DeviceFacts | un
 }
 
 /** What the stub knows of a device at the end, listed fields only. */
-export function checkDevice(
+function checkDevice(
   who: string,
   expected: DeviceExpectation,
   actual: DeviceFacts | undefined,
@@ -575,7 +572,7 @@ export function checkDevice(
 type TaskActual = Actual['tasks'] extends Map<string, infer T> ? T : never;
 
 /** A named task's fields; `undefined`: never created, or forgotten. */
-export function checkTask(
+function checkTask(
   name: string,
   expected: Partial<TaskActual>,
   task: TaskActual | undefined,
@@ -606,7 +603,7 @@ export function checkTask(
 }
 
 /** How many times the scenario went to oauth2/token. */
-export function checkTokenRequests(expected: number, actual: number): Failure | undefined {
+function checkTokenRequests(expected: number, actual: number): Failure | undefined {
   if (actual === expected) return undefined;
   return {
     what: 'token requests',
@@ -635,7 +632,7 @@ export interface RequestMismatch {
 }
 
 /** Why a matcher cannot be checked (its path pattern is refused), or undefined. */
-export function requestMatcherProblem(matcher: RequestMatcher): string | undefined {
+function requestMatcherProblem(matcher: RequestMatcher): string | undefined {
   if (matcher.path === undefined) return undefined;
   const problem = pathPatternProblem(matcher.path);
   return problem && `path '${matcher.path.slice(0, 80)}' ${problem}`;

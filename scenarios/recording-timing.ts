@@ -20,7 +20,7 @@ export interface Acted {
 }
 
 /** Where an event is expected on a replay (µs), and why when it is not its recorded instant. */
-export interface ExpectedAt {
+interface ExpectedAt {
   at: number;
   why?: string;
 }

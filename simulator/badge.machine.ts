@@ -437,5 +437,3 @@ export const badgeMachine = setup({
     },
   },
 });
-
-export type BadgeMachine = typeof badgeMachine;

@@ -26,7 +26,7 @@ export type Behaviour = FixtureBehaviour;
  * a badge has open at once, and few enough that a fleet left running a day holds them all
  * early on (decision H8).
  */
-export const HEARD_ALERTS_CAP = 64;
+const HEARD_ALERTS_CAP = 64;
 
 /** What a behaviour needs of a badge. */
 export interface BehaviourTarget extends BatteryTarget {

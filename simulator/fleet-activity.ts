@@ -7,7 +7,7 @@
 import type { Badge, BadgeStatus } from './badge.ts';
 
 /** The alerts whose first plays are kept (the most recent), so a long run stays bounded. */
-export const FIRST_PLAYS_TASKS = 16;
+const FIRST_PLAYS_TASKS = 16;
 
 export interface FleetActivityCounts {
   /** Badges by state (`idle`, `playing`, `offline`, …). */

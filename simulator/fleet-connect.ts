@@ -146,7 +146,7 @@ export function firstContactError(stubUrl: string, error: unknown): FleetError {
 }
 
 /** The control API of a stub by URL; a refusal is a FleetError saying what to fix. */
-export class FleetStubControl extends StubControlClient {
+class FleetStubControl extends StubControlClient {
   constructor(
     private readonly stubUrl: string,
     private readonly options: { controlToken?: string; ca?: CaPem },

@@ -83,7 +83,7 @@ export interface FleetOptions {
  * 1,000. Memory then stays flat however large the fleet and however long it runs (H4).
  */
 export const FLEET_HEARD_BUDGET = 100_000;
-export const FLEET_ACTIVITY_BUDGET = 100_000;
+const FLEET_ACTIVITY_BUDGET = 100_000;
 
 /** What each of `badges` badges keeps out of the fleet's budgets. */
 export function keptPerBadge(badges: number): { heard: number; activity: number } {

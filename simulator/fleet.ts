@@ -36,7 +36,7 @@ import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech } from './tts/text-to-speech.ts';
 
 export { waitForStub } from './fleet-connect.ts';
-export { FleetError, StubUnreachableError };
+export { FleetError };
 
 /**
  * Starts a fleet: its badges in this thread (a `FleetHandle` with every `Badge`), or with
@@ -273,7 +273,7 @@ function untilOnline(badges: readonly Badge[], count: number, timeoutMs: number)
 }
 
 /** First connects in flight at once: more only queue up in the stub's accept backlog. */
-export const CONNECT_WINDOW = 256;
+const CONNECT_WINDOW = 256;
 /** Real ms a badge may hold its place in the window before the next one starts anyway. */
 export const CONNECT_SLOT_MS = 5_000;
 
