@@ -20,6 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FloorResult } from './fleet-floor-run.ts';
+import type { FleetRunResult } from './fleet-run-report.ts';
 import { GOALS, verdict } from './goals.ts';
 
 /** The size issue 28 judges the fan-out at. */
@@ -27,28 +28,8 @@ const FAN_OUT_GOAL_BADGES = 10_000;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-interface RunResult {
-  badges: number;
-  workers: number;
-  connected: number;
-  connectS: number;
-  postMs: number;
-  postSeenMs: number;
-  played: number;
-  p50: number;
-  p99: number;
-  max: number;
-  /** Settled RSS per badge (just after connecting where BENCH_SETTLE_S=0). */
-  fleetKb: number;
-  fleetKbConnected: number;
-  fleetHeapKb: number;
-  stubKb: number;
-  stubKbConnected: number;
-  fleetCpuUs: number;
-  stubCpuUs: number;
-  /** The same size's floors (bench/fleet-floor-run.ts), run right after it. */
-  floor?: FloorResult;
-}
+/** A size's RESULT line, with the same size's floors (bench/fleet-floor-run.ts), run right after it. */
+type RunResult = FleetRunResult & { floor?: FloorResult };
 
 function usage(problem: string): never {
   process.stderr.write(
