@@ -20,7 +20,8 @@ import { runScenario } from '../scenarios/run-scenario.ts';
 import { findScenarioFiles } from '../scenarios/run-suite.ts';
 import { environmentLines, loadavg } from './bench-support.ts';
 import { GOALS, GUARD } from './goals.ts';
-import { COMPARISONS, killChildren, measureTargets, ratioOf, TARGETS } from './http-measure.ts';
+import { killChildren, measureTargets, ratioOf } from './http-measure.ts';
+import { COMPARISONS, TARGETS } from './http-targets.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/cli/badge-sim.js', import.meta.url));

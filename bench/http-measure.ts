@@ -1,7 +1,8 @@
 /**
  * The HTTP half of `npm run bench:http` and of the CI guard (`npm run bench:guard`): the
- * targets (stub routes and the bare fastify routes they are compared with), the servers in
- * child processes (`http-server.bench.ts`), autocannon runs, and the table of results.
+ * servers in child processes (`http-server.bench.ts`), autocannon runs of the targets
+ * (`http-targets.ts`: stub routes and the bare fastify routes they are compared with), and the
+ * table of results.
  *
  * Load generator and server never share an event loop (on a 2-core machine: one core each).
  * Each round measures every target in turn, a stub route right after its bare counterpart,
@@ -15,142 +16,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { awaitChildLine, percentile, stopChild } from './bench-support.ts';
-import { GOALS } from './goals.ts';
 import type { FillInfo, ServerKind } from './http-server.bench.ts';
+import type { Comparison, Target } from './http-targets.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = 'bench/http-server.bench.ts';
 const CONNECTIONS = 10;
 /** How long a child may take to print its port (the events fill takes a few seconds). */
 const START_TIMEOUT_MS = 120_000;
-
-export const ACCOUNT = {
-  id: '100001',
-  key: 'demo-api-key-riverside-0001',
-  group: 'Nurses',
-} as const;
-const API = `/subscribers/${ACCOUNT.id}/api/v1`;
-const AUTH = { authorization: `ServiceApiKey ${ACCOUNT.key}` };
-const ALERT_BODY = JSON.stringify({ notification: 'Bench', groups: [ACCOUNT.group], timeout: 60 });
-
-export interface Target {
-  id: string;
-  label: string;
-  kind: ServerKind;
-  method: 'GET' | 'POST';
-  /** The path, given what the child reported (the events middle instant). */
-  path: (info: FillInfo | undefined) => string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** Checks one answer before the measurement; throws when the target answers wrongly. */
-  check: (status: number, body: unknown, info: FillInfo | undefined) => void;
-}
-
-const expectTaskId = (status: number, body: unknown) => {
-  if (status !== 200 || typeof (body as { task_id?: unknown })?.task_id !== 'string') {
-    throw new Error(`expected 200 with a task_id, got ${status} ${JSON.stringify(body)}`);
-  }
-};
-
-const expectEvents = (from?: (info: FillInfo | undefined) => string | undefined) => {
-  return (status: number, body: unknown, info: FillInfo | undefined) => {
-    if (status !== 200 || !Array.isArray(body) || body.length !== 100) {
-      throw new Error(`expected 200 with 100 events, got ${status} ${describe(body)}`);
-    }
-    const oldest = from?.(info);
-    if (oldest !== undefined) {
-      const first = Date.parse((body[0] as { timestamp: string }).timestamp);
-      if (first < Date.parse(oldest) || first > Date.parse(oldest) + 1000) {
-        throw new Error(`expected events from ${oldest}, the first is at ${body[0].timestamp}`);
-      }
-    }
-  };
-};
-
-const middle = (info: FillInfo | undefined) => {
-  if (!info) throw new Error('the stub-events child reported no INFO line');
-  return info.middle;
-};
-
-/** In the order of a round: each stub route right after the bare route it is compared with. */
-/**
- * Every target, in the order of a round: each stub route right after the bare route it is
- * compared with (the journal on, as by default, and nobody reading it).
- */
-export const TARGETS: Target[] = [
-  {
-    id: 'bare-post',
-    label: 'bare POST /bare',
-    kind: 'bare',
-    method: 'POST',
-    path: () => '/bare',
-    headers: { 'content-type': 'application/json' },
-    body: ALERT_BODY,
-    check: expectTaskId,
-  },
-  {
-    id: 'stub-post-alerts',
-    label: 'stub POST alerts',
-    kind: 'stub',
-    method: 'POST',
-    path: () => `${API}/alerts`,
-    headers: { ...AUTH, 'content-type': 'application/json' },
-    body: ALERT_BODY,
-    check: expectTaskId,
-  },
-  {
-    id: 'bare-get-100-prebuilt',
-    label: 'bare GET /bare-events-prebuilt (same 100-event payload serialised once: the floor)',
-    kind: 'bare',
-    method: 'GET',
-    path: () => '/bare-events-prebuilt',
-    check: expectEvents(),
-  },
-  {
-    id: 'stub-get-events',
-    label: 'stub GET events',
-    kind: 'stub-events',
-    method: 'GET',
-    path: () => `${API}/events`,
-    headers: AUTH,
-    check: expectEvents(),
-  },
-  {
-    id: 'stub-get-events-oldest',
-    label: 'stub GET events?oldest=<middle>&limit=100',
-    kind: 'stub-events',
-    method: 'GET',
-    path: (info) => `${API}/events?oldest=${encodeURIComponent(middle(info))}&limit=100`,
-    headers: AUTH,
-    check: expectEvents(middle),
-  },
-  {
-    id: 'bare-get-100',
-    label: 'bare GET /bare-events (same payload through the response schema, info)',
-    kind: 'bare',
-    method: 'GET',
-    path: () => '/bare-events',
-    check: expectEvents(),
-  },
-];
-
-/** A stub route, the bare route it is compared with, and the goal of their ratio. */
-export interface Comparison {
-  stub: string;
-  bare: string;
-  goal: number;
-}
-
-/** Each stub route against its floor, with issue 28's goal for the ratio. */
-export const COMPARISONS: Comparison[] = [
-  { stub: 'stub-post-alerts', bare: 'bare-post', goal: GOALS.postAlertsVsBare },
-  { stub: 'stub-get-events', bare: 'bare-get-100-prebuilt', goal: GOALS.getEventsVsPrebuilt },
-  {
-    stub: 'stub-get-events-oldest',
-    bare: 'bare-get-100-prebuilt',
-    goal: GOALS.getEventsVsPrebuilt,
-  },
-];
 
 /** What one measurement of some targets gives: a row each, and the events fill. */
 export interface Measured {
@@ -416,8 +289,4 @@ export function table(rows: Row[]): string[] {
     `| ${cells.map((c, i) => (right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (right[i] ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   return [line(header), rule, ...body.map(line)];
-}
-
-function describe(body: unknown): string {
-  return Array.isArray(body) ? `an array of ${body.length}` : JSON.stringify(body);
 }

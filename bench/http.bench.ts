@@ -23,15 +23,8 @@ import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { StubCore } from '../server-stub/stub-core.ts';
 import { environmentLines, loadavg, readNumber } from './bench-support.ts';
 import { GOALS, verdict } from './goals.ts';
-import {
-  ACCOUNT,
-  COMPARISONS,
-  killChildren,
-  measureTargets,
-  ratioOf,
-  TARGETS,
-  table,
-} from './http-measure.ts';
+import { killChildren, measureTargets, ratioOf, table } from './http-measure.ts';
+import { ACCOUNT, COMPARISONS, TARGETS } from './http-targets.ts';
 
 const SECONDS = readNumber('BENCH_SECONDS', 5, 600);
 const ROUNDS = Math.round(readNumber('BENCH_ROUNDS', 3, 20));
