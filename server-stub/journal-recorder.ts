@@ -94,6 +94,9 @@ export function recordRequests(app: FastifyInstance, core: StubCore): void {
   });
 }
 
+/** The property light-my-request's responses carry: an answer `inject`ed, not sent. */
+const INJECTED_MARK = '_lightMyRequest';
+
 /** What the journal keeps of a request whose response has closed. */
 function received(
   core: StubCore,
@@ -103,10 +106,10 @@ function received(
 ): ReceivedRequest {
   // Not finished when closed: the connection was reset or aborted before the answer was sent.
   // A request `inject`ed in this process (SP6) has no connection: its answer is whole once ended.
+  // light-my-request (pinned to 6.6.0 for Node 20) marks its responses only by `_lightMyRequest`
+  // (6.8 adds `isLightMyRequest`).
   const finished =
-    response.writableFinished ||
-    ((response as { isLightMyRequest?: boolean }).isLightMyRequest === true &&
-      response.writableEnded);
+    response.writableFinished || (INJECTED_MARK in response && response.writableEnded);
   const status = finished ? response.statusCode : null;
   return {
     arrivedAt: arrival.arrivedAt,
