@@ -27,7 +27,7 @@ export type {
 } from './fixtures/fixtures.schema.ts';
 export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
 // The alert model's history, as `run --coverage` reads a run (RunCoverage.addHistory).
-export type { Sent } from './model/lifecycle.ts';
+export type { Sent } from './model/lifecycle-state.ts';
 export type { ServiceHistory } from './model/observe.ts';
 // Clocks.
 export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';

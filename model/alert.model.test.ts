@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { predict } from './alert.model.ts';
 import { badgeConfig, serviceConfig } from './configs.ts';
-import type { ModelInput } from './lifecycle.ts';
+import type { ModelInput } from './lifecycle-state.ts';
 
 const s = (seconds: number) => seconds * 1000;
 const brief = (

@@ -7,6 +7,7 @@
  * fire in order (xstate's delays know nothing of the virtual clock).
  */
 import { assign, not, setup, transition } from 'xstate';
+import { step } from './lifecycle.ts';
 import {
   type Heard,
   initialState,
@@ -15,8 +16,7 @@ import {
   type ModelState,
   type PredictedEvent,
   type Sent,
-  step,
-} from './lifecycle.ts';
+} from './lifecycle-state.ts';
 import type { LifecycleTransition } from './transitions.ts';
 
 export interface AlertModelInput {

@@ -1,6 +1,6 @@
 /** Ready-made model configurations: taps through badges (clips as long as the estimate engine says) or straight to the service. */
 import { EstimateTts } from '../simulator/tts/engine.ts';
-import type { AlertTexts, ModelConfig } from './lifecycle.ts';
+import type { AlertTexts, ModelConfig } from './lifecycle-state.ts';
 
 const estimate = new EstimateTts();
 

@@ -7,7 +7,7 @@
  * model would have done.
  */
 import { predictionOf } from './alert.model.ts';
-import { type ModelState, REPEAT_MS, type Sent } from './lifecycle.ts';
+import { type ModelState, REPEAT_MS, type Sent } from './lifecycle-state.ts';
 import type { LifecycleTransition } from './transitions.ts';
 
 /** What a service did, ms from any common zero, tasks by any key. */

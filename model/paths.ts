@@ -16,7 +16,7 @@ import {
   type ModelConfig,
   type ModelInput,
   type ModelState,
-} from './lifecycle.ts';
+} from './lifecycle-state.ts';
 
 /** What `--with` can add to the paths. */
 export const FEATURES = ['cancel', 'timeout', 'offline', 'same-name'] as const;

@@ -7,7 +7,7 @@ import { Document, isMap, isSeq } from 'yaml';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { predict } from '../model/alert.model.ts';
 import { badgeConfig } from '../model/configs.ts';
-import type { AlertTexts, ModelConfig, ModelInput } from '../model/lifecycle.ts';
+import type { AlertTexts, ModelConfig, ModelInput } from '../model/lifecycle-state.ts';
 import { GENERATED_TIMEOUT_S, type ModelPath } from '../model/paths.ts';
 import type { HeardMatcher, Scenario, Step } from './scenario.schema.ts';
 

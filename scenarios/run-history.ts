@@ -5,7 +5,7 @@
  * the badges going off and on line. Times in ms from the run's start.
  */
 import type { StubControlClient } from '../client/control-client.ts';
-import type { Sent } from '../model/lifecycle.ts';
+import type { Sent } from '../model/lifecycle-state.ts';
 import type { ServiceHistory } from '../model/observe.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';

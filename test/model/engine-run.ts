@@ -5,7 +5,7 @@
  */
 import { predict } from '../../model/alert.model.ts';
 import { serviceConfig } from '../../model/configs.ts';
-import { DEFAULT_TIMEOUT_S, type ModelInput, type Sent } from '../../model/lifecycle.ts';
+import { DEFAULT_TIMEOUT_S, type ModelInput, type Sent } from '../../model/lifecycle-state.ts';
 import type { AlertRequest } from '../../protocol/service-api.schema.ts';
 import {
   GENERATED_GROUP,

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { ModelInput } from '../../model/lifecycle.ts';
+import type { ModelInput } from '../../model/lifecycle-state.ts';
 import { problems, runOnEngine } from './engine-run.ts';
 import { reproScenario, schedule } from './schedules.ts';
 

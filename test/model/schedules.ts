@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import type { ModelInput } from '../../model/lifecycle.ts';
+import type { ModelInput } from '../../model/lifecycle-state.ts';
 import { scheduleScenario } from '../../scenarios/from-model.ts';
 
 export const DEVICES = 3;

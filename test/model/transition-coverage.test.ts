@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { transitionsTaken } from '../../model/alert.model.ts';
 import { serviceConfig } from '../../model/configs.ts';
-import type { ModelInput } from '../../model/lifecycle.ts';
+import type { ModelInput } from '../../model/lifecycle-state.ts';
 import { historyOfModel, type ServiceHistory, transitionsIn } from '../../model/observe.ts';
 import { lifecycleTransitions } from '../../model/transitions.ts';
 import { GENERATED_TEXTS, GENERATED_USERS } from '../../scenarios/from-model.ts';
