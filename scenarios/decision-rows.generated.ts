@@ -261,6 +261,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "How a badge learns of a tap made for it through the control API (POST /_stub/de…"
   },
   {
+    "id": "D16",
+    "case": "Where a virtual badge is when it connects (the spec shows a location with a tim…"
+  },
+  {
+    "id": "D17",
+    "case": "A machine-readable device protocol"
+  },
+  {
     "id": "T1",
     "case": "Where the environments live"
   },

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -37,6 +37,15 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 for (const asset of ASSETS) cpSync(join(root, asset), join(dist, asset), { recursive: true });
+// The device protocol's AsyncAPI document, generated from the frame schemas just compiled
+// (protocol/device-protocol.asyncapi.ts): export `badge-sim/asyncapi.json`.
+const { deviceProtocolAsyncApi } = await import(
+  pathToFileURL(join(dist, 'protocol/device-protocol.asyncapi.js')).href
+);
+writeFileSync(
+  join(dist, 'asyncapi.json'),
+  `${JSON.stringify(deviceProtocolAsyncApi(), null, 2)}\n`,
+);
 // The default fixtures' document, read now (fixtures/default-fixtures.prebuilt.ts).
 const { prebuildDefaultFixtures } = await import('./prebuild-fixtures.mjs');
 await prebuildDefaultFixtures(dist);

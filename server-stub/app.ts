@@ -20,6 +20,7 @@ import { parseJsonBody } from './json-body.ts';
 import { LiveFeed } from './live-feed.ts';
 import { commonAnswers, documentRoutes, isCheckedByHandler } from './openapi.ts';
 import { compiledSerializer } from './response-serializers.ts';
+import { asyncApiRoutes } from './routes/asyncapi.routes.ts';
 import { controlRoutes } from './routes/control.routes.ts';
 import { serviceApiRoutes } from './routes/service-api.routes.ts';
 import { triggerApiRoutes } from './routes/trigger-api.routes.ts';
@@ -162,6 +163,7 @@ async function stubApp(
   // The OpenAPI document stays open, locked or not: it is the same for every stub and holds
   // no secret, and tools that read it send no custom header.
   app.get(`${CONTROL_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  await app.register(asyncApiRoutes, { prefix: CONTROL_PREFIX });
 }
 
 export default fp(stubApp, { name: 'badge-sim-stub', fastify: '5.x' });

@@ -7,6 +7,7 @@
  * until the stub has handled what the badges sent.
  */
 import { randomBytes } from 'node:crypto';
+import { locationsOnConnect } from '../fixtures/badge-location.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
 import { ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
@@ -66,7 +67,10 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
         ),
   );
   const ca = options.ca ?? connection.ca;
-  const devices = selectDevices(await connection.fixtures(), options);
+  const fixtures = await connection.fixtures();
+  const devices = selectDevices(fixtures, options);
+  // Every badge connects somewhere: its fixture's location, else its account's site (D16).
+  const locationOf = locationsOnConnect(fixtures);
   // A stub in this process holds the other end of every badge's socket here too; badges that
   // dial it without a socket (SP5) hold no file at all: the connection says which.
   checkOpenFiles(devices.length, roomForBadges(), connection.socketsPerBadge ?? 1);
@@ -105,7 +109,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
         clock,
         tts,
         batteryLevel: device.battery_level,
-        location: device.location ?? null,
+        location: locationOf(device),
         session,
         keep,
         ...(options.inspect ? { inspect: options.inspect } : {}),

@@ -3,12 +3,14 @@
  * the packed tarball. Every type an entry point's declarations reach is exported by an entry
  * point (nothing internal leaks); each entry point's public-types file lists every type that
  * entry exports; arethetypeswrong and publint find no problem; and the README's TypeScript
- * examples that import badge-sim type-check as written against the packed package.
+ * examples that import badge-sim type-check as written against the packed package. Beside the
+ * types, the other machine-readable contract it ships: the device protocol's AsyncAPI document.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { deviceProtocolAsyncApi } from '../../protocol/device-protocol.asyncapi.ts';
 import { walkDeclarations } from '../support/declarations.ts';
 import {
   expectSuccess,
@@ -107,4 +109,18 @@ describe('the README', () => {
     const tsc = join(REPO_MODULES, 'typescript', 'bin', 'tsc');
     expectSuccess(run('node', [tsc, '-p', project], project, 120_000));
   }, 150_000);
+});
+
+describe('the AsyncAPI document of the device protocol (D17)', () => {
+  test('is shipped: `badge-sim/asyncapi.json` resolves in an installed project to the document the frame schemas make', () => {
+    const project = join(work, 'asyncapi-consumer');
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    symlinkSync(packed.unpacked, join(project, 'node_modules', 'badge-sim'), 'dir');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    const script = `import { createRequire } from 'node:module';
+console.log(JSON.stringify(createRequire(import.meta.url)('badge-sim/asyncapi.json')));`;
+    writeFileSync(join(project, 'read.mjs'), script);
+    const read = expectSuccess(run('node', ['read.mjs'], project));
+    expect(JSON.parse(read)).toEqual(deviceProtocolAsyncApi());
+  });
 });
