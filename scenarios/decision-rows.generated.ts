@@ -1233,6 +1233,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A recording with something missing"
   },
   {
+    "id": "RS14",
+    "case": "Disconnects, the last ones too"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

@@ -88,9 +88,31 @@ describe('a recording made into a scenario', () => {
       { at: '5s', battery: 'Ada Mensah', level: 15, status: 'discharging' },
       { at: '6s', offline: 'Ben Okafor' },
       { at: '9s', online: 'Ben Okafor' },
+      { at: '9s', offline: 'Ada Mensah' },
     ]);
     expect(scenario.duration).toBe('9s');
     // The fixtures' behaviours are gone: the recorded taps replay them.
     expect(JSON.stringify(scenario.fixtures)).not.toContain('behaviour');
+  });
+
+  test('every disconnect is an offline step, the last one of the recording too (RS14)', () => {
+    const { scenario } = convert([
+      record('session', 0, { fixtures }),
+      record('connect', 0, { device: '350000000000001', already: true }),
+      record('connect', 0, { device: '350000000000002', already: true }),
+      record('connect', 0, { device: '350000000000003', already: true }),
+      request(2, {}),
+      // The stub stopping closes every badge's connection, a ms apart; then its end record.
+      record('close', 4.998, { device: '350000000000002' }),
+      record('close', 4.999, { device: '350000000000003' }),
+      record('close', 5, { device: '350000000000001' }),
+      record('end', 5.001, { dropped: 0 }),
+    ]);
+    expect(scenario.timeline.filter((step) => 'offline' in step)).toEqual([
+      { at: '4998ms', offline: 'Ben Okafor' },
+      { at: '4999ms', offline: 'Lena Ortiz' },
+      { at: '5s', offline: 'Ada Mensah' },
+    ]);
+    expect(scenario.duration).toBe('5s');
   });
 });

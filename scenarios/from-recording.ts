@@ -255,8 +255,8 @@ class Replay {
   }
 
   #close(record: RecordLine, device: string, back: RecordLine | undefined): void {
-    // Badges leaving as the session ends are the session ending, not a drop to replay.
-    if (!back && micros(record) >= this.end) return;
+    // Every disconnect alike, the session's last too (RS14): which of them the stub's own
+    // stop caused, the recording cannot tell, and going offline at the end changes nothing.
     this.#push(record, { offline: this.ref(device) });
     if (back) this.#returns.add(back);
   }

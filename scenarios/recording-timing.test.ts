@@ -139,6 +139,9 @@ describe('a recording made on a running clock', () => {
       '8001ms alert',
       '9002ms cancel',
       '9500ms alert',
+      // Every disconnect is a step, those at the recording's end too (RS14).
+      '38s offline',
+      '38s offline',
     ]);
     expect(scenario.expect.events).toEqual({
       only: true,

@@ -116,10 +116,18 @@ describe('recording a live session', () => {
     const scenario = parseYaml(readFileSync(out, 'utf8'));
     // What the session did, as steps: the two badge taps and the client's requests.
     const drops = scenario.timeline.filter((step: any) => step.offline || step.online);
-    expect(drops).toEqual([
+    // Omar's drop, then every badge's disconnect as the stub stopped, alike (RS14).
+    expect(drops.slice(0, 2)).toEqual([
       { at: '30s', offline: 'Omar Haddad' },
       { at: '40s', online: 'Omar Haddad' },
     ]);
+    expect(drops.slice(2).map((step: any) => step.at)).toEqual(Array(4).fill('145s'));
+    expect(
+      drops
+        .slice(2)
+        .map((step: any) => step.offline)
+        .sort(),
+    ).toEqual(['Ada Mensah', 'Ben Okafor', 'Lena Ortiz', 'Omar Haddad'].sort());
     const steps = scenario.timeline.filter((step: any) => !drops.includes(step));
     const spill = expect.objectContaining({ at: '0s', as: 'spill-1', expect: { status: 200 } });
     const drill = expect.objectContaining({ at: '20s', as: 'drill-1', expect: { status: 200 } });
@@ -270,6 +278,11 @@ describe('recording a live session on a running clock (issue 29)', () => {
       const steps = scenario.timeline.map((step: any) => Object.keys(step)[1]);
       // Late badges are off the network from the start, before anything else.
       expect(steps.slice(0, 5)).toEqual(Array(5).fill('offline'));
+      // Each of the five went offline as the stub stopped: all five are steps, alike (RS14).
+      const last = scenario.timeline.filter((step: any) => step.offline).slice(5);
+      expect(last.map((step: any) => step.offline).sort()).toEqual(
+        ['Ada Mensah', 'Ben Okafor', 'Lena Ortiz', 'Rosa Lindqvist', 'Front Desk'].sort(),
+      );
       expect(steps.filter((s: string) => s !== 'offline' && s !== 'online')).toEqual([
         'alert',
         'tap',
