@@ -1237,6 +1237,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Disconnects, the last ones too"
   },
   {
+    "id": "RS15",
+    "case": "What a refusal is expected to say"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

@@ -115,4 +115,34 @@ describe('a recording made into a scenario', () => {
     ]);
     expect(scenario.duration).toBe('5s');
   });
+
+  test('a refused request expects its status, code and field; other answers their status only (RS15)', () => {
+    const refusal = (code: string, field?: string) => ({
+      statusCode: 400,
+      error: 'Bad Request',
+      code,
+      message: 'the stub says why',
+      ...(field ? { field } : {}),
+    });
+    const { scenario } = convert([
+      record('session', 0, { fixtures }),
+      request(1, {
+        method: 'POST',
+        path: `${API}/alerts`,
+        body: { notification: 'No group' },
+        status: 400,
+        answer: refusal('invalid_field', 'groups'),
+      }),
+      request(2, { status: 401, answer: refusal('invalid_api_key') }),
+      request(3, { status: 200, answer: [] }),
+      // An answer cut at its limit is not compared: what is left may not be its code.
+      request(4, { status: 400, answer: '{"code": "inv', truncated: ['answer'] }),
+    ]);
+    expect(scenario.timeline.map((step) => step.expect)).toEqual([
+      { status: 400, body: { code: 'invalid_field', field: 'groups' } },
+      { status: 401, body: { code: 'invalid_api_key' } },
+      { status: 200 },
+      { status: 400 },
+    ]);
+  });
 });

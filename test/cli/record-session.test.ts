@@ -136,7 +136,8 @@ describe('recording a live session', () => {
     const refused = expect.objectContaining({
       at: '20s',
       alert: { notification: 'No group' },
-      expect: { status: 400 },
+      // A refusal: its status, code and field (RS15).
+      expect: { status: 400, body: { code: 'invalid_field', field: 'groups' } },
     });
     expect(steps).toEqual([
       spill,
@@ -146,7 +147,12 @@ describe('recording a live session', () => {
       drill,
       ...(steps[4]?.tap ? [lenaAt20, refused] : [refused, lenaAt20]),
       { at: '25s', cancel: 'drill-1', expect: { status: 204 } },
-      { at: '25s', events: {}, auth: 'wrong', expect: { status: 401 } },
+      {
+        at: '25s',
+        events: {},
+        auth: 'wrong',
+        expect: { status: 401, body: { code: 'invalid_api_key', field: 'authorization' } },
+      },
       { at: '145s', events: { limit: 50 }, expect: { status: 200 } },
     ]);
     expect(scenario.expect.events.only).toBe(true);
@@ -293,6 +299,13 @@ describe('recording a live session on a running clock (issue 29)', () => {
         'cancel',
         'alert',
       ]);
+      expect(
+        scenario.timeline.find((step: any) => step.alert?.notification === 'No group'),
+      ).toEqual(
+        expect.objectContaining({
+          expect: { status: 400, body: { code: 'invalid_field', field: 'groups' } },
+        }),
+      );
       const times = scenario.timeline.map((step: any) => parseDuration(step.at)!);
       expect(times).toEqual([...times].sort((a, b) => a - b));
       expect(
