@@ -1241,6 +1241,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "What a refusal is expected to say"
   },
   {
+    "id": "RS16",
+    "case": "Which fixtures the scenario keeps"
+  },
+  {
+    "id": "RS17",
+    "case": "What each badge heard"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },
