@@ -63,7 +63,7 @@ export const COMMANDS = {
   record: {
     term: 'record [options] <recording>',
     description:
-      'Turn a recording of a live session (badge-sim stub --record FILE, or GET /_stub/recording saved to a file) into a scenario: the fixtures, the badges that connected, a timeline replaying each request, tap, drop and battery reading at its time, and the analytic events and answers observed as its expectations.',
+      'Turn a recording of a live session (badge-sim stub --record FILE, or GET /_stub/recording saved to a file) into a scenario: the fixtures the session touched, the badges that connected, a timeline replaying each request, tap, drop and battery reading at its time, and as its expectations the analytic events, what each badge heard and the answers observed (for a refusal, its code and field too).',
   },
   'merge-reports': {
     term: 'merge-reports [options] <report...>',

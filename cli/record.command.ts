@@ -25,6 +25,7 @@ interface RecordOptions {
   fixtures?: string;
   name?: string;
   check?: boolean;
+  allFixtures?: boolean;
 }
 
 export function recordCommand(): Command {
@@ -38,6 +39,10 @@ export function recordCommand(): Command {
     .option(
       '-f, --fixtures <file>',
       "fixtures to use instead of the recorded ones (the recording replaces keys and tokens by stand-ins; give your fixtures to keep your software's keys)",
+    )
+    .option(
+      '--all-fixtures',
+      'keep every account, group, device and workflow of the fixtures; by default the scenario keeps what the session touched: the badges that ran, the groups its alerts and broadcasts named with their members, the devices its events name (and another account when a step needs its key)',
     )
     .option('--name <name>', 'the scenario\'s name (default: "Recorded session <recording>")')
     .option(
@@ -62,7 +67,13 @@ Examples:
       let made: ReturnType<typeof scenarioFromRecording>;
       try {
         const { records, notes } = readRecording(readRecordingFile(file), file);
-        made = scenarioFromRecording(records, { file, name: options.name, fixtures, notes });
+        made = scenarioFromRecording(records, {
+          file,
+          name: options.name,
+          fixtures,
+          notes,
+          allFixtures: options.allFixtures === true,
+        });
       } catch (error) {
         if (error instanceof RecordingError) fail(error.message.replace(/^badge-sim: /, ''));
         throw error;

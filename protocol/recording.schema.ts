@@ -19,6 +19,7 @@ export type RecordKind =
   | 'close'
   | 'tap'
   | 'battery'
+  | 'command'
   | 'clock'
   | 'event'
   | 'capped'
@@ -31,6 +32,7 @@ export const RECORD_KINDS: readonly RecordKind[] = [
   'close',
   'tap',
   'battery',
+  'command',
   'clock',
   'event',
   'capped',
@@ -48,7 +50,7 @@ export const RecordLine = Type.Object(
     kind: Type.String({
       enum: [...RECORD_KINDS],
       description:
-        'session: the recording (re)starts, with the fixtures (secrets replaced) and the clock; request: a request to the emulated APIs, as the journal keeps it; connect / close: a badge came online (replacing a connection or not) / went offline; tap: a talk-button tap (by the badge or the control API) and what it acknowledged; battery: a new battery reading; clock: the clock jumped or switched mode through the control API; event: an analytic event; capped: the limit was reached, what follows is dropped; end: the stub stopped.',
+        'session: the recording (re)starts, with the fixtures (secrets replaced) and the clock; request: a request to the emulated APIs, as the journal keeps it; connect / close: a badge came online (replacing a connection or not) / went offline; tap: a talk-button tap (by the badge or the control API) and what it acknowledged; battery: a new battery reading; command: a command sent to connected badges (`command` play, broadcast, speak or stop, its `task_id` and fields, the `devices` it went to in this turn); clock: the clock jumped or switched mode through the control API; event: an analytic event; capped: the limit was reached, what follows is dropped; end: the stub stopped.',
     }),
   },
   {

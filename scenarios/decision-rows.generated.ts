@@ -1241,6 +1241,22 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A recording with something missing"
   },
   {
+    "id": "RS14",
+    "case": "Disconnects, the last ones too"
+  },
+  {
+    "id": "RS15",
+    "case": "What a refusal is expected to say"
+  },
+  {
+    "id": "RS16",
+    "case": "Which fixtures the scenario keeps"
+  },
+  {
+    "id": "RS17",
+    "case": "What each badge heard"
+  },
+  {
     "id": "HR1",
     "case": "A suite of hundreds of scenarios"
   },

@@ -11,13 +11,14 @@ import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
 import { ownValue } from '../protocol/own.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
-import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { RecordingError } from './read-recording.ts';
+import { expectedEvents, expectedHeard, type ReplayView } from './recording-expectations.ts';
+import { trimmedFixtures } from './recording-fixtures.ts';
 import { requestStep } from './recording-requests.ts';
 import { type Acted, micros, type RecordTiming, timingOf } from './recording-timing.ts';
 import { type Comments, toYaml } from './recording-yaml.ts';
-import type { EventMatcher, Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
+import type { Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
 export {
   parseRecording,
@@ -34,6 +35,8 @@ export interface FromRecordingOptions {
   fixtures?: Fixtures;
   /** What reading the recording found missing (`readRecording`), said first. */
   notes?: string[];
+  /** Keep every account, group, device and workflow, not only what the session touched (RS16). */
+  allFixtures?: boolean;
 }
 
 /** A scenario made from a recording, and its YAML with comments where something was inferred. */
@@ -59,7 +62,15 @@ export function scenarioFromRecording(
   const timing = timingOf(records);
   const replay = new Replay(account, start, end, timing);
   replay.add(records);
-  const events = expectedEvents(records, account, timing, replay);
+  const events = expectedEvents(records, account.subscriber_id, timing, replay);
+  const heard = expectedHeard(records, timing, replay, replay.offsetMs(end));
+  const trimmed = options.allFixtures
+    ? { fixtures, left: undefined }
+    : trimmedFixtures(fixtures, account.subscriber_id, {
+        devices: replay.badges,
+        users: events.items.flatMap((e) => (e.device === undefined ? [] : [e.device])),
+        steps: replay.timeline as Record<string, unknown>[],
+      });
   const duration = atText((end - start) / 1000);
   const count = (kind: string) => records.filter((r) => r.kind === kind).length;
   const file = basename(options.file);
@@ -68,17 +79,24 @@ export function scenarioFromRecording(
     name: options.name ?? `Recorded session ${file}`,
     proves: `Recorded with badge-sim stub --record (${file}), from ${(session ?? records[0])!.time} on the stub's clock, ${duration} long: ${count('request')} requests, ${count('tap')} taps, ${events.items.length} events; replaying it gives the same events and answers.`,
     ...(settings ? { settings } : {}),
-    fixtures,
+    fixtures: trimmed.fixtures,
     account: account.subscriber_id,
     badges: replay.badges.length === 0 ? 'none' : { devices: replay.badges.map(replay.ref) },
     timeline: replay.timeline,
     duration,
-    expect: { events: { only: true, items: events.items } },
+    expect: { events: { only: true, items: events.items }, ...(heard ? { heard } : {}) },
   };
   const steps = replay.stepComments();
   const comments = new Map([...steps.comments, ...events.comments]);
   const order = steps.shared ? [SAME_INSTANT] : [];
-  return { scenario, yaml: toYaml(scenario, comments, [...order, ...notes], session), notes };
+  const header = trimmed.left
+    ? [
+        `The fixtures are trimmed to what the session touched (left out: ${trimmed.left});`,
+        'badge-sim record --all-fixtures keeps them all.',
+      ]
+    : [];
+  const yaml = toYaml(scenario, comments, [...order, ...notes], session, header);
+  return { scenario, yaml, notes };
 }
 
 /** Said in the scenario when steps share a time: how their order was chosen (RS11). */
@@ -126,7 +144,7 @@ function notesOn(all: RecordLine[], session: RecordLine | undefined, earlier: nu
 }
 
 /** The timeline that replays a session's records, with its comments and the badges it needs. */
-class Replay {
+class Replay implements ReplayView {
   readonly comments: Comments = new Map();
   /** The steps made so far, each with the instant the stub acted on what it replays. */
   readonly #steps: { acted: Acted; step: Record<string, unknown>; comments: string[] }[] = [];
@@ -152,7 +170,11 @@ class Replay {
 
   /** An instant (µs) from the session's start, as a step writes it. */
   at(instant: number): string {
-    return atText((instant - this.start) / 1000);
+    return atText(this.offsetMs(instant));
+  }
+
+  offsetMs(instant: number): number {
+    return Math.max(0, Math.round((instant - this.start) / 1000));
   }
 
   /**
@@ -255,8 +277,8 @@ class Replay {
   }
 
   #close(record: RecordLine, device: string, back: RecordLine | undefined): void {
-    // Badges leaving as the session ends are the session ending, not a drop to replay.
-    if (!back && micros(record) >= this.end) return;
+    // Every disconnect alike, the session's last too (RS14): which of them the stub's own
+    // stop caused, the recording cannot tell, and going offline at the end changes nothing.
     this.#push(record, { offline: this.ref(device) });
     if (back) this.#returns.add(back);
   }
@@ -347,43 +369,4 @@ function deviceRefs(account: FixtureAccount): (deviceId: string) => string {
 function atText(ms: number): string {
   const whole = Math.max(0, Math.round(ms));
   return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
-}
-
-/**
- * The account's events as a replay on the virtual clock gives them (RS11): each at the instant
- * of what caused it, in that order, then as the stub recorded them.
- */
-function expectedEvents(
-  records: RecordLine[],
-  account: FixtureAccount,
-  timing: RecordTiming,
-  replay: Replay,
-): { items: EventMatcher[]; comments: Comments } {
-  const expected = records
-    .filter((r) => r.kind === 'event' && r.account === account.subscriber_id)
-    .map((record) => ({ record, ...timing.expected(record) }))
-    .sort((a, b) => a.at - b.at || a.record.seq - b.record.seq);
-  const comments: Comments = new Map();
-  expected.forEach(({ why, record }, i) => {
-    if (why) comments.set(`expect.events.items.${i}`, [`recorded at ${record.time}: ${why}`]);
-  });
-  const items = expected.map(({ record, at }) =>
-    eventMatcher(record.event as AnalyticEvent, replay.at(at), replay.taskNames),
-  );
-  return { items, comments };
-}
-
-function eventMatcher(
-  event: AnalyticEvent,
-  at: string,
-  taskNames: Map<string, string>,
-): EventMatcher {
-  const task = taskNames.get(event.task.id);
-  return {
-    type: event.content.type,
-    ...(task ? { task } : event.task.name ? { name: event.task.name } : {}),
-    ...(event.content.device === undefined ? {} : { device: event.content.device }),
-    ...(event.content.status === undefined ? {} : { status: event.content.status }),
-    at,
-  };
 }

@@ -144,5 +144,11 @@ function checkRecord(value: unknown, where: string): RecordLine {
   if (record.kind === 'event') shaped('event', validateEvent);
   if (['connect', 'close', 'tap', 'battery'].includes(record.kind as string))
     needs('device', 'string');
+  if (record.kind === 'command') {
+    needs('command', 'string');
+    needs('task_id', 'string');
+    if (!Array.isArray(record.devices) || !record.devices.every((d) => typeof d === 'string'))
+      throw bad('a command record needs devices (an array of device ids)');
+  }
   return record as RecordLine;
 }

@@ -1,8 +1,9 @@
 /**
  * The steps that send a session recording's requests again (decision RS6): alerts named by
  * `as` so a later cancel can name them, broadcasts, cancels, event reads and other requests
- * of the account, each expecting the status it got; credentials inferred from the answers;
- * token, trigger and other accounts' requests left out with the reason.
+ * of the account, each expecting the status it got (a refusal its code and field too, RS15);
+ * credentials inferred from the answers; token, trigger and other accounts' requests left out
+ * with the reason.
  */
 import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
@@ -47,9 +48,24 @@ export function requestStep(
     comments.push(
       `a fault (${entry.fault.kind}) shaped this answer: add a fault step to replay it`,
     );
-  else if (entry.status !== null) step.expect = { status: entry.status };
+  else if (entry.status !== null) step.expect = { status: entry.status, ...refusalOf(entry) };
   else comments.push('the connection closed before the answer: no status to expect');
   return { step, comments };
+}
+
+/**
+ * What a refusal (4xx) said beside its status, to expect on a replay (RS15): its `code` and
+ * `field` (A1), compared as a partial body; an answer the recording cut is not compared.
+ */
+function refusalOf(entry: JournalEntry): { body?: { code?: string; field?: string } } {
+  if (entry.status === null || entry.status < 400 || entry.status >= 500) return {};
+  if (entry.truncated?.includes('answer')) return {};
+  const body: { code?: string; field?: string } = {};
+  for (const key of ['code', 'field'] as const) {
+    const value = ownValue(entry.answer, key);
+    if (typeof value === 'string') body[key] = value;
+  }
+  return Object.keys(body).length > 0 ? { body } : {};
 }
 
 /** The step of a request to the account's notification interface (`rest`: after `api/v1/`). */

@@ -139,6 +139,9 @@ describe('a recording made on a running clock', () => {
       '8001ms alert',
       '9002ms cancel',
       '9500ms alert',
+      // Every disconnect is a step, those at the recording's end too (RS14).
+      '38s offline',
+      '38s offline',
     ]);
     expect(scenario.expect.events).toEqual({
       only: true,
@@ -195,5 +198,37 @@ describe('a recording made on a running clock', () => {
     );
     expect(scenario.timeline.map((s) => Object.keys(s)[1])).toEqual(['alert', 'tap']);
     expect(yaml).toContain('steps at the same time run in the order listed');
+  });
+
+  test('a tap is at its acknowledgement though the commands the engine sent for it are recorded between (RS17)', () => {
+    const { scenario } = convert(
+      recording([
+        [0, 'session', { reason: 'start', fixtures, clock: { mode: 'real' }, settings: {} }],
+        [0, 'connect', { device: '350000000000001', replaced: false, already: true }],
+        posted(1_000_000, { notification: 'Spill', groups: ['Nurses'], name: 'spill' }, 'spill'),
+        [1_000_900, 'event', event(1_000_400, 'start', 'spill')],
+        [2_497_300, 'event', event(2_497_100, 'acknowledged', 'spill', { device: 'Ada Mensah' })],
+        // What the engine sent as it acted: after the event, before the tap's own line.
+        [
+          2_497_200,
+          'command',
+          {
+            devices: ['350000000000001'],
+            command: 'stop',
+            task_id: 'spill',
+            cause: 'acknowledged',
+          },
+        ],
+        [
+          2_499_000,
+          'tap',
+          { device: '350000000000001', via: 'control', result: 'acknowledged', task_id: 'spill' },
+        ],
+      ]),
+    );
+    expect(scenario.timeline.map(({ at, ...step }) => `${at} ${Object.keys(step)[0]}`)).toEqual([
+      '1s alert',
+      '2497ms tap',
+    ]);
   });
 });

@@ -78,8 +78,13 @@ export function timingOf(records: readonly RecordLine[]): RecordTiming {
       );
       if (effect && !causeOf.has(effect)) attribute(record, effect);
     } else if (record.kind === 'tap' && record.result === 'acknowledged') {
-      for (let j = i - 1; j >= 0 && taskOf(bySeq[j]) === record.task_id; j--)
-        if (!causeOf.has(bySeq[j]!)) attribute(record, bySeq[j]!);
+      for (let j = i - 1; j >= 0; j--) {
+        const before = bySeq[j]!;
+        // The commands the engine sent as it acted sit among its events (RS17).
+        if (before.kind === 'command') continue;
+        if (taskOf(before) !== record.task_id) break;
+        if (!causeOf.has(before)) attribute(record, before);
+      }
     }
   });
   const acted = (record: RecordLine): Acted => {

@@ -15,12 +15,15 @@ export function toYaml(
   comments: Comments,
   notes: string[],
   session: RecordLine | undefined,
+  /** Said after the lines on the fixtures (what was trimmed of them, RS16). */
+  fixtures: string[] = [],
 ): string {
   const doc = new Document(scenario);
   doc.commentBefore = [
     ' Made by badge-sim record from a session recording: edit it as any scenario.',
     ' The fixtures are the ones loaded when the recording began, their secrets replaced by stand-ins;',
     " the badges' behaviours are left out: the recorded taps replay what they did.",
+    ...fixtures.map((line) => ` ${line}`),
     ...(session?.clock && (session.clock as { mode?: string }).mode !== 'virtual'
       ? [
           ' The session ran on a running clock: each step is at the instant the stub acted on it (the first',
@@ -34,6 +37,12 @@ export function toYaml(
   if (isSeq(timeline)) for (const item of timeline.items) if (isMap(item)) flowSmall(item);
   const items = doc.getIn(['expect', 'events', 'items'], true);
   if (isSeq(items)) for (const item of items.items) if (isMap(item)) item.flow = true;
+  const heard = doc.getIn(['expect', 'heard'], true);
+  if (isMap(heard))
+    for (const pair of heard.items) {
+      const clips = isMap(pair.value) ? pair.value.get('exactly', true) : undefined;
+      if (isSeq(clips)) for (const clip of clips.items) if (isMap(clip)) clip.flow = true;
+    }
   for (const [path, texts] of comments) {
     const keys = path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
     const node = doc.getIn(keys, true) as { commentBefore?: string | null } | undefined;

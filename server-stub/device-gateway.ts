@@ -718,6 +718,7 @@ export class DeviceGateway {
   #deliver(deviceId: string, command: DeviceCommand): void {
     const connection = this.#connections.get(deviceId);
     if (!connection) return; // Not connected: the badge does not hear it (the transcript says it was sent).
+    this.#core.recorder.sent(deviceId, command);
     this.#send(connection, this.#commandFrames.opening(command, this.#now()));
   }
 

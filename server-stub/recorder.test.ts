@@ -27,6 +27,54 @@ describe('SessionRecorder', () => {
     ]);
   });
 
+  test('the commands sent to badges in one turn are one record a command, with its devices in order, at the place of its first sending (RS17)', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const recorder = new SessionRecorder(() => now, 100);
+    recorder.sent('A', { type: 'play', taskId: 't', name: 'n', text: 'Spill', repeat: 0 });
+    expect(recorder.list().records).toEqual([]);
+    recorder.start();
+    const play = { type: 'play', taskId: 't', name: 'n', text: 'Spill', repeat: 0 } as const;
+    recorder.sent('A', play);
+    recorder.sent('A', { type: 'stop', taskId: 't', cause: 'quorum' });
+    now += 1;
+    recorder.add('event', { event: {} });
+    recorder.sent('B', { ...play });
+    recorder.sent('B', { type: 'stop', taskId: 't', cause: 'quorum' });
+    // Written once the turn is over (or when the recording is read or ends).
+    await Promise.resolve();
+    recorder.sent('C', play);
+    recorder.end();
+    expect(recorder.list().records.map(({ seq, time, ...r }) => [seq, r])).toEqual([
+      [
+        1,
+        {
+          kind: 'command',
+          devices: ['A', 'B'],
+          command: 'play',
+          task_id: 't',
+          name: 'n',
+          text: 'Spill',
+          repeat: 0,
+        },
+      ],
+      [2, { kind: 'command', devices: ['A', 'B'], command: 'stop', task_id: 't', cause: 'quorum' }],
+      [3, { kind: 'event', event: {} }],
+      [
+        4,
+        {
+          kind: 'command',
+          devices: ['C'],
+          command: 'play',
+          task_id: 't',
+          name: 'n',
+          text: 'Spill',
+          repeat: 0,
+        },
+      ],
+      [5, { kind: 'end', dropped: 0 }],
+    ]);
+  });
+
   test('past the record limit or the character budget, records are dropped and counted; capped and end are kept', () => {
     const byCount = new SessionRecorder(() => 0, 2);
     byCount.start();

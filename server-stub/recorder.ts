@@ -15,6 +15,7 @@ import {
   type RecordLine,
 } from '../protocol/recording.schema.ts';
 import type { AckResult } from './engine/alert-engine.ts';
+import type { DeviceCommand } from './engine/device-command.ts';
 
 /** Told each record as it is kept, with its JSON text (the file writer of `--record`). */
 export type RecordSink = (line: RecordLine, text: string) => void;
@@ -34,6 +35,15 @@ export class SessionRecorder {
   readonly #sessionListeners = new Set<() => void>();
   /** Off until started (RS1): a stub that nobody records keeps nothing and spends nothing. */
   #on = false;
+  /**
+   * The commands sent to badges this turn of the event loop, one a distinct command with the
+   * devices it went to, in the order first sent (RS17): a fan-out to 10,000 badges is one
+   * record, not 10,000. Each keeps the place (`seq`, time) of its first sending.
+   */
+  readonly #sent = new Map<
+    string,
+    { command: DeviceCommand; devices: string[]; place: RecordPlace }
+  >();
 
   constructor(
     private readonly now: () => number,
@@ -49,6 +59,7 @@ export class SessionRecorder {
 
   /** What is recorded so far, in the order things happened (`seq`). */
   list(): Recording {
+    this.#flushSent();
     const records = this.#records.map((r) => r.line).sort((a, b) => a.seq - b.seq);
     return { recording: this.#on, records, dropped: this.#dropped, limit: this.limit };
   }
@@ -107,6 +118,27 @@ export class SessionRecorder {
     for (const sink of this.#sinks) sink(line, text);
   }
 
+  /** A command the stub sent a connected badge (play, broadcast, speak, stop), recorded this turn. */
+  sent(device: string, command: DeviceCommand): void {
+    if (!this.#on) return;
+    const key = JSON.stringify(command);
+    let group = this.#sent.get(key);
+    if (group === undefined) {
+      if (this.#sent.size === 0) queueMicrotask(() => this.#flushSent());
+      group = { command, devices: [], place: this.reserve() };
+      this.#sent.set(key, group);
+    }
+    group.devices.push(device);
+  }
+
+  #flushSent(): void {
+    if (this.#sent.size === 0) return;
+    const groups = [...this.#sent.values()];
+    this.#sent.clear();
+    for (const { command, devices, place } of groups)
+      this.add('command', { devices, ...commandRecord(command) }, place);
+  }
+
   /** A `session` record: the recording (re)starts here, with the stub's fixtures (RS3, RS4). */
   begin(
     reason: 'start' | 'reset' | 'fixtures',
@@ -129,6 +161,7 @@ export class SessionRecorder {
 
   /** Empties the recording; answers how many records it held. */
   clear(): number {
+    this.#sent.clear();
     const removed = this.#records.length;
     this.#records = [];
     this.#chars = 0;
@@ -138,6 +171,7 @@ export class SessionRecorder {
 
   /** The stub stops: an `end` record with what was dropped, even past the limit. */
   end(): void {
+    this.#flushSent();
     this.add('end', { dropped: this.#dropped });
     this.#sinks.clear();
   }
@@ -169,4 +203,10 @@ export function withoutSecrets(fixtures: Fixtures): Fixtures {
 /** What a tap did, as the recording keeps it: the outcome and the task it concerned. */
 export function tapRecord(outcome: AckResult): { result: string; task_id: string | null } {
   return { result: outcome.result, task_id: 'taskId' in outcome ? outcome.taskId : null };
+}
+
+/** A command as the recording keeps it: `command` its type, then its fields as the frame names them. */
+function commandRecord(command: DeviceCommand): Record<string, unknown> {
+  const { type, taskId, ...rest } = command;
+  return { command: type, task_id: taskId, ...rest };
 }

@@ -15,6 +15,7 @@ import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fix
 import { parseDuration } from '../../protocol/duration.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
+import { expectWhatAPersonKeeps } from './recorded-live-session.ts';
 
 /** Every secret of the default fixtures: none may reach a recording. */
 const SECRETS = [
@@ -116,10 +117,18 @@ describe('recording a live session', () => {
     const scenario = parseYaml(readFileSync(out, 'utf8'));
     // What the session did, as steps: the two badge taps and the client's requests.
     const drops = scenario.timeline.filter((step: any) => step.offline || step.online);
-    expect(drops).toEqual([
+    // Omar's drop, then every badge's disconnect as the stub stopped, alike (RS14).
+    expect(drops.slice(0, 2)).toEqual([
       { at: '30s', offline: 'Omar Haddad' },
       { at: '40s', online: 'Omar Haddad' },
     ]);
+    expect(drops.slice(2).map((step: any) => step.at)).toEqual(Array(4).fill('145s'));
+    expect(
+      drops
+        .slice(2)
+        .map((step: any) => step.offline)
+        .sort(),
+    ).toEqual(['Ada Mensah', 'Ben Okafor', 'Lena Ortiz', 'Omar Haddad'].sort());
     const steps = scenario.timeline.filter((step: any) => !drops.includes(step));
     const spill = expect.objectContaining({ at: '0s', as: 'spill-1', expect: { status: 200 } });
     const drill = expect.objectContaining({ at: '20s', as: 'drill-1', expect: { status: 200 } });
@@ -128,7 +137,8 @@ describe('recording a live session', () => {
     const refused = expect.objectContaining({
       at: '20s',
       alert: { notification: 'No group' },
-      expect: { status: 400 },
+      // A refusal: its status, code and field (RS15).
+      expect: { status: 400, body: { code: 'invalid_field', field: 'groups' } },
     });
     expect(steps).toEqual([
       spill,
@@ -138,9 +148,21 @@ describe('recording a live session', () => {
       drill,
       ...(steps[4]?.tap ? [lenaAt20, refused] : [refused, lenaAt20]),
       { at: '25s', cancel: 'drill-1', expect: { status: 204 } },
-      { at: '25s', events: {}, auth: 'wrong', expect: { status: 401 } },
+      {
+        at: '25s',
+        events: {},
+        auth: 'wrong',
+        expect: { status: 401, body: { code: 'invalid_api_key', field: 'authorization' } },
+      },
       { at: '145s', events: { limit: 50 }, expect: { status: 200 } },
     ]);
+    expect(scenario.expect.heard['Lena Ortiz']).toEqual({
+      exactly: [
+        { kind: 'alert', text: 'Spill in ward 3', task: 'spill-1' },
+        { kind: 'speech', text: 'Thanks', cause: 'on_ack', task: 'spill-1' },
+        { kind: 'alert', text: 'Fire drill', task: 'drill-1' },
+      ],
+    });
     expect(scenario.expect.events.only).toBe(true);
     expect(scenario.expect.events.items).toEqual([
       { type: 'start', task: 'spill-1', at: '0s' },
@@ -280,6 +302,7 @@ describe('recording a live session on a running clock (issue 29)', () => {
         'cancel',
         'alert',
       ]);
+      expectWhatAPersonKeeps(scenario, readFileSync(out, 'utf8'));
       const times = scenario.timeline.map((step: any) => parseDuration(step.at)!);
       expect(times).toEqual([...times].sort((a, b) => a - b));
       expect(
@@ -354,6 +377,9 @@ describe('a recording that goes wrong', () => {
       '--fixtures',
       '--name',
       '--check',
+      '--all-fixtures',
+      'keeps what the\n                         session touched',
+      'what each badge heard',
       'badge-sim record session.jsonl --to bug.scenario.yaml',
     ])
       expect(record.stdout).toContain(text);

@@ -64,7 +64,9 @@ describe('GET /_stub/recording', () => {
             ? `event ${(r.event as any).content.type}`
             : r.kind === 'tap'
               ? `tap ${r.via} ${r.result} ${r.task_id === alert.body.task_id}`
-              : r.kind,
+              : r.kind === 'command'
+                ? `command ${r.command} ${r.cause ?? r.text} to ${r.devices}`
+                : r.kind,
       );
     expect(seen).toEqual([
       'connect',
@@ -72,8 +74,11 @@ describe('GET /_stub/recording', () => {
       // A request takes its place when it arrives: before the events it caused.
       'request 200',
       'event start',
+      // What the stub sent the connected badge (RS17): one record a command and turn.
+      'command play Spill to 350000000000001',
       'clock',
       'event acknowledged',
+      'command stop acknowledged to 350000000000001',
       'tap control acknowledged true',
     ]);
     expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
