@@ -889,6 +889,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "What run says of a report file, and how a report says to run a scenario again"
   },
   {
+    "id": "Y7",
+    "case": "A fixtures file a scenario names"
+  },
+  {
+    "id": "Y8",
+    "case": "What badge-sim init writes, and over what"
+  },
+  {
     "id": "SH1",
     "case": "Which scenarios a shard runs"
   },
