@@ -897,6 +897,14 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "What badge-sim init writes, and over what"
   },
   {
+    "id": "Y9",
+    "case": "What run --watch watches, reruns and exits with"
+  },
+  {
+    "id": "Y10",
+    "case": "What run --verbose says of a step"
+  },
+  {
     "id": "SH1",
     "case": "Which scenarios a shard runs"
   },
