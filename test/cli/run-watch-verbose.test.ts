@@ -3,13 +3,13 @@
  * a real process, real files changed in a temporary folder, and its output awaited with a
  * bounded poll (no fixed sleeps). A plain run loads neither module.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { initFiles } from '../../cli/init-templates.ts';
-import { BIN } from '../support/cli.ts';
+import { BIN, startCli } from '../support/cli.ts';
 
 const [SCENARIO, FIXTURES] = initFiles('.');
 
@@ -25,35 +25,26 @@ function project(): string {
   return dir;
 }
 
-const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-function watchRun(dir: string) {
-  const child = spawn(process.execPath, [BIN, 'run', dir, '--watch'], {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+/** `run DIR --watch` in DIR, once its first run has passed. */
+async function watchRun(dir: string) {
+  const cli = await startCli(['run', dir, '--watch'], 'all scenarios passed', {}, dir);
+  const exited = new Promise<number | null>((resolve) => cli.child.once('exit', resolve));
   /** Waits, at most 60 s, until stderr holds `count` lines saying it is watching. */
   const watching = (count: number) =>
     expect
-      .poll(() => err.split('\n').filter((line) => line.includes('watching')).length, {
-        timeout: 60_000,
-        interval: 50,
-      })
+      .poll(
+        () =>
+          cli
+            .errors()
+            .split('\n')
+            .filter((line) => line.includes('watching')).length,
+        {
+          timeout: 60_000,
+          interval: 50,
+        },
+      )
       .toBeGreaterThanOrEqual(count);
-  return { child, out: () => out, err: () => err, watching, exited };
+  return { ...cli, out: cli.output, err: cli.errors, watching, exited };
 }
 
 const WATCHING = 'badge-sim run --watch: watching 3 files in 1 folder; Ctrl+C to stop';
@@ -61,7 +52,7 @@ const WATCHING = 'badge-sim run --watch: watching 3 files in 1 folder; Ctrl+C to
 describe('run --watch', () => {
   test('reruns the scenarios a fixtures file change touches, then only the scenario whose file changed; Ctrl+C exits with the last run’s status', async () => {
     const dir = project();
-    const run = watchRun(dir);
+    await using run = await watchRun(dir);
     await run.watching(1);
     expect(run.err()).toBe(`${WATCHING}\n`);
     expect(run.out()).toContain('all scenarios passed');
@@ -91,7 +82,7 @@ describe('run --watch', () => {
   }, 180_000);
 
   test('Ctrl+C after a run that passed exits 0', async () => {
-    const run = watchRun(project());
+    await using run = await watchRun(project());
     await run.watching(1);
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
