@@ -16,6 +16,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   record: async () => (await import('./record.command.ts')).recordCommand(),
   'merge-reports': async () => (await import('./merge-reports.command.ts')).mergeReportsCommand(),
   generate: async () => (await import('./generate.command.ts')).generateCommand(),
+  init: async () => (await import('./init.command.ts')).initCommand(),
 };
 
 /** The command with its options and action. */

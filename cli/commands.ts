@@ -76,6 +76,11 @@ export const COMMANDS = {
     description:
       "Generate scenarios from the alert model: every order in which the badges acknowledge, a tap just before, at and just after a repeat and the timeout, and what --with adds, each written as a scenario file whose expectations are the model's prediction (events, what each badge hears, final states). Run them with badge-sim run.",
   },
+  init: {
+    term: 'init [options]',
+    description:
+      'Start a project: a scenario that passes, a fixtures file to edit, a vitest test using badge-sim/vitest and a GitHub Actions workflow; never writes over a file without --force.',
+  },
 } as const satisfies Record<string, CommandEntry>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
 import type { Reporter, ReporterName } from '../scenarios/reporters/index.ts';
+import type { StepObserver } from '../scenarios/step-progress.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
@@ -19,6 +20,8 @@ interface RunOptions {
   shard?: Shard;
   coverage?: boolean;
   quiet?: boolean;
+  watch?: boolean;
+  verbose?: boolean;
 }
 
 /**
@@ -54,6 +57,14 @@ export function runCommand(): Command {
         'where the junit, json or html report goes (default: standard output); the file and the summary are said on stderr',
       )
       .option('-q, --quiet', 'say nothing of the report file written (errors are still said)')
+      .option(
+        '-w, --watch',
+        "after the run, run again each scenario whose file or fixtures file changes, until Ctrl+C (which exits with the last run's status)",
+      )
+      .option(
+        '-v, --verbose',
+        'each step on stderr as it runs: its index, its time on the scenario clock, what it does and how it came out',
+      )
       .option('--seed <n>', 'seed for scenarios that give none', integerOption('--seed'), 0)
       .option('-g, --grep <pattern>', 'only scenarios whose name or file matches')
       .option('--bail', 'stop at the first failure')
@@ -83,10 +94,15 @@ Examples:
   badge-sim run --stub http://127.0.0.1:8080        against a running stub
   BADGE_SIM_CONTROL_TOKEN=… badge-sim run --stub URL  against a stub with a locked control API
   badge-sim run --shard 2/4 --reporter json -o shard-2.json  one quarter of the catalogue
+  badge-sim run scenarios/ --watch                  again on each save of a scenario or its fixtures
 `,
       )
       .action(async (paths: string[], options: RunOptions) => {
         if (options.stub && options.realtime) fail('give either --stub or --realtime, not both.');
+        if (options.watch && options.shard)
+          fail(
+            'give either --watch or --shard, not both: watch runs what changed, on one machine.',
+          );
         // The token is for a running stub; an embedded one has no lock, so it is ignored there.
         const controlToken = options.stub ? checkedControlToken(options.controlToken) : undefined;
         const chosen = options.reporter ?? ['console'];
@@ -119,44 +135,77 @@ Examples:
             `badge-sim run: shard ${options.shard.index}/${options.shard.total}: ${files.length} of ${all} scenario files\n`,
           );
         }
-        // A file report on standard output leaves no room for the console reporter there.
-        const reporters = await Promise.all(
-          chosen.map(async (name) => {
-            const create = await REPORTER_MODULES[name]();
-            return name === 'console' && fileReporters.length > 0 && !options.output
-              ? create(process.stderr)
-              : create();
-          }),
-        );
         // One error up front for a stub that is not there, not one a scenario (issue 31).
         if (options.stub)
           await checkStub(options.stub, controlToken, {
             otherwise: 'or leave out --stub: run then starts a stub of its own',
           });
-        const summary = await runSuite(files, {
-          reporters,
-          seed: options.seed,
-          grep: options.grep,
-          bail: options.bail,
-          mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
-          stubUrl: options.stub,
-          controlToken,
-          ...(options.coverage
-            ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
-            : {}),
-        });
-        const [report] = fileReporters;
-        for (const output of summary.outputs) {
-          if (!options.output) process.stdout.write(output);
-          else writeReport(options.output, output, `${report} report`, summaryLine(summary));
-        }
-        if (options.output && report && !options.quiet)
-          process.stderr.write(
-            `badge-sim run: ${report} report written to ${options.output}: ${summaryLine(summary)}\n`,
-          );
-        process.exitCode = summary.failed > 0 ? 1 : 0;
+        const onStep = options.verbose
+          ? (await import('./verbose-steps.ts')).stepPrinter()
+          : undefined;
+        const runOnce = (chosenFiles: string[]) =>
+          runAndReport(chosenFiles, options, { controlToken, onStep, runSuite, summaryLine });
+        const status = await runOnce(files);
+        process.exitCode = status;
+        // Loaded only when asked for, as the verbose printer is: a plain run pays nothing.
+        if (options.watch)
+          process.exitCode = await (await import('./watch-scenarios.ts')).watchScenarios({
+            paths,
+            files,
+            rerun: runOnce,
+            status,
+          });
       })
   );
+}
+
+interface SuiteRunner {
+  controlToken?: string;
+  onStep?: StepObserver;
+  runSuite: typeof import('../scenarios/run-suite.ts').runSuite;
+  summaryLine: typeof import('../scenarios/reporters/reporter.ts').summaryLine;
+}
+
+/**
+ * Runs the scenario files with new reporters (a watched run reports each rerun afresh), writes
+ * or prints the report and says where it went; resolves to the exit status, 1 if any failed.
+ */
+async function runAndReport(
+  files: string[],
+  options: RunOptions,
+  { controlToken, onStep, runSuite, summaryLine }: SuiteRunner,
+): Promise<number> {
+  const chosen = options.reporter ?? ['console'];
+  const [report] = chosen.filter((r) => r !== 'console');
+  // A file report on standard output leaves no room for the console reporter there.
+  const reporters = await Promise.all(
+    chosen.map(async (name) => {
+      const create = await REPORTER_MODULES[name]();
+      return name === 'console' && report && !options.output ? create(process.stderr) : create();
+    }),
+  );
+  const summary = await runSuite(files, {
+    reporters,
+    seed: options.seed,
+    grep: options.grep,
+    bail: options.bail,
+    mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
+    stubUrl: options.stub,
+    controlToken,
+    ...(onStep ? { onStep } : {}),
+    ...(options.coverage
+      ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
+      : {}),
+  });
+  for (const output of summary.outputs) {
+    if (!options.output) process.stdout.write(output);
+    else writeReport(options.output, output, `${report} report`, summaryLine(summary));
+  }
+  if (options.output && report && !options.quiet)
+    process.stderr.write(
+      `badge-sim run: ${report} report written to ${options.output}: ${summaryLine(summary)}\n`,
+    );
+  return summary.failed > 0 ? 1 : 0;
 }
 
 /** Writes a report file, or says in one line why it cannot, with how the run went (exit 2). */

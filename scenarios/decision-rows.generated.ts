@@ -897,6 +897,22 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "What run says of a report file, and how a report says to run a scenario again"
   },
   {
+    "id": "Y7",
+    "case": "A fixtures file a scenario names"
+  },
+  {
+    "id": "Y8",
+    "case": "What badge-sim init writes, and over what"
+  },
+  {
+    "id": "Y9",
+    "case": "What run --watch watches, reruns and exits with"
+  },
+  {
+    "id": "Y10",
+    "case": "What run --verbose says of a step"
+  },
+  {
     "id": "SH1",
     "case": "Which scenarios a shard runs"
   },

@@ -20,6 +20,7 @@ import {
 } from '../protocol/yaml-source.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import { decisionRow } from './decision-rows.ts';
+import { fixturesFileOf, withFixturesFile } from './fixtures-file.ts';
 import { Scenario, Step } from './scenario.schema.ts';
 
 /** A scenario that cannot be used; the message says where and what. */
@@ -38,6 +39,8 @@ export interface LoadedScenario {
   scenario: Scenario;
   /** The file, or `<code>` for `defineScenario`. */
   source: string;
+  /** The fixtures file it names (`fixtures: { file }`), absolute, read into `scenario`. */
+  fixturesFile?: string;
   /**
    * Where the thing at a path (`badges.group`, `timeline[2].tap`) is written, as
    * `file:line:column`, for errors found when the scenario runs (a group or a device the
@@ -110,13 +113,16 @@ export function loadScenarioText(text: string, file: string): LoadedScenario {
     throw error;
   }
   try {
+    const scenario = checkScenario(source.value);
+    const fixturesFile = fixturesFileOf(scenario, file);
     return {
-      scenario: checkScenario(source.value),
+      scenario: fixturesFile ? withFixturesFile(scenario, fixturesFile) : scenario,
       source: file,
+      ...(fixturesFile ? { fixturesFile } : {}),
       where: (path) => placeIn(file, parseYaml(text, file), path),
     };
   } catch (error) {
-    if (!(error instanceof ScenarioError)) throw error;
+    if (!(error instanceof ScenarioError || error instanceof FixtureError)) throw error;
     throw new ScenarioError(
       `badge-sim: ${placeIn(file, source, error.path)}: ${error.message}`,
       error.path,
@@ -133,9 +139,14 @@ function placeIn(file: string, source: YamlSource, path: string): string {
 /** A scenario written in TypeScript: typed by the model, checked like a file. */
 export function defineScenario(scenario: Scenario): LoadedScenario {
   try {
-    return { scenario: checkScenario(structuredClone(scenario)), source: '<code>' };
+    const checked = checkScenario(structuredClone(scenario));
+    const fixturesFile = fixturesFileOf(checked);
+    return {
+      scenario: fixturesFile ? withFixturesFile(checked, fixturesFile) : checked,
+      source: '<code>',
+    };
   } catch (error) {
-    if (error instanceof ScenarioError) {
+    if (error instanceof ScenarioError || error instanceof FixtureError) {
       throw new ScenarioError(
         `badge-sim: scenario '${scenario.name}': ${error.message}`,
         error.path,

@@ -45,6 +45,7 @@ import { addRunCoverage, startRunRecording } from './run-history.ts';
 import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
 import { leaseScenarioStub } from './scenario-stubs.ts';
+import type { StepObserver } from './step-progress.ts';
 import { STEP_HANDLERS, type StepContext } from './steps.ts';
 import { TriggerSteps } from './trigger-steps.ts';
 
@@ -69,6 +70,8 @@ export interface RunOptions {
    * badges take, the alert model's its stub's history shows, the decision rows it names.
    */
   coverage?: RunCoverage;
+  /** Told of each step once it has run (`run --verbose`, step-progress.ts). */
+  onStep?: StepObserver;
 }
 
 /** The outcome of one scenario. Deterministic for a seed: no wall-clock time in it. */
@@ -178,7 +181,7 @@ export async function runScenario(
     );
 
     // Run the timeline through the step handlers.
-    const failures = await runTimeline(scenario, context);
+    const failures = await runTimeline(scenario, context, options.onStep);
     if (scenario.duration) await context.advanceTo(start + parseDuration(scenario.duration)!);
     await fleet?.settled();
 
@@ -458,7 +461,11 @@ function stepContext(
  * Each step at its time (repeats unrolled, ties in file order), done by its handler; what a
  * request step got is checked against its `expect`. Returns those checks' failures.
  */
-async function runTimeline(scenario: Scenario, context: StepContext): Promise<Failure[]> {
+async function runTimeline(
+  scenario: Scenario,
+  context: StepContext,
+  onStep?: StepObserver,
+): Promise<Failure[]> {
   const failures: Failure[] = [];
   const expanded = scenario.timeline.flatMap((step, index) =>
     Array.from({ length: step.repeat?.times ?? 1 }, (_, n) => ({
@@ -474,15 +481,18 @@ async function runTimeline(scenario: Scenario, context: StepContext): Promise<Fa
     const action = actionOf(step);
     const answer = await STEP_HANDLERS.get(action)!.run(step, path, context);
     await context.fleet?.settled();
-    if (answer && step.expect) {
-      const failure = checkResponse(
-        `${path} ${action} answer${step.as ? ` (${step.as})` : ''}`,
-        step.expect,
-        answer.status,
-        answer.body,
-      );
-      if (failure) failures.push(failure);
-    }
+    const failure =
+      answer && step.expect
+        ? checkResponse(
+            `${path} ${action} answer${step.as ? ` (${step.as})` : ''}`,
+            step.expect,
+            answer.status,
+            answer.body,
+          )
+        : undefined;
+    if (failure) failures.push(failure);
+    const [status, mismatch] = [answer?.status, failure?.message];
+    onStep?.({ scenario: scenario.name, index, at, action, step, status, mismatch });
   }
   return failures;
 }

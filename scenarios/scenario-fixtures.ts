@@ -32,5 +32,7 @@ export function resolveFixtures(scenario: Scenario): Fixtures {
     }
     return fixtures;
   }
+  // A scenario's loader reads its fixtures file into it (fixtures-file.ts): this one was not.
+  if (hasOwn(given, 'file')) return loadFixturesFile(given.file);
   return given;
 }

@@ -562,6 +562,16 @@ export const Scenario = Type.Object(
         Fixtures,
         Type.Object(
           {
+            file: Type.String({
+              minLength: 1,
+              description:
+                'A fixtures file (YAML or JSON, as `badge-sim stub --fixtures` reads), relative to this scenario file: read each time the scenario is loaded (decision Y7).',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Object(
+          {
             generate: Type.Object(
               {
                 seed: Type.Integer(),

@@ -339,6 +339,38 @@ test('a badge acknowledges', async () => {
     expect(html).toContain('.timeline {');
   }, 150_000);
 
+  test('init, then npx badge-sim run, then the written vitest test: all pass in a fresh project (Y8)', () => {
+    const project = join(consumer, 'fresh');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'fresh', private: true }));
+    // The project's own node_modules: badge-sim installed in it, as npm install -D would.
+    mkdirSync(join(project, 'node_modules/.bin'), { recursive: true });
+    symlinkSync(installed, join(project, 'node_modules/badge-sim'), 'dir');
+    symlinkSync('../badge-sim/bin/badge-sim.js', join(project, 'node_modules/.bin/badge-sim'));
+    const init = expectSuccess(run('npx', ['--offline', 'badge-sim', 'init'], project));
+    expect(init).toContain('\nNext:\n  npx badge-sim run scenarios/ ');
+    // The $schema line names the installed package's schema, which is there.
+    const scenario = readFileSync(join(project, 'scenarios/first-alert.scenario.yaml'), 'utf8');
+    const schema = /^# yaml-language-server: \$schema=(\S+)$/m.exec(scenario)![1]!;
+    const resolved = join(project, 'scenarios', schema);
+    expect(resolved).toBe(
+      join(project, 'node_modules/badge-sim/dist/scenarios/scenario.schema.json'),
+    );
+    expect(JSON.parse(readFileSync(resolved, 'utf8')).title).toBe('badge-sim scenario');
+    // The workflow's command, as CI runs it.
+    const workflow = readFileSync(join(project, '.github/workflows/badge-sim.yml'), 'utf8');
+    const command = /run: npx (badge-sim run .*)$/m.exec(workflow)![1]!.split(' ');
+    const suite = expectSuccess(run('npx', ['--offline', ...command], project, 120_000));
+    expect(suite).toContain('✓ First alert');
+    expect(suite).toContain('all scenarios passed');
+    expect(readFileSync(join(project, 'badge-sim-report.html'), 'utf8')).toContain(
+      '"name":"First alert"',
+    );
+    const vitest = join(REPO_MODULES, 'vitest', 'vitest.mjs');
+    const tests = expectSuccess(run('node', [vitest, 'run'], project, 120_000));
+    expect(tests).toMatch(/Tests\s+1 passed \(1\)/);
+  }, 300_000);
+
   test("npx badge-sim --version prints the installed package's version", () => {
     const manifestFile = join(installed, 'package.json');
     const manifest = readFileSync(manifestFile, 'utf8');

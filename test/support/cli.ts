@@ -26,10 +26,12 @@ export async function startCli(
   args: string[],
   ready: string | RegExp,
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<RunningCli> {
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    cwd,
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
