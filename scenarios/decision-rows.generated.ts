@@ -1305,6 +1305,22 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "The timeline"
   },
   {
+    "id": "UI12",
+    "case": "Every play, broadcast and speech is told"
+  },
+  {
+    "id": "UI13",
+    "case": "A badge that is offline"
+  },
+  {
+    "id": "UI14",
+    "case": "A card with nothing playing"
+  },
+  {
+    "id": "UI15",
+    "case": "Account names"
+  },
+  {
     "id": "MB1",
     "case": "Timers of different alerts due at one instant (a repeat of one, the timeout of…"
   },
