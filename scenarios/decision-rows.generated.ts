@@ -1261,6 +1261,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "The report from vitest"
   },
   {
+    "id": "UI16",
+    "case": "The report's timeline, laid out"
+  },
+  {
     "id": "UI1",
     "case": "What the stream sends"
   },

@@ -166,7 +166,12 @@
     details.addEventListener('toggle', () => {
       if (!details.open || drawn) return;
       drawn = true;
-      details.append(scenarioBody(scenario));
+      const body = scenarioBody(scenario);
+      details.append(body);
+      // Labels are laid out by their drawn widths: now, and again when the page's width changes.
+      const timelineEl = body.querySelector('.timeline');
+      placeLabels(timelineEl);
+      addEventListener('resize', () => placeLabels(timelineEl));
     });
     details.open = open;
     item.append(details);
@@ -206,15 +211,33 @@
 
   // ---- the swimlane timeline ----
 
-  /** The span the timeline shows (ms): the run, and anything drawn past its end. */
-  function spanOf(scenario) {
-    let end = Math.max(scenario.endMs, 1000);
-    for (const lane of scenario.lanes)
-      for (const clip of lane.clips) end = Math.max(end, clip.at + clip.durationMs);
-    for (const marker of scenario.markers) end = Math.max(end, marker.at);
+  /**
+   * The instant of the last thing drawn (ms): a clip's end, a tap, a badge going offline or
+   * back, an alert marker, the first difference. An offline window still open at the run's end
+   * ends nothing.
+   */
+  function lastDrawn(scenario) {
+    let last = 0;
+    for (const lane of scenario.lanes) {
+      for (const clip of lane.clips) last = Math.max(last, clip.at + clip.durationMs);
+      for (const at of lane.taps) last = Math.max(last, at);
+      for (const window of lane.offline)
+        last = Math.max(last, window.to < scenario.endMs ? window.to : window.from);
+    }
+    for (const marker of scenario.markers) last = Math.max(last, marker.at);
     for (const failure of scenario.failures)
-      for (const at of Object.values(failure.differenceAt ?? {})) end = Math.max(end, at);
-    return end;
+      for (const at of Object.values(failure.differenceAt ?? {})) last = Math.max(last, at);
+    return last;
+  }
+
+  /**
+   * The span the timeline shows (ms): shortly after the last thing drawn, on a round tick, so a
+   * run of 400 s whose alerts are over in 40 s is drawn over 50 s, not squeezed into a tenth.
+   */
+  function spanOf(scenario) {
+    const padded = Math.max(1000, lastDrawn(scenario) * 1.05);
+    const step = tickStep(padded);
+    return Math.ceil(padded / step) * step;
   }
 
   /** A round step giving at most about 8 ticks. */
@@ -225,7 +248,7 @@
 
   function timeline(scenario) {
     const span = spanOf(scenario);
-    const x = (ms) => `${((Math.max(0, ms) / span) * 100).toFixed(3)}%`;
+    const x = (ms) => `${((Math.min(span, Math.max(0, ms)) / span) * 100).toFixed(3)}%`;
     const firstDiff = scenario.failures.find((f) => f.differenceAt);
     const rows = el('div', 'timeline', { role: 'group', 'aria-label': 'Timeline' });
     const row = (who, track) => rows.append(el('div', 'row', {}, who, track));
@@ -233,7 +256,7 @@
     for (let t = 0; t <= span; t += tickStep(span))
       axis.append(el('span', 'tick', { style: `left:${x(t)}` }, seconds(t)));
     row(el('div', 'who', {}, 'time'), axis);
-    row(el('div', 'who', {}, 'alerts'), markerTrack(scenario, firstDiff, span, x));
+    row(el('div', 'who', {}, 'alerts'), markerTrack(scenario, firstDiff, x));
     for (const lane of scenario.lanes) {
       const onDiff = firstDiff?.lane === lane.device;
       const who = el(
@@ -243,13 +266,22 @@
         lane.user,
         el('small', '', {}, lane.device),
       );
-      row(who, laneTrack(lane, onDiff, x));
+      row(who, laneTrack(lane, onDiff, x, span));
     }
     if (scenario.lanes.length === 0)
       row(el('div', 'who'), el('div', 'track empty', {}, 'no badges in this scenario'));
     rows.append(overlay(scenario, firstDiff, x));
+    const quiet =
+      scenario.endMs > span
+        ? el(
+            'p',
+            'quiet-end',
+            {},
+            `nothing after ${seconds(lastDrawn(scenario))}; the run went on to ${seconds(scenario.endMs)}`,
+          )
+        : null;
     // On a narrow screen the timeline keeps a readable width and scrolls sideways.
-    return el('div', '', {}, legend(Boolean(firstDiff)), el('div', 'scroller', {}, rows));
+    return el('div', '', {}, legend(Boolean(firstDiff)), el('div', 'scroller', {}, rows), quiet);
   }
 
   function legend(withDifference) {
@@ -270,13 +302,11 @@
     );
   }
 
-  /** Labels closer than this share of the span would overlap: the later goes a row down. */
-  const LABEL_GAP = 0.12;
-  const MARKER_ROWS = 4;
-  /** Past this share of the span, a label is drawn to the left of its instant. */
-  const RIGHT_ANCHORED = 0.8;
+  /** Pixels kept between two labels of one row. */
+  const LABEL_GAP_PX = 6;
+  const LABEL_ROW_REM = 1.45;
 
-  function markerTrack(scenario, firstDiff, span, x) {
+  function markerTrack(scenario, firstDiff, x) {
     const track = el('div', 'markers track');
     // With several alerts, each label says whose it is.
     const several = new Set(scenario.markers.map((m) => m.task)).size > 1;
@@ -300,19 +330,45 @@
     labels.sort(
       (a, b) => a.at - b.at || Number(b.kind === 'difference') - Number(a.kind === 'difference'),
     );
-    const lastAt = [];
+    // Rows are given once the labels can be measured (placeLabels).
     for (const label of labels) {
-      let r = lastAt.findIndex((at) => Math.abs(label.at - at) >= span * LABEL_GAP);
-      if (r === -1) r = lastAt.length < MARKER_ROWS ? lastAt.length : MARKER_ROWS - 1;
-      lastAt[r] = label.at;
-      const style = `left:${x(label.at)};top:${(0.25 + r * 1.45).toFixed(2)}rem`;
-      const attributes = { style, title: label.title, 'data-kind': label.kind };
-      // Near the right edge a label extends leftwards from its instant, not out of the page.
-      const anchor = label.at > span * RIGHT_ANCHORED ? ' leftwards' : '';
-      track.append(el('span', `marker ${label.kind}${anchor}`, attributes, label.text));
+      const attributes = {
+        style: `left:${x(label.at)}`,
+        title: label.title,
+        'data-kind': label.kind,
+      };
+      track.append(el('span', `marker ${label.kind}`, attributes, label.text));
     }
-    track.style.minHeight = `${(Math.max(1, lastAt.length) * 1.45 + 0.35).toFixed(2)}rem`;
     return track;
+  }
+
+  /**
+   * Gives each label of the alerts' lane a row by its drawn width, in time order: the first row
+   * where it touches no other label; near the right edge it extends leftwards from its instant.
+   * The lines across the lanes start below this lane, so none cuts through a label.
+   */
+  function placeLabels(timelineEl) {
+    const track = timelineEl.querySelector('.markers.track');
+    const width = track.clientWidth;
+    const rows = [];
+    for (const label of track.querySelectorAll('.marker')) {
+      const at = (Number.parseFloat(label.style.left) / 100) * width;
+      const w = label.offsetWidth;
+      const leftwards = at + w > width;
+      label.classList.toggle('leftwards', leftwards);
+      const from = leftwards ? at - w : at;
+      const to = from + w;
+      const free = (row) =>
+        row.every(([a, b]) => to + LABEL_GAP_PX <= a || from >= b + LABEL_GAP_PX);
+      let r = rows.findIndex(free);
+      if (r === -1) r = rows.push([]) - 1;
+      rows[r].push([from, to]);
+      label.style.top = `${(0.25 + r * LABEL_ROW_REM).toFixed(2)}rem`;
+    }
+    track.style.minHeight = `${(Math.max(1, rows.length) * LABEL_ROW_REM + 0.35).toFixed(2)}rem`;
+    const lane = track.parentElement;
+    timelineEl.querySelector('.overlay').style.top = `${lane.offsetTop + lane.offsetHeight}px`;
+    timelineEl.dataset.placed = 'true';
   }
 
   function diffTitle(failure) {
@@ -323,13 +379,13 @@
     return parts.join('; ');
   }
 
-  function laneTrack(lane, onDiff, x) {
+  function laneTrack(lane, onDiff, x, span) {
     const track = el('div', `track${onDiff ? ' diff-lane' : ''}`, { 'data-lane': lane.device });
     for (const window of lane.offline)
       track.append(
         mark(
           'offline',
-          `left:${x(window.from)};width:${x(window.to - window.from)}`,
+          `left:${x(window.from)};width:${x(Math.min(window.to, span) - window.from)}`,
           `offline ${seconds(window.from)}–${seconds(window.to)}`,
         ),
       );
