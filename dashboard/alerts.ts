@@ -8,6 +8,8 @@ import { duration, el, setText } from './dom.ts';
 
 export interface TaskActions {
   cancel(task: LiveTask): void;
+  /** Whether a device is online now, as the stream last said (unknown devices count as online). */
+  online(deviceId: string): boolean;
 }
 
 /** Draws the tasks again; the Cancel button that had the focus gets it back. */
@@ -50,7 +52,7 @@ function taskItem(task: LiveTask, actions: TaskActions): HTMLElement {
         text: alerting ? '' : `timeout ${task.timeout} s`,
       }),
     ),
-    recipients(task),
+    recipients(task, actions),
     alerting ? cancel : null,
   );
 }
@@ -58,18 +60,31 @@ function taskItem(task: LiveTask, actions: TaskActions): HTMLElement {
 /** Badges named on a task, at most; the others are counted by status (a task may have 1,000). */
 export const RECIPIENTS_SHOWN = 12;
 
-function recipients(task: LiveTask): HTMLElement {
+/**
+ * A recipient's status as it is: the stub keeps an offline badge "playing" (it goes on sending
+ * it the repeats), but nobody hears them, so the card says it is offline (UI13).
+ */
+function statusOf(device: LiveTask['devices'][number], actions: TaskActions): string {
+  const waiting = device.status === 'playing' || device.status === 'queued';
+  return waiting && !actions.online(device.device_id) ? 'offline, not acknowledged' : device.status;
+}
+
+function recipients(task: LiveTask, actions: TaskActions): HTMLElement {
   const list = el(
     'ul',
     { class: 'recipients' },
-    ...task.devices
-      .slice(0, RECIPIENTS_SHOWN)
-      .map((d) => el('li', { class: `status-${d.status}`, text: `${d.user}: ${d.status}` })),
+    ...task.devices.slice(0, RECIPIENTS_SHOWN).map((d) => {
+      const status = statusOf(d, actions);
+      return el('li', { class: `status-${status.split(',')[0]}`, text: `${d.user}: ${status}` });
+    }),
   );
   const rest = task.devices.slice(RECIPIENTS_SHOWN);
   if (rest.length > 0) {
     const counts = new Map<string, number>();
-    for (const d of rest) counts.set(d.status, (counts.get(d.status) ?? 0) + 1);
+    for (const d of rest) {
+      const status = statusOf(d, actions);
+      counts.set(status, (counts.get(status) ?? 0) + 1);
+    }
     const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
     list.append(el('li', { class: 'more', text: `and ${rest.length} more: ${summary}` }));
   }

@@ -108,9 +108,19 @@ const HEARD_VERB = { play: 'Plays', broadcast: 'Broadcasts', speak: 'Says' } as 
 /** A broadcast or speech has no stop: once its badge is idle again, it is told as past. */
 const HEARD_PAST = { play: 'Played', broadcast: 'Broadcast', speak: 'Said' } as const;
 
+/** What the card says a badge hears: nothing is not a mode, it is said plainly (UI14). */
+function heardText(device: LiveDevice): string {
+  const heard = device.heard;
+  if (!heard) return 'Nothing playing';
+  if (!device.online) return `Last sent: “${heard.text}”`;
+  return `${(device.state === 'idle' ? HEARD_PAST : HEARD_VERB)[heard.kind]}: “${heard.text}”`;
+}
+
 function fillCard(card: HTMLElement, device: LiveDevice, note: string): void {
   const part = (name: string) => card.querySelector(`.${name}`)!;
-  card.dataset.state = device.state ?? 'unknown';
+  // The state a badge last reported holds only while it is connected (UI13).
+  const state = device.online ? device.state : device.state === null ? null : 'offline';
+  card.dataset.state = state ?? 'unknown';
   card.dataset.online = String(device.online);
   setText(part('user'), device.user);
   setText(
@@ -119,13 +129,9 @@ function fillCard(card: HTMLElement, device: LiveDevice, note: string): void {
   );
   setText(part('ids'), device.device_id);
   setText(part('groups'), device.groups.length ? device.groups.join(', ') : 'no group');
-  setText(part('state'), `State: ${device.state ?? 'never connected'}`);
-  setText(
-    part('heard'),
-    device.heard
-      ? `${(device.state === 'idle' ? HEARD_PAST : HEARD_VERB)[device.heard.kind]}: “${device.heard.text}”`
-      : 'Silent',
-  );
+  setText(part('state'), `State: ${state ?? 'never connected'}`);
+  setText(part('heard'), heardText(device));
+  part('heard').classList.toggle('quiet', !device.heard || !device.online);
   const battery =
     device.battery_level === null
       ? 'battery unknown'

@@ -8,17 +8,20 @@ import type { ClockView } from '../protocol/control-api.schema.ts';
 import type {
   LiveDevice,
   LiveEvent,
+  LiveHeardLine,
   LiveSnapshot,
   LiveTask,
   LiveUpdate,
 } from '../protocol/live-stream.schema.ts';
-import { renderTasks, tickTimeLeft } from './alerts.ts';
+import { renderTasks } from './alerts.ts';
 import { ApiError, CONTROL, controlToken, readStream, send, setControlToken } from './api.ts';
 import { BadgeGrid } from './badges.ts';
-import { byId, clockTime, setOptions, setText } from './dom.ts';
+import { readClock, renderClock } from './clock.ts';
+import { byId, setOptions, setText } from './dom.ts';
 import {
-  deviceEntries,
   eventEntry,
+  heardEntry,
+  onlineEntry,
   renderLanes,
   renderTimeline,
   TIMELINE_MAX,
@@ -46,7 +49,9 @@ const grid = new BadgeGrid(byId('badges'), byId('badge-sizer'), byId('badge-grid
     void act(
       id,
       `${CONTROL}/devices/${encodeURIComponent(id)}/${online ? 'online' : 'offline'}`,
-      () => (online ? 'Coming back…' : 'Going offline…'),
+      // Said until the stream tells the switch; the answer may come after it did.
+      () =>
+        state.devices.get(id)?.online === online ? '' : online ? 'Coming back…' : 'Going offline…',
     ),
 });
 
@@ -63,13 +68,7 @@ async function act<T>(deviceId: string, path: string, note: (answer: T) => strin
   redraw('badges');
 }
 
-/** The stub's clock now, in ms: a virtual clock as told, a running one read forward. */
-function clockNow(): number {
-  const clock = state.clock;
-  if (!clock) return 0;
-  if (clock.mode === 'virtual') return clock.now_ms;
-  return clock.now_ms + (performance.now() - state.clockAt) * clock.scale;
-}
+const clockNow = () => readClock(state.clock, state.clockAt);
 
 // Drawing happens once a frame, for what changed since the last.
 const dirty = new Set<'badges' | 'tasks' | 'timeline' | 'clock' | 'filters'>();
@@ -81,7 +80,11 @@ function redraw(...parts: (typeof dirty extends Set<infer P> ? P : never)[]) {
     frame = 0;
     if (dirty.has('filters')) drawFilters();
     if (dirty.has('badges') || dirty.has('filters')) drawBadges();
-    if (dirty.has('tasks')) renderTasks(byId('tasks'), state.tasks, { cancel });
+    if (dirty.has('tasks'))
+      renderTasks(byId('tasks'), state.tasks, {
+        cancel,
+        online: (id) => state.devices.get(id)?.online ?? true,
+      });
     if (dirty.has('timeline') || dirty.has('filters')) drawTimeline();
     drawClock();
     dirty.clear();
@@ -149,20 +152,7 @@ function drawTimeline() {
 }
 
 function drawClock() {
-  const clock = state.clock;
-  if (!clock) return;
-  const now = new Date(clockNow()).toISOString();
-  setText(byId('clock-mode'), `${clock.mode} clock`);
-  setText(byId('clock-now'), `${now.slice(0, 10)} ${now.slice(11, 19)}`);
-  byId('clock-now').setAttribute('datetime', now);
-  byId('clock-speed').hidden = clock.mode !== 'scaled';
-  setText(byId('clock-speed'), `×${clock.scale}`);
-  byId('clock-buttons').hidden = clock.mode !== 'virtual';
-  byId<HTMLButtonElement>('advance-next').disabled = clock.next_due_at === null;
-  byId('advance-next').title = clock.next_due_at
-    ? `to ${clockTime(clock.next_due_at)}`
-    : 'no timer is set';
-  tickTimeLeft(byId('tasks'), clockNow());
+  if (state.clock) renderClock(state.clock, clockNow());
 }
 
 function addTimeline(entries: TimelineEntry[]) {
@@ -179,6 +169,12 @@ function withNotification(event: LiveEvent): TimelineEntry {
   return eventEntry(event, task?.notification);
 }
 
+function heardEntries(lines: LiveHeardLine[]): TimelineEntry[] {
+  return lines.map((line) =>
+    heardEntry(line, state.devices.get(line.device_id)?.user ?? line.device_id),
+  );
+}
+
 function onSnapshot(snapshot: LiveSnapshot) {
   state.clock = snapshot.clock;
   state.clockAt = performance.now();
@@ -188,11 +184,8 @@ function onSnapshot(snapshot: LiveSnapshot) {
   state.tasks = snapshot.tasks;
   state.timeline = [];
   state.notes.clear();
-  addTimeline([
-    ...snapshot.events.map(withNotification),
-    // What each badge hears now, so a page opened mid-alert shows it on the timeline too.
-    ...snapshot.devices.flatMap((d) => deviceEntries(undefined, d, snapshot.clock.now)),
-  ]);
+  // What the badges heard before the page opened (or was reloaded), not only the last clip.
+  addTimeline([...snapshot.events.map(withNotification), ...heardEntries(snapshot.heard)]);
   redraw('filters', 'badges', 'tasks', 'timeline');
 }
 
@@ -200,11 +193,26 @@ function onUpdate(update: LiveUpdate) {
   state.clock = update.clock;
   state.clockAt = performance.now();
   if (update.tasks) state.tasks = update.tasks;
-  const entries = update.events.map(withNotification);
+  const entries = [...update.events.map(withNotification), ...heardEntries(update.heard)];
+  // A recipient going offline changes what its alert's card says.
+  let onlineChanged = false;
   for (const device of update.devices) {
-    entries.push(...deviceEntries(state.devices.get(device.device_id), device, update.clock.now));
+    const before = state.devices.get(device.device_id);
+    entries.push(...onlineEntry(before, device, update.clock.now));
+    // "Going offline…" was true until it went: the card now says what is.
+    if (before && before.online !== device.online) {
+      state.notes.delete(device.device_id);
+      onlineChanged = true;
+    }
     state.devices.set(device.device_id, device);
   }
+  if (update.heard_dropped > 0)
+    entries.push({
+      at: update.clock.now,
+      lane: 'alert',
+      kind: 'dropped',
+      text: `${update.heard_dropped} plays and speech not shown (more than the stream keeps at once)`,
+    });
   if (update.events_dropped > 0)
     entries.push({
       at: update.clock.now,
@@ -215,7 +223,7 @@ function onUpdate(update: LiveUpdate) {
   addTimeline(entries);
   redraw(
     'badges',
-    ...(update.tasks ? (['tasks'] as const) : []),
+    ...(update.tasks || onlineChanged ? (['tasks'] as const) : []),
     ...(entries.length ? (['timeline'] as const) : []),
   );
 }

@@ -3,7 +3,7 @@
  * speech, going offline and back), on the stub's clock, newest first. At most
  * TIMELINE_MAX entries are kept; a filter shows one badge's story or one alert's.
  */
-import type { LiveDevice, LiveEvent } from '../protocol/live-stream.schema.ts';
+import type { LiveDevice, LiveEvent, LiveHeardLine } from '../protocol/live-stream.schema.ts';
 import { clockTime, el } from './dom.ts';
 
 export const TIMELINE_MAX = 500;
@@ -42,29 +42,34 @@ export function eventEntry({ event }: LiveEvent, notification?: string): Timelin
   };
 }
 
-/** What changed on a badge between two views of it, as timeline entries. */
-export function deviceEntries(
+/**
+ * A play, broadcast or speech the stub sent, as an entry: the stream tells each one (UI12),
+ * so the repeats inside a clock jump are all on the timeline, not only the last.
+ */
+export function heardEntry(line: LiveHeardLine, user: string): TimelineEntry {
+  return {
+    at: line.at,
+    lane: user,
+    kind: `heard-${line.kind}`,
+    text: `${HEARD_VERB[line.kind]} “${line.text}”`,
+  };
+}
+
+/** A badge going offline or coming back between two views of it, as an entry. */
+export function onlineEntry(
   before: LiveDevice | undefined,
   after: LiveDevice,
   now: string,
 ): TimelineEntry[] {
-  const entries: TimelineEntry[] = [];
-  if (before && before.online !== after.online)
-    entries.push({
+  if (!before || before.online === after.online) return [];
+  return [
+    {
       at: now,
       lane: after.user,
       kind: after.online ? 'online' : 'offline',
       text: after.online ? 'came online' : 'went offline',
-    });
-  const heard = after.heard;
-  if (heard && (before?.heard?.at !== heard.at || before?.heard?.task_id !== heard.task_id))
-    entries.push({
-      at: heard.at,
-      lane: after.user,
-      kind: `heard-${heard.kind}`,
-      text: `${HEARD_VERB[heard.kind]} “${heard.text}”`,
-    });
-  return entries;
+    },
+  ];
 }
 
 export function renderTimeline(list: HTMLElement, entries: TimelineEntry[], lane: string): void {

@@ -20,6 +20,12 @@ export const STREAM_MAX_BUFFERED_BYTES = 1024 * 1024;
 export const STREAM_TASKS_MAX = 50;
 /** Streams open at once; one more is refused with 429 (UI2). */
 export const STREAM_CLIENTS_MAX = 64;
+/**
+ * Plays, broadcasts and speech the stub keeps for the stream, across devices: a snapshot
+ * carries them (history across a reload) and an update every one since the last (the repeats
+ * inside a clock jump), UI12.
+ */
+export const STREAM_RECENT_HEARD = 500;
 
 /** What a device hears or says now, as the stub last told it (cleared by its stop). */
 export const LiveHeard = Type.Object({
@@ -29,6 +35,13 @@ export const LiveHeard = Type.Object({
   at: Type.String({ description: 'When the stub sent it (its clock).' }),
 });
 export type LiveHeard = Static<typeof LiveHeard>;
+
+/** One play, broadcast or speech the stub sent a device (UI12). */
+export const LiveHeardLine = Type.Object({
+  device_id: Type.String(),
+  ...LiveHeard.properties,
+});
+export type LiveHeardLine = Static<typeof LiveHeardLine>;
 
 export const LiveDevice = Type.Object({
   device_id: Type.String(),
@@ -73,6 +86,9 @@ export const LiveSnapshot = Type.Object({
   events: Type.Array(LiveEvent, {
     description: `The newest ${STREAM_RECENT_EVENTS}, oldest first.`,
   }),
+  heard: Type.Array(LiveHeardLine, {
+    description: `The newest ${STREAM_RECENT_HEARD} plays, broadcasts and speech, across devices, oldest first.`,
+  }),
 });
 export type LiveSnapshot = Static<typeof LiveSnapshot>;
 
@@ -87,6 +103,12 @@ export const LiveUpdate = Type.Object({
   events: Type.Array(LiveEvent, { description: 'New events, oldest first.' }),
   events_dropped: Type.Integer({
     description: `Events this client missed since the last message: it read too slowly and more than ${STREAM_PENDING_EVENTS_MAX} were waiting.`,
+  }),
+  heard: Type.Array(LiveHeardLine, {
+    description: 'Every play, broadcast and speech sent since the last message, oldest first.',
+  }),
+  heard_dropped: Type.Integer({
+    description: `Plays, broadcasts and speech this client missed: more than ${STREAM_RECENT_HEARD} since its last message.`,
   }),
 });
 export type LiveUpdate = Static<typeof LiveUpdate>;

@@ -1301,6 +1301,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "The report from vitest"
   },
   {
+    "id": "UI16",
+    "case": "The report's timeline, laid out"
+  },
+  {
     "id": "UI1",
     "case": "What the stream sends"
   },
@@ -1343,6 +1347,22 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "UI11",
     "case": "The timeline"
+  },
+  {
+    "id": "UI12",
+    "case": "Every play, broadcast and speech is told"
+  },
+  {
+    "id": "UI13",
+    "case": "A badge that is offline"
+  },
+  {
+    "id": "UI14",
+    "case": "A card with nothing playing"
+  },
+  {
+    "id": "UI15",
+    "case": "Account names"
   },
   {
     "id": "MB1",

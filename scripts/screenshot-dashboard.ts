@@ -5,7 +5,7 @@
  * Omar taken offline; the page at a laptop's width. Run it again after changing the page.
  */
 import { fileURLToPath } from 'node:url';
-import { startStub } from '../server-stub/start-stub.ts';
+import { startStub } from '../index.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
 const OUT = fileURLToPath(new URL('../docs/dashboard.png', import.meta.url));

@@ -19,11 +19,13 @@ import {
   STREAM_FLUSH_MS,
   STREAM_PENDING_EVENTS_MAX,
   STREAM_RECENT_EVENTS,
+  STREAM_RECENT_HEARD,
   STREAM_TASKS_MAX,
 } from '../protocol/live-stream.schema.ts';
 import { clockView } from './clock-view.ts';
 import type { DeviceGateway } from './device-gateway.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
+import { HeardRing } from './heard-ring.ts';
 import type { StubCore } from './stub-core.ts';
 
 /** Badges the stub runs itself (`--badges`): the dashboard can take them offline and back. */
@@ -49,6 +51,8 @@ interface Pending {
   devices: Set<string>;
   events: LiveEvent[];
   dropped: number;
+  /** The heard ring's count when this subscriber was last written to. */
+  heardFrom: number;
 }
 
 export class LiveFeed {
@@ -63,6 +67,8 @@ export class LiveFeed {
   readonly #heard = new Map<string, Omit<LiveHeard, 'at'> & { atMs: number }>();
   /** The newest events, oldest first: the last STREAM_RECENT_EVENTS of it are shown. */
   #recent: LiveEvent[] = [];
+  /** Every play, broadcast and speech, the newest kept: each is told, not only the last (UI12). */
+  readonly #heardLines = new HeardRing(STREAM_RECENT_HEARD);
   #groupsOf: Map<string, string[]> | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #unsubscribe: (() => void)[];
@@ -80,6 +86,7 @@ export class LiveFeed {
       core.onClockChange(() => this.#mark((p) => (p.clock = true))),
       core.onReset(() => {
         this.#heard.clear();
+        this.#heardLines.clear();
         this.#recent = [];
         this.#groupsOf = undefined;
         this.#mark((p) => (p.snapshot = true));
@@ -94,7 +101,7 @@ export class LiveFeed {
   /** Sends `subscriber` the snapshot now, then what changes; returns the unsubscribe. */
   subscribe(subscriber: FeedSubscriber): () => void {
     subscriber.write('snapshot', JSON.stringify(this.snapshot()));
-    this.#subscribers.set(subscriber, emptyPending());
+    this.#subscribers.set(subscriber, emptyPending(this.#heardLines.count));
     return () => this.#subscribers.delete(subscriber);
   }
 
@@ -115,6 +122,7 @@ export class LiveFeed {
       devices: directory.devices().map((d) => this.device(d.id)!),
       tasks: this.tasks(),
       events: this.#recent.slice(-STREAM_RECENT_EVENTS),
+      heard: this.#heardLines.since(0).lines,
     };
   }
 
@@ -184,6 +192,7 @@ export class LiveFeed {
     if (command.type === 'stop') {
       if (this.#heard.get(deviceId)?.task_id === command.taskId) this.#heard.delete(deviceId);
     } else {
+      this.#heardLines.add(this.#core.clock.now(), deviceId, command);
       this.#heard.set(deviceId, {
         kind: command.type,
         text: command.text,
@@ -224,7 +233,7 @@ export class LiveFeed {
     };
     for (const [subscriber, pending] of this.#subscribers) {
       if (isEmpty(pending) || !subscriber.writable()) continue;
-      this.#subscribers.set(subscriber, emptyPending());
+      this.#subscribers.set(subscriber, emptyPending(this.#heardLines.count));
       if (pending.snapshot) {
         subscriber.write('snapshot', JSON.stringify(this.snapshot()));
         continue;
@@ -234,10 +243,16 @@ export class LiveFeed {
         devices: [...pending.devices].flatMap((id) => deviceOf(id) ?? []),
         events: pending.events,
         events_dropped: pending.dropped,
+        ...this.#heardSince(pending.heardFrom),
       };
       if (pending.tasks) update.tasks = tasks ??= this.tasks();
       subscriber.write('update', JSON.stringify(update));
     }
+  }
+
+  #heardSince(from: number): Pick<LiveUpdate, 'heard' | 'heard_dropped'> {
+    const { lines, dropped } = this.#heardLines.since(from);
+    return { heard: lines, heard_dropped: dropped };
   }
 
   /** Device id → names of its groups, from the fixtures (made again after a reset). */
@@ -258,8 +273,9 @@ export class LiveFeed {
   }
 }
 
-function emptyPending(): Pending {
+function emptyPending(heardFrom: number): Pending {
   return {
+    heardFrom,
     snapshot: false,
     clock: false,
     tasks: false,

@@ -4,8 +4,9 @@
  * timeline (a lane a badge), its `proves:`, the command that runs it again and, when it
  * failed, expected and actual side by side with the first difference marked on both.
  *
- * The page is plain HTML, CSS and JavaScript inlined into the file (html-report/page.css and
- * page.js, copied beside this module by the build), so it opens from disk with no network.
+ * The page is plain HTML, CSS and JavaScript inlined into the file (html-report/page.css,
+ * timeline.js and page.js, copied beside this module by the build), so it opens from disk with
+ * no network.
  * What it shows is embedded as JSON and drawn by the page when a scenario is opened: a suite
  * of hundreds of scenarios stays quick to open (decision HR1).
  */
@@ -221,6 +222,7 @@ ${asset('page.css')}</style>
 <main id="report"></main>
 <script type="application/json" id="report-data">${scriptSafeJson(data)}</script>
 <script>
+${asset('timeline.js')}
 ${asset('page.js')}</script>
 </body>
 </html>

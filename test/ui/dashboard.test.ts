@@ -3,21 +3,19 @@
  * the virtual clock, the page at /_stub/ui/. Everything waits with Playwright's auto-waiting
  * locators (bounded), never a fixed sleep; time moves only from the page's clock buttons.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
-import { startStub } from '../../index.ts';
 import type { StartStubOptions } from '../../server-stub/start-stub.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { openDashboard, WAIT, waitText } from '../support/dashboard-page.ts';
 import { serviceClient } from '../support/http.ts';
 
 const ADA = '350000000000001';
 const BEN = '350000000000002';
 const LENA = '350000000000003';
 const OMAR = '350000000000004';
-/** A transport guard for each wait on the page (it answers in milliseconds). */
-const WAIT = { timeout: 10_000 };
 
 describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
   let browser: Browser;
@@ -28,31 +26,7 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
     await browser?.close();
   });
 
-  /** Opens the dashboard of a new stub; every URL the page asks for is kept in `requested`. */
-  async function open(options: StartStubOptions, hash = '') {
-    const stub = await startStub(options);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${stub.controlUrl}/ui/${hash}`);
-    return {
-      stub,
-      page,
-      requested,
-      problems,
-      card: (id: string) => page.locator(`[data-device="${id}"]`),
-      async [Symbol.asyncDispose]() {
-        await context.close();
-        await stub.close();
-      },
-    };
-  }
-
-  const waitText = (page: Page, selector: string, text: string | RegExp) =>
-    page.locator(selector, { hasText: text }).first().waitFor(WAIT);
+  const open = (options: StartStubOptions, hash = '') => openDashboard(browser, options, hash);
 
   test("shows the fixtures' badges online; an alert sent over HTTP plays on the group's cards; Talk on one brings its acknowledged event", async () => {
     await using ui = await open({ badges: 'all', seed: 1 });
@@ -72,7 +46,7 @@ describe.skipIf(browserUnavailable())('the dashboard at /_stub/ui/', () => {
       await waitText(page, `[data-device="${id}"] .heard`, 'Plays: “Code blue”');
       await page.locator(`[data-device="${id}"][data-state="playing"]`).waitFor(WAIT);
     }
-    expect(await card(OMAR).locator('.heard').textContent()).toBe('Silent');
+    expect(await card(OMAR).locator('.heard').textContent()).toBe('Nothing playing');
     await waitText(page, '#tasks .task.alerting', '0 / 1 acknowledged');
 
     await card(ADA).getByRole('button', { name: /^Talk/ }).click();

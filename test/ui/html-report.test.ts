@@ -59,7 +59,8 @@ describe.skipIf(browserUnavailable())('the HTML report in Chromium', () => {
     expect(run.status, run.stderr).toBe(1);
     browser = await launchBrowser();
     ({ page, requests: outside, errors } = await openFromDisk(browser, report));
-  });
+    // A run with --coverage in a CLI process: longer than vitest's 10 s on a shared machine.
+  }, 90_000);
   afterAll(async () => {
     await browser?.close();
   });

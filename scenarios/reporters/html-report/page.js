@@ -7,38 +7,7 @@
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const root = document.getElementById('report');
 
-  /** An element with a class, attributes and children (strings become text nodes). */
-  function el(tag, className, attributes, ...children) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    for (const [name, value] of Object.entries(attributes ?? {})) node.setAttribute(name, value);
-    for (const child of children) {
-      if (child === undefined || child === null) continue;
-      node.append(typeof child === 'string' ? document.createTextNode(child) : child);
-    }
-    return node;
-  }
-
-  /** `1500ms`, `2.5s`, `140s` (as failures write them, up to 10 min), then `12m`, `2h30m`, `7d`. */
-  function seconds(ms) {
-    if (ms < 1000 && ms !== 0) return `${ms}ms`;
-    const s = ms / 1000;
-    if (s <= 600) return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
-    const units = [
-      ['d', 86400],
-      ['h', 3600],
-      ['m', 60],
-      ['s', 1],
-    ];
-    let rest = Math.round(s);
-    let text = '';
-    for (const [unit, size] of units) {
-      const amount = Math.floor(rest / size);
-      rest -= amount * size;
-      if (amount > 0) text += `${amount}${unit}`;
-    }
-    return text;
-  }
+  const { el, timeline, placeLabels } = reportTimeline;
 
   function wall(ms) {
     return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
@@ -166,7 +135,12 @@
     details.addEventListener('toggle', () => {
       if (!details.open || drawn) return;
       drawn = true;
-      details.append(scenarioBody(scenario));
+      const body = scenarioBody(scenario);
+      details.append(body);
+      // Labels are laid out by their drawn widths: now, and again when the page's width changes.
+      const timelineEl = body.querySelector('.timeline');
+      placeLabels(timelineEl);
+      addEventListener('resize', () => placeLabels(timelineEl));
     });
     details.open = open;
     item.append(details);
@@ -202,179 +176,6 @@
       ),
     );
     return body;
-  }
-
-  // ---- the swimlane timeline ----
-
-  /** The span the timeline shows (ms): the run, and anything drawn past its end. */
-  function spanOf(scenario) {
-    let end = Math.max(scenario.endMs, 1000);
-    for (const lane of scenario.lanes)
-      for (const clip of lane.clips) end = Math.max(end, clip.at + clip.durationMs);
-    for (const marker of scenario.markers) end = Math.max(end, marker.at);
-    for (const failure of scenario.failures)
-      for (const at of Object.values(failure.differenceAt ?? {})) end = Math.max(end, at);
-    return end;
-  }
-
-  /** A round step giving at most about 8 ticks. */
-  function tickStep(span) {
-    const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400];
-    return (steps.find((s) => span / 1000 / s <= 8) ?? 86400) * 1000;
-  }
-
-  function timeline(scenario) {
-    const span = spanOf(scenario);
-    const x = (ms) => `${((Math.max(0, ms) / span) * 100).toFixed(3)}%`;
-    const firstDiff = scenario.failures.find((f) => f.differenceAt);
-    const rows = el('div', 'timeline', { role: 'group', 'aria-label': 'Timeline' });
-    const row = (who, track) => rows.append(el('div', 'row', {}, who, track));
-    const axis = el('div', 'axis track');
-    for (let t = 0; t <= span; t += tickStep(span))
-      axis.append(el('span', 'tick', { style: `left:${x(t)}` }, seconds(t)));
-    row(el('div', 'who', {}, 'time'), axis);
-    row(el('div', 'who', {}, 'alerts'), markerTrack(scenario, firstDiff, span, x));
-    for (const lane of scenario.lanes) {
-      const onDiff = firstDiff?.lane === lane.device;
-      const who = el(
-        'div',
-        `who${onDiff ? ' diff-lane' : ''}`,
-        { title: `${lane.user} (${lane.device})` },
-        lane.user,
-        el('small', '', {}, lane.device),
-      );
-      row(who, laneTrack(lane, onDiff, x));
-    }
-    if (scenario.lanes.length === 0)
-      row(el('div', 'who'), el('div', 'track empty', {}, 'no badges in this scenario'));
-    rows.append(overlay(scenario, firstDiff, x));
-    // On a narrow screen the timeline keeps a readable width and scrolls sideways.
-    return el('div', '', {}, legend(Boolean(firstDiff)), el('div', 'scroller', {}, rows));
-  }
-
-  function legend(withDifference) {
-    const entries = [
-      ['alert play', 'var(--alert)'],
-      ['repeat', 'var(--repeat)'],
-      ['broadcast', 'var(--broadcast)'],
-      ['speech', 'var(--speech)'],
-      ['tap', 'var(--tap)'],
-      ['offline', 'var(--offline)'],
-    ];
-    if (withDifference) entries.push(['first difference', 'var(--diff)']);
-    return el(
-      'div',
-      'legend',
-      { 'aria-hidden': 'true' },
-      ...entries.map(([label, colour]) => el('span', '', { style: `--swatch:${colour}` }, label)),
-    );
-  }
-
-  /** Labels closer than this share of the span would overlap: the later goes a row down. */
-  const LABEL_GAP = 0.12;
-  const MARKER_ROWS = 4;
-  /** Past this share of the span, a label is drawn to the left of its instant. */
-  const RIGHT_ANCHORED = 0.8;
-
-  function markerTrack(scenario, firstDiff, span, x) {
-    const track = el('div', 'markers track');
-    // With several alerts, each label says whose it is.
-    const several = new Set(scenario.markers.map((m) => m.task)).size > 1;
-    const labels = scenario.markers.map((marker) => ({
-      at: marker.at,
-      kind: marker.kind,
-      text: several ? `${marker.task}: ${marker.label}` : marker.label,
-      title: `${marker.label} · ${marker.task} · ${seconds(marker.at)}`,
-    }));
-    if (firstDiff) {
-      const { expected, actual } = firstDiff.differenceAt;
-      const at = actual ?? expected;
-      labels.push({
-        at,
-        kind: 'difference',
-        text: 'first difference',
-        title: diffTitle(firstDiff),
-      });
-    }
-    // In time order, the difference first at its instant, so each row's last label is the nearest.
-    labels.sort(
-      (a, b) => a.at - b.at || Number(b.kind === 'difference') - Number(a.kind === 'difference'),
-    );
-    const lastAt = [];
-    for (const label of labels) {
-      let r = lastAt.findIndex((at) => Math.abs(label.at - at) >= span * LABEL_GAP);
-      if (r === -1) r = lastAt.length < MARKER_ROWS ? lastAt.length : MARKER_ROWS - 1;
-      lastAt[r] = label.at;
-      const style = `left:${x(label.at)};top:${(0.25 + r * 1.45).toFixed(2)}rem`;
-      const attributes = { style, title: label.title, 'data-kind': label.kind };
-      // Near the right edge a label extends leftwards from its instant, not out of the page.
-      const anchor = label.at > span * RIGHT_ANCHORED ? ' leftwards' : '';
-      track.append(el('span', `marker ${label.kind}${anchor}`, attributes, label.text));
-    }
-    track.style.minHeight = `${(Math.max(1, lastAt.length) * 1.45 + 0.35).toFixed(2)}rem`;
-    return track;
-  }
-
-  function diffTitle(failure) {
-    const { expected, actual } = failure.differenceAt;
-    const parts = [`${failure.what}: ${failure.message}`];
-    if (expected !== undefined) parts.push(`expected at ${seconds(expected)}`);
-    if (actual !== undefined) parts.push(`happened at ${seconds(actual)}`);
-    return parts.join('; ');
-  }
-
-  function laneTrack(lane, onDiff, x) {
-    const track = el('div', `track${onDiff ? ' diff-lane' : ''}`, { 'data-lane': lane.device });
-    for (const window of lane.offline)
-      track.append(
-        mark(
-          'offline',
-          `left:${x(window.from)};width:${x(window.to - window.from)}`,
-          `offline ${seconds(window.from)}–${seconds(window.to)}`,
-        ),
-      );
-    for (const clip of lane.clips) track.append(clipElement(clip, x));
-    for (const at of lane.taps) track.append(mark('tap', `left:${x(at)}`, `tap at ${seconds(at)}`));
-    return track;
-  }
-
-  /** A drawn thing on a lane: its words show on hover and are what a screen reader says. */
-  function mark(className, style, words) {
-    return el('span', className, { style, title: words, role: 'img', 'aria-label': words });
-  }
-
-  function clipElement(clip, x) {
-    const repeat = clip.kind === 'alert' && clip.repeat > 0;
-    const kind = repeat ? 'alert repeat' : clip.kind;
-    const what = clip.kind === 'alert' ? (repeat ? `repeat ${clip.repeat}` : 'alert') : clip.kind;
-    const title = `${what} at ${seconds(clip.at)} (${seconds(clip.durationMs)}${clip.cut ? ', cut short' : ''}): “${clip.text}”${clip.task ? ` · ${clip.task}` : ''}${clip.cause ? ` · ${clip.cause}` : ''}`;
-    return mark(
-      `clip ${kind}${clip.cut ? ' cut' : ''}`,
-      `left:${x(clip.at)};width:${x(clip.durationMs)}`,
-      title,
-    );
-  }
-
-  /** Lines across every lane: each alert marker, and the first difference. */
-  function overlay(scenario, firstDiff, x) {
-    const layer = el('div', 'overlay', { 'aria-hidden': 'true' });
-    for (const marker of scenario.markers)
-      layer.append(el('span', `guide ${marker.kind}`, { style: `left:${x(marker.at)}` }));
-    if (firstDiff) {
-      const { expected, actual } = firstDiff.differenceAt;
-      if (expected !== undefined && expected !== actual)
-        layer.append(
-          el('span', 'guide diff expected', {
-            style: `left:${x(expected)}`,
-            'data-diff': 'expected',
-          }),
-        );
-      if (actual !== undefined)
-        layer.append(
-          el('span', 'guide diff actual', { style: `left:${x(actual)}`, 'data-diff': 'actual' }),
-        );
-    }
-    return layer;
   }
 
   // ---- expected and actual side by side ----
