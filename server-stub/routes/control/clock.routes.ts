@@ -13,8 +13,9 @@ import {
 } from '../../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../../protocol/duration.ts';
 import { holdMessage } from '../../../protocol/hold-message.ts';
+import type { ClockHold } from '../../clock-holds.ts';
 import { clockView } from '../../clock-view.ts';
-import type { ClockHold, DeviceGateway } from '../../device-gateway.ts';
+import type { DeviceGateway } from '../../device-gateway.ts';
 import { HttpError } from '../../http-errors.ts';
 import type { StubCore } from '../../stub-core.ts';
 import { errors, tags } from './control-answers.ts';
