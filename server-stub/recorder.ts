@@ -14,8 +14,8 @@ import {
   type RecordKind,
   type RecordLine,
 } from '../protocol/recording.schema.ts';
-import type { AckResult } from './engine/alert-engine.ts';
 import type { DeviceCommand } from './engine/device-command.ts';
+import type { AckResult } from './engine/engine-types.ts';
 
 /** Told each record as it is kept, with its JSON text (the file writer of `--record`). */
 export type RecordSink = (line: RecordLine, text: string) => void;

@@ -9,10 +9,11 @@ import type {
 import { IdSource } from '../protocol/ids.ts';
 import { RECORDING_LIMIT_DEFAULT } from '../protocol/recording.schema.ts';
 import type { WorkflowInvoked } from '../protocol/trigger-api.schema.ts';
-import { AlertEngine, EVENT_RETENTION_MS } from './engine/alert-engine.ts';
+import { AlertEngine } from './engine/alert-engine.ts';
 import { type Device, Directory } from './engine/directory.ts';
 import { EngineError } from './engine/engine-error.ts';
 import { EventWaiters } from './engine/event-waiters.ts';
+import { EVENT_RETENTION_MS } from './engine/retention.ts';
 import { exchangeRefreshToken, type TokenExchange } from './engine/token-exchange.ts';
 import { TokenStore } from './engine/tokens.ts';
 import { type InvocationRequest, invocableWorkflow, readInvocation } from './engine/workflows.ts';

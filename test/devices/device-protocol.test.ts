@@ -12,7 +12,8 @@ import { CLOSE_CODES, DEVICE_WS_PATH, MAX_INSTANT } from '../../protocol/device-
 import { defineScenario } from '../../scenarios/load-scenario.ts';
 import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
-import { DeviceGateway, MAX_TRACKED_FRAMES } from '../../server-stub/device-gateway.ts';
+import { MAX_TRACKED_FRAMES } from '../../server-stub/device-connection.ts';
+import { DeviceGateway } from '../../server-stub/device-gateway.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { BadgeLink, Outstanding } from '../../simulator/transport.ts';
 import { runCli } from '../support/cli.ts';

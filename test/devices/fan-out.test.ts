@@ -5,7 +5,7 @@
  */
 import { describe, expect, test, vi } from 'vitest';
 import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
-import { FLUSH_CHUNK } from '../../server-stub/device-gateway.ts';
+import { FLUSH_CHUNK } from '../../server-stub/frame-delivery.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 

@@ -3,14 +3,13 @@
  * (journal.ts). Registered inside the control routes, so a control token locks it too.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { JournalCleared, JournalPage, JournalQuery } from '../../protocol/journal.schema.ts';
-import { compilePathPattern, pathPatternProblem } from '../../protocol/path-pattern.ts';
-import { ErrorBody } from '../../protocol/service-api.schema.ts';
-import { HttpError } from '../http-errors.ts';
-import type { StubCore } from '../stub-core.ts';
-import { parseOldest } from './service-api.routes.ts';
-
-const tags = ['control'];
+import { JournalCleared, JournalPage, JournalQuery } from '../../../protocol/journal.schema.ts';
+import { compilePathPattern, pathPatternProblem } from '../../../protocol/path-pattern.ts';
+import { ErrorBody } from '../../../protocol/service-api.schema.ts';
+import { HttpError } from '../../http-errors.ts';
+import type { StubCore } from '../../stub-core.ts';
+import { parseOldest } from '../service-api.routes.ts';
+import { tags } from './control-answers.ts';
 
 export const journalRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = async (
   app,

@@ -10,12 +10,11 @@ import {
   FaultRequest,
   FaultsCleared,
   FaultView,
-} from '../../protocol/faults.schema.ts';
-import { ErrorBody } from '../../protocol/service-api.schema.ts';
-import { HttpError } from '../http-errors.ts';
-import type { StubCore } from '../stub-core.ts';
-
-const tags = ['control'];
+} from '../../../protocol/faults.schema.ts';
+import { ErrorBody } from '../../../protocol/service-api.schema.ts';
+import { HttpError } from '../../http-errors.ts';
+import type { StubCore } from '../../stub-core.ts';
+import { tags } from './control-answers.ts';
 
 export const faultRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = async (app, { core }) => {
   const unknownFault = (id: string) =>

@@ -3,10 +3,9 @@
  * the control routes, so a control token locks it too.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Recording, RecordingCleared } from '../../protocol/recording.schema.ts';
-import type { StubCore } from '../stub-core.ts';
-
-const tags = ['control'];
+import { Recording, RecordingCleared } from '../../../protocol/recording.schema.ts';
+import type { StubCore } from '../../stub-core.ts';
+import { tags } from './control-answers.ts';
 
 export const recordingRoutes: FastifyPluginAsyncTypebox<{ core: StubCore }> = async (
   app,
