@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { readNumber } from './bench-support.ts';
 import { GOALS } from './goals.ts';
 
-export const HOUR_MS = 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
 /** A round of alerts, and what it lasts on the virtual clock. */
 export const ROUND_MS = 5 * 60 * 1000;
 export const ROUNDS_AN_HOUR = HOUR_MS / ROUND_MS;

@@ -4,7 +4,7 @@
  */
 import type { ProcessMemory } from './bench-support.ts';
 
-export const MIB = 1024 * 1024;
+const MIB = 1024 * 1024;
 
 export interface Memory extends ProcessMemory {
   /** The stub only: compiled code, V8's malloc'd memory, and the sizes of its young and old spaces. */
@@ -21,7 +21,7 @@ export interface Round {
 }
 
 /** Least-squares slope of y over x; NaN with fewer than two points. */
-export function leastSquaresSlope(points: [number, number][]): number {
+function leastSquaresSlope(points: [number, number][]): number {
   const n = points.length;
   if (n < 2) return Number.NaN;
   const mx = points.reduce((s, [x]) => s + x, 0) / n;

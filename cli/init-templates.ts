@@ -16,10 +16,10 @@ export interface InitFile {
 /** Where the installed package's scenario schema is, relative to the project. */
 export const INSTALLED_SCHEMA = 'node_modules/badge-sim/dist/scenarios/scenario.schema.json';
 
-export const FIXTURES_FILE_NAME = 'fixtures.yaml';
-export const SCENARIO_FILE_NAME = 'first-alert.scenario.yaml';
-export const VITEST_FILE_NAME = 'scenarios.test.mjs';
-export const WORKFLOW_FILE = '.github/workflows/badge-sim.yml';
+const FIXTURES_FILE_NAME = 'fixtures.yaml';
+const SCENARIO_FILE_NAME = 'first-alert.scenario.yaml';
+const VITEST_FILE_NAME = 'scenarios.test.mjs';
+const WORKFLOW_FILE = '.github/workflows/badge-sim.yml';
 
 /** The files for scenarios in `folder` (relative to the project, `scenarios` by default). */
 export function initFiles(folder: string): InitFile[] {

@@ -58,7 +58,7 @@ function taskItem(task: LiveTask, actions: TaskActions): HTMLElement {
 }
 
 /** Badges named on a task, at most; the others are counted by status (a task may have 1,000). */
-export const RECIPIENTS_SHOWN = 12;
+const RECIPIENTS_SHOWN = 12;
 
 /**
  * A recipient's status as it is: the stub keeps an offline badge "playing" (it goes on sending

@@ -7,7 +7,7 @@
 import type { LiveDevice } from '../protocol/live-stream.schema.ts';
 import { el, setText } from './dom.ts';
 
-export const CARD_HEIGHT = 188;
+const CARD_HEIGHT = 188;
 const GAP = 8;
 const MIN_CARD_WIDTH = 230;
 

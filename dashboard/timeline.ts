@@ -8,7 +8,7 @@ import { clockTime, el } from './dom.ts';
 
 export const TIMELINE_MAX = 500;
 /** Lanes drawn at most (the alert's and the badges' that appear first); the log lists all. */
-export const LANES_MAX = 24;
+const LANES_MAX = 24;
 
 const HEARD_VERB = { play: 'plays', broadcast: 'hears the broadcast', speak: 'says' } as const;
 

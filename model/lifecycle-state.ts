@@ -37,7 +37,7 @@ export type ModelInput =
  * acknowledges what the wearer hears, D5, with clips that take time to play); `service`
  * straight to the service's tap (L9: the alert played most recently, whatever is online).
  */
-export type TapPath = 'badge' | 'service';
+type TapPath = 'badge' | 'service';
 
 export interface ModelConfig {
   /** The users of the devices, in the group's order. */
@@ -84,11 +84,11 @@ export interface Heard {
   at: number;
 }
 
-export interface Clip extends Omit<Heard, 'at'> {
+interface Clip extends Omit<Heard, 'at'> {
   ms: number;
 }
 
-export interface TaskOnDevice {
+interface TaskOnDevice {
   status: OnDevice;
   plays: number;
   lastPlayAt: number;
@@ -141,7 +141,7 @@ export interface ModelState {
   taken: LifecycleTransition[];
 }
 
-export interface ModelTap {
+interface ModelTap {
   device: number;
   at: number;
   result: 'acknowledged' | 'duplicate' | 'ended' | 'not_playing' | 'nothing_pending';

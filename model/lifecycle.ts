@@ -13,7 +13,6 @@
  * `run --coverage` counts.
  */
 import {
-  type Clip,
   DEFAULT_TIMEOUT_S,
   type ModelConfig,
   type ModelDevice,

@@ -16,13 +16,13 @@ import { BadgeStateName, BatteryStatus } from './device-frames.schema.ts';
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A MAC address as the original writes it: six lower-case hex pairs joined by colons. */
-export const MAC_PATTERN = '^[0-9a-f]{2}(:[0-9a-f]{2}){5}$';
+const MAC_PATTERN = '^[0-9a-f]{2}(:[0-9a-f]{2}){5}$';
 /** An IMEI: 15 digits, the last a Luhn check digit (checked when fixtures load). */
-export const IMEI_PATTERN = '^\\d{15}$';
+const IMEI_PATTERN = '^\\d{15}$';
 /** An ICCID: 19 or 20 digits beginning 89 (telecommunications). */
-export const ICCID_PATTERN = '^89\\d{17,18}$';
+const ICCID_PATTERN = '^89\\d{17,18}$';
 /** A location timestamp as the original writes it: UTC, microseconds, and no zone. */
-export const ZONELESS_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$';
+const ZONELESS_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$';
 
 const ZonelessTimestamp = (description: string) =>
   Type.String({
@@ -31,19 +31,19 @@ const ZonelessTimestamp = (description: string) =>
   });
 
 /** How the badge reaches the network; `none` while it is offline. */
-export const ConnectionType = Type.Union([
+const ConnectionType = Type.Union([
   Type.Literal('wifi'),
   Type.Literal('cellular'),
   Type.Literal('none'),
 ]);
 const Bars = Type.Integer({ minimum: 0, maximum: 4, description: 'Signal bars, 0 to 4.' });
 
-export const NetworkStatus = Type.Object(
+const NetworkStatus = Type.Object(
   { connection_type: ConnectionType, wifi_bars: Bars, cell_bars: Bars },
   { additionalProperties: false },
 );
 
-export const BluetoothInfo = Type.Object(
+const BluetoothInfo = Type.Object(
   {
     address: Type.String({ pattern: MAC_PATTERN, description: "The badge's Bluetooth address." }),
     name: Type.String({ description: 'The name the badge advertises over Bluetooth.' }),
@@ -51,7 +51,7 @@ export const BluetoothInfo = Type.Object(
   { additionalProperties: false },
 );
 
-export const DeviceHardware = Type.Object(
+const DeviceHardware = Type.Object(
   {
     battery_level: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
     battery_status: Nullable(BatteryStatus),
@@ -74,9 +74,9 @@ export const DeviceHardware = Type.Object(
   { additionalProperties: false },
 );
 
-export const GeofenceState = Type.Union([Type.Literal('inside'), Type.Literal('outside')]);
+const GeofenceState = Type.Union([Type.Literal('inside'), Type.Literal('outside')]);
 
-export const GeofenceEvent = Type.Object(
+const GeofenceEvent = Type.Object(
   {
     geofence_id: Type.String(),
     event: Type.Union([Type.Literal('enter'), Type.Literal('exit')]),
@@ -85,7 +85,7 @@ export const GeofenceEvent = Type.Object(
   { additionalProperties: false },
 );
 
-export const DeviceLocation = Type.Object(
+const DeviceLocation = Type.Object(
   {
     lat: Nullable(Type.Number({ minimum: -90, maximum: 90 })),
     long: Nullable(Type.Number({ minimum: -180, maximum: 180 })),
@@ -100,7 +100,7 @@ export const DeviceLocation = Type.Object(
   { additionalProperties: false },
 );
 
-export const Features = Type.Object(
+const Features = Type.Object(
   {
     alerts: Type.Boolean(),
     broadcasts: Type.Boolean(),
@@ -122,16 +122,16 @@ export const CAPABILITIES = [
   'sensors',
 ] as const;
 
-export const GroupRef = Type.Object(
+const GroupRef = Type.Object(
   { group_id: Type.String(), name: Type.String() },
   { additionalProperties: false },
 );
-export const Channel = Type.Object(
+const Channel = Type.Object(
   { channel_id: Type.String(), name: Type.String() },
   { additionalProperties: false },
 );
 
-export const EmergencyInfo = Type.Object(
+const EmergencyInfo = Type.Object(
   {
     active: Type.Boolean(),
     reason: Nullable(Type.String()),
@@ -140,7 +140,7 @@ export const EmergencyInfo = Type.Object(
   { additionalProperties: false },
 );
 
-export const Incident = Type.Object(
+const Incident = Type.Object(
   {
     incident_id: Type.String(),
     name: Type.String(),

@@ -72,7 +72,7 @@ export type LiveTask = Static<typeof LiveTask>;
 export const LiveEvent = Type.Object({ subscriber_id: Type.String(), event: AnalyticEvent });
 export type LiveEvent = Static<typeof LiveEvent>;
 
-export const LiveAccount = Type.Object({
+const LiveAccount = Type.Object({
   subscriber_id: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
   groups: Type.Array(Type.String()),

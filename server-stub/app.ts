@@ -38,7 +38,7 @@ declare module 'fastify' {
   }
 }
 
-export interface StubAppOptions {
+interface StubAppOptions {
   core: StubCore;
   /** Locks the control API (all of `/_stub` but health) with this token; open without. */
   controlToken?: string;

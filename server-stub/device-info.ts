@@ -24,7 +24,7 @@ import type { DeviceLiveState } from './device-live-state.ts';
 type Hardware = DeviceInfo['device_details']['device_info'];
 
 /** What generation fills in when the fixture does not say: the device's own hardware. */
-export type GeneratedHardware = Required<Omit<FixtureDeviceHardware, 'network_status'>> & {
+type GeneratedHardware = Required<Omit<FixtureDeviceHardware, 'network_status'>> & {
   network_status: { connection_type: 'wifi' | 'cellular'; wifi_bars: number; cell_bars: number };
   bluetooth_info: { address: string; name: string };
 };
@@ -56,7 +56,7 @@ function seedOf(deviceId: string): number[] {
 }
 
 /** Plausible hardware for a device, the same for the same id in every process. */
-export function generatedHardware(deviceId: string): GeneratedHardware {
+function generatedHardware(deviceId: string): GeneratedHardware {
   faker.seed(seedOf(deviceId));
   // An IMEI: an 8-digit type allocation code, a 6-digit serial, the Luhn check digit.
   const imeiBody = `35${faker.string.numeric(12)}`;

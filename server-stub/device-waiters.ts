@@ -35,7 +35,7 @@ interface Waiter {
 }
 
 /** Whether the device shows every field the wait asks for. */
-export function isAsWanted(want: DeviceWant, facts: DeviceFacts): boolean {
+function isAsWanted(want: DeviceWant, facts: DeviceFacts): boolean {
   return DEVICE_WANT_FIELDS.every(
     (field) => want[field] === undefined || want[field] === facts[field],
   );

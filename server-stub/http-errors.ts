@@ -50,12 +50,7 @@ const FASTIFY_ERRORS = new Map<string, [number, string, string]>([
   ['FST_ERR_MAX_PARAM_LENGTH', [414, 'path_too_long', 'path']],
 ]);
 
-export function errorBody(
-  statusCode: number,
-  code: string,
-  message: string,
-  field?: string,
-): ErrorBody {
+function errorBody(statusCode: number, code: string, message: string, field?: string): ErrorBody {
   return {
     statusCode,
     error: STATUS_CODES[statusCode] ?? 'Error',

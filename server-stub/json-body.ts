@@ -7,13 +7,13 @@
 import { HttpError } from './http-errors.ts';
 
 /** The deepest nesting of arrays and objects a JSON body may have (the body itself is 1). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /**
  * The nesting of a JSON text, scanned without parsing; stops at the first container deeper
  * than `limit` and returns where it is: the top-level field holding it (or `body`).
  */
-export function tooDeep(text: string, limit = MAX_JSON_DEPTH): string | undefined {
+function tooDeep(text: string, limit = MAX_JSON_DEPTH): string | undefined {
   let depth = 0;
   let inString = false;
   let stringStart = 0;

@@ -28,7 +28,7 @@ export const oauthAnswer = (description: string) => answer(description, OAuthErr
  * these itself, in the order of refusals it is decided on (credentials before fields), and
  * answers in its own shape (OAuth on the token endpoint), so fastify does not validate it.
  */
-export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
+const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 export function checkedByHandler<T extends object>(schema: T): T {
   return { ...schema, [CHECKED_BY_HANDLER]: true };
 }
@@ -73,7 +73,7 @@ export function commonAnswers(route: RouteOptions): Answers {
  * @fastify/swagger does for a route with no response schema: no 2xx schema is made up (it
  * would decide what is serialised).
  */
-export function addAnswers(route: RouteOptions, answers: Answers): void {
+function addAnswers(route: RouteOptions, answers: Answers): void {
   route.schema ??= {};
   const schema = route.schema as Schema;
   const response = { ...((schema.response as Record<string, Schema> | undefined) ?? {}) };

@@ -14,7 +14,10 @@ import { PREBUILT_SERIALIZERS } from './serializers.prebuilt.ts';
 
 export type Serialize = (data: unknown) => string;
 
-/** The name of a schema in PREBUILT_SERIALIZERS: the hash of its text. */
+/**
+ * The name of a schema in PREBUILT_SERIALIZERS: the hash of its text.
+ * @public for scripts/prebuild-serializers.mjs, which loads the built module (knip cannot see it)
+ */
 export function prebuiltSerializerKey(schemaText: string): string {
   return createHash('sha256').update(schemaText).digest('base64url');
 }

@@ -25,8 +25,8 @@ import { resolveSettings, type StubSettings, type StubSettingsInput } from './se
 export type { WorkflowInvocation };
 
 /** Invocations are kept as long as events (7 days), and at most this many (H3). */
-export const INVOCATION_RETENTION_MS = EVENT_RETENTION_MS;
-export const INVOCATIONS_CAP = 10_000;
+const INVOCATION_RETENTION_MS = EVENT_RETENTION_MS;
+const INVOCATIONS_CAP = 10_000;
 
 export interface StubCoreOptions {
   fixtures: Fixtures;

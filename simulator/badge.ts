@@ -28,7 +28,6 @@ import {
   type BadgeLink,
   DEFAULT_RECONNECT,
   type LinkHandlers,
-  Outstanding,
   type ReconnectOptions,
 } from './transport.ts';
 import type { TextToSpeech } from './tts/text-to-speech.ts';
@@ -40,10 +39,10 @@ import type { TextToSpeech } from './tts/text-to-speech.ts';
  */
 export const HEARD_CAP = 1_000;
 /** The errors a badge keeps, newest last (decision H4). */
-export const ERRORS_CAP = 100;
+const ERRORS_CAP = 100;
 /** Hellos refused because another fleet holds the device (4010) before a badge gives up. */
-export const CLAIMED_TRIES = 5;
-export const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
+const CLAIMED_TRIES = 5;
+const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /**
  * Button frames of a badge waiting to leave (delayed or spaced taps) at a time; a tap beyond
  * it is lost (docs/decisions.md DF4).
@@ -730,5 +729,3 @@ export class Badge {
     }, this.#backoff.next());
   }
 }
-
-export { Outstanding };

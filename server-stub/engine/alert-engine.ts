@@ -43,7 +43,7 @@ import {
   type TaskSnapshot,
 } from './task-record.ts';
 
-export type { DeviceCommand, SpeechCause, StopCause, TranscriptEntry } from './device-command.ts';
+export type { DeviceCommand, TranscriptEntry } from './device-command.ts';
 export type { CancelEvents };
 
 export class AlertEngine {

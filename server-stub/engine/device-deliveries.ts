@@ -14,9 +14,9 @@ import type { Task, TaskCommands, TaskDevice, TaskOutcome } from './task-record.
 import { Transcript, transcriptShare } from './transcript.ts';
 
 /** The spec's repeat interval: an alert plays again every 30 s until acknowledged. */
-export const REPEAT_INTERVAL_MS = 30_000;
+const REPEAT_INTERVAL_MS = 30_000;
 /** At most this many transcript lines per device, the oldest dropped first (H2). */
-export const TRANSCRIPT_CAP = 1_000;
+const TRANSCRIPT_CAP = 1_000;
 
 export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
 

@@ -22,17 +22,6 @@ interface Account {
   devices: Device[];
 }
 
-/**
- * Group URNs: `urn:<word>-resource:name:group:<name>` and `urn:<word>-resource:id:group:<id>`,
- * where the word is the URN word setting (the brand word unless set apart).
- */
-export function groupUrns(group: Group, urnWord: string): { byName: string; byId: string } {
-  return {
-    byName: `urn:${urnWord}-resource:name:group:${group.name}`,
-    byId: `urn:${urnWord}-resource:id:group:${group.id}`,
-  };
-}
-
 /** Accounts, their API keys, groups and devices, indexed for the engine and the routes. */
 export class Directory {
   readonly #accounts = new Map<string, Account>();

@@ -18,18 +18,18 @@ import { TaskDevices } from './task-devices.ts';
  * every task's events share (they leave the stub only as JSON; a copy a task was 56 bytes that
  * each alerting task kept).
  */
-export const ALERT_TASK_TYPE = Object.freeze({
+const ALERT_TASK_TYPE = Object.freeze({
   major: 1,
   minor: 4,
   name: 'alerts',
   namespace: 'system',
 } as const);
-export const DEFAULT_ALERT_NAME = 'alerts';
+const DEFAULT_ALERT_NAME = 'alerts';
 
-export type TaskState = 'alerting' | 'ended';
+type TaskState = 'alerting' | 'ended';
 
 export type TaskOutcome = 'quorum' | 'timed_out' | 'cancelled';
-export type DeviceAlertStatus = 'queued' | 'playing' | 'acknowledged' | 'stopped';
+type DeviceAlertStatus = 'queued' | 'playing' | 'acknowledged' | 'stopped';
 
 /** A task as the control API shows it. */
 export interface TaskSnapshot {

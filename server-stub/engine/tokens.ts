@@ -5,11 +5,11 @@
  * one account and one user. Pure: no HTTP here, time from the injected clock.
  */
 import type { Clock } from '../../protocol/clock.ts';
-import { ENVIRONMENTS, type EnvironmentName } from '../../protocol/control-api.schema.ts';
+import type { EnvironmentName } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
 import type { TokensIssued } from '../../protocol/token-api.schema.ts';
 
-export { ENVIRONMENTS, type EnvironmentName };
+export type { EnvironmentName };
 
 /** The spec's access-token lifetime. */
 export const ACCESS_TOKEN_LIFETIME_MS = 2 * 3600 * 1000;
@@ -31,7 +31,7 @@ export interface TokenUser {
  * only part: `user-<subscriber_id>`, and `<user id>@badge-sim.test` (a domain reserved for
  * tests, RFC 2606).
  */
-export function tokenUser(subscriberId: string, given: Partial<TokenUser> = {}): TokenUser {
+function tokenUser(subscriberId: string, given: Partial<TokenUser> = {}): TokenUser {
   const userId = given.userId ?? `user-${subscriberId}`;
   return { userId, email: given.email ?? `${userId}@badge-sim.test` };
 }

@@ -4,7 +4,7 @@ import type { DeviceCommand } from './device-command.ts';
  * Transcript lines over every device of the fixtures, shared equally: 1,000 devices keep 100
  * lines each, up to 100 devices the full cap (H2).
  */
-export const TRANSCRIPT_LINES_BUDGET = 100_000;
+const TRANSCRIPT_LINES_BUDGET = 100_000;
 
 /** A device's share of TRANSCRIPT_LINES_BUDGET among `devices`: at most `cap`, at least 1. */
 export function transcriptShare(devices: number, cap: number): number {

@@ -12,13 +12,13 @@ import type { FastifyPluginAsync } from 'fastify';
 const DASHBOARD = new URL('../../dashboard/', import.meta.url);
 
 /** Only the stub itself: scripts, styles and connections; no inline script runs. */
-export const DASHBOARD_CSP =
+const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 let script: Promise<string> | undefined;
 
 /** The bundled script: dist's `app.js`, or the sources bundled now (once a process). */
-export function dashboardScript(): Promise<string> {
+function dashboardScript(): Promise<string> {
   script ??= (async () => {
     const built = new URL('app.js', DASHBOARD);
     if (existsSync(built)) return readFileSync(built, 'utf8');
