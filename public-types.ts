@@ -95,7 +95,8 @@ export type { LoadedScenario } from './scenarios/load-scenario.ts';
 export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
 export type { BadgeLane, RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
 export type { SuiteOptions } from './scenarios/run-suite.ts';
-export type { EventMatcher, Scenario } from './scenarios/scenario.schema.ts';
+export type { EventMatcher, Scenario, Step } from './scenarios/scenario.schema.ts';
+export type { StepObserver, StepProgress } from './scenarios/step-progress.ts';
 // The stub: how to start it, its settings, the handle.
 export type { CancelEvents } from './server-stub/engine/alert-engine.ts';
 export type { EnvironmentName } from './server-stub/engine/tokens.ts';

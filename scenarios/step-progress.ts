@@ -5,7 +5,7 @@
  */
 import type { Step } from './scenario.schema.ts';
 
-interface StepProgress {
+export interface StepProgress {
   /** The scenario's name. */
   readonly scenario: string;
   /** Its index in the timeline (a repeated step: the same index each time). */
