@@ -55,8 +55,11 @@ function seedOf(deviceId: string): number[] {
   return [0, 4, 8, 12].map((offset) => digest.readUInt32LE(offset));
 }
 
-/** Plausible hardware for a device, the same for the same id in every process. */
-function generatedHardware(deviceId: string): GeneratedHardware {
+/**
+ * Plausible hardware for a device, the same for the same id in every process.
+ * @public for test/http/device-info.test.ts, which calls it in another process (knip cannot see it)
+ */
+export function generatedHardware(deviceId: string): GeneratedHardware {
   faker.seed(seedOf(deviceId));
   // An IMEI: an 8-digit type allocation code, a 6-digit serial, the Luhn check digit.
   const imeiBody = `35${faker.string.numeric(12)}`;
