@@ -17,6 +17,13 @@ import {
 import type { DeviceCommand } from './engine/device-command.ts';
 import type { AckResult } from './engine/engine-types.ts';
 
+/** A command sent this turn, the devices it went to, and the place of its first sending. */
+interface SentGroup {
+  command: DeviceCommand;
+  devices: string[];
+  place: RecordPlace;
+}
+
 /** Told each record as it is kept, with its JSON text (the file writer of `--record`). */
 export type RecordSink = (line: RecordLine, text: string) => void;
 
@@ -40,10 +47,9 @@ export class SessionRecorder {
    * devices it went to, in the order first sent (RS17): a fan-out to 10,000 badges is one
    * record, not 10,000. Each keeps the place (`seq`, time) of its first sending.
    */
-  readonly #sent = new Map<
-    string,
-    { command: DeviceCommand; devices: string[]; place: RecordPlace }
-  >();
+  readonly #sent = new Map<string, SentGroup>();
+  /** The group last added to: a fan-out sends one command object to every device. */
+  #lastSent: SentGroup | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -121,12 +127,17 @@ export class SessionRecorder {
   /** A command the stub sent a connected badge (play, broadcast, speak, stop), recorded this turn. */
   sent(device: string, command: DeviceCommand): void {
     if (!this.#on) return;
-    const key = JSON.stringify(command);
-    let group = this.#sent.get(key);
+    // The same object as the last command: its group, without serialising it again.
+    let group = this.#lastSent?.command === command ? this.#lastSent : undefined;
     if (group === undefined) {
-      if (this.#sent.size === 0) queueMicrotask(() => this.#flushSent());
-      group = { command, devices: [], place: this.reserve() };
-      this.#sent.set(key, group);
+      const key = JSON.stringify(command);
+      group = this.#sent.get(key);
+      if (group === undefined) {
+        if (this.#sent.size === 0) queueMicrotask(() => this.#flushSent());
+        group = { command, devices: [], place: this.reserve() };
+        this.#sent.set(key, group);
+      }
+      this.#lastSent = group;
     }
     group.devices.push(device);
   }
@@ -135,6 +146,7 @@ export class SessionRecorder {
     if (this.#sent.size === 0) return;
     const groups = [...this.#sent.values()];
     this.#sent.clear();
+    this.#lastSent = undefined;
     for (const { command, devices, place } of groups)
       this.add('command', { devices, ...commandRecord(command) }, place);
   }
@@ -162,6 +174,7 @@ export class SessionRecorder {
   /** Empties the recording; answers how many records it held. */
   clear(): number {
     this.#sent.clear();
+    this.#lastSent = undefined;
     const removed = this.#records.length;
     this.#records = [];
     this.#chars = 0;
