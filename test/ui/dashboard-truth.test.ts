@@ -107,6 +107,80 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
     await expect.poll(() => card(BEN).locator('.note').textContent(), WAIT).toBe('');
   });
 
+  test('UI17: a badge that went offline and came back: its offline span and its return at their instants, on the lanes and in the log, the same after a reload', async () => {
+    await using ui = await openDashboard(browser, { badges: 'all', seed: 1 });
+    const { page, card } = ui;
+    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+    await page.getByRole('button', { name: '+30 s' }).click();
+    await waitText(page, '#clock-now', '2026-01-01 00:00:30');
+    await card(BEN)
+      .getByRole('button', { name: /^Take offline/ })
+      .click();
+    await waitText(page, `[data-device="${BEN}"] .online`, /^offline$/);
+    await page.getByRole('button', { name: '+30 s' }).click();
+    await waitText(page, '#clock-now', '2026-01-01 00:01:00');
+    await card(BEN)
+      .getByRole('button', { name: /^Bring back/ })
+      .click();
+    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+
+    /** Ben's log lines, oldest first: [class, instant, text]. */
+    const benLog = () =>
+      page
+        .locator('#timeline li', { hasText: 'Ben Okafor' })
+        .evaluateAll((items) =>
+          items
+            .map((li) => [
+              li.className,
+              li.querySelector('time')?.getAttribute('datetime'),
+              li.querySelector('.what')?.textContent,
+            ])
+            .reverse(),
+        );
+    const expected = [
+      ['online', '2026-01-01T00:00:00.000000Z', 'came online'],
+      ['offline', '2026-01-01T00:00:30.000000Z', 'went offline'],
+      ['online', '2026-01-01T00:01:00.000000Z', 'came online'],
+    ];
+    /** Where the lane puts a mark or the offline band, in % of the track: 0:00 to 1:00. */
+    const lane = page.locator('[data-lane="Ben Okafor"]');
+    const left = (selector: string) =>
+      lane
+        .locator(selector)
+        .evaluateAll((marks) => marks.map((m) => Number.parseFloat(m.style.left)));
+    const band = () =>
+      lane.locator('.offline-span').evaluateAll((bands) =>
+        bands.map((b) => {
+          const track = b.parentElement!.getBoundingClientRect();
+          const box = b.getBoundingClientRect();
+          return [
+            Math.round(((box.left - track.left) / track.width) * 100),
+            Math.round(((box.right - track.left) / track.width) * 100),
+          ];
+        }),
+      );
+    const seen = async () => ({
+      log: await benLog(),
+      offline: await left('.mark.offline'),
+      online: await left('.mark.online'),
+      band: await band(),
+    });
+    const truth = {
+      log: expected,
+      offline: [50],
+      online: [0, 100],
+      band: [[50, 100]],
+    };
+    await expect.poll(seen, WAIT).toEqual(truth);
+
+    await page.reload();
+    await waitText(page, '#connection', 'Live');
+    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+    await expect.poll(seen, WAIT).toEqual(truth);
+    expect(await card(BEN).locator('.state').textContent()).toBe('State: idle');
+    expect(await card(BEN).getAttribute('data-online')).toBe('true');
+  });
+
   test('UI14: an idle card says plainly that nothing plays, not in bold; what plays is in bold', async () => {
     await using ui = await openDashboard(browser, { badges: 'all', seed: 1 });
     const { page, stub, card } = ui;
