@@ -6,6 +6,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { accountSite } from '../../fixtures/badge-location.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { openDashboard, WAIT, waitText } from '../support/dashboard-page.ts';
 import { serviceClient } from '../support/http.ts';
@@ -13,6 +15,7 @@ import { serviceClient } from '../support/http.ts';
 const BEN = '350000000000002';
 const LENA = '350000000000003';
 const OMAR = '350000000000004';
+const ADA = '350000000000001';
 
 /** What these tests read of a `<select>` (the tests are type-checked without the DOM library). */
 type SelectView = { value: string; selectedOptions: ArrayLike<{ text: string }> };
@@ -179,6 +182,30 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
     await expect.poll(seen, WAIT).toEqual(truth);
     expect(await card(BEN).locator('.state').textContent()).toBe('State: idle');
     expect(await card(BEN).getAttribute('data-online')).toBe('true');
+  });
+
+  test('D16: each card shows where its badge is beside its battery: the fixture’s place, else the account’s site', async () => {
+    const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
+    const device = (id: string) => fixtures.accounts[0]!.devices.find((d) => d.id === id)!;
+    Object.assign(device(ADA), {
+      battery_level: 80,
+      location: { lat: 51.5, long: -0.12, accuracy: 12, address: 'Ward 3' },
+    });
+    Object.assign(device(OMAR), {
+      battery_level: 35,
+      location: { lat: 48.856613, long: 2.352222 },
+    });
+    Object.assign(device(BEN), { battery_level: 60 });
+    await using ui = await openDashboard(browser, { badges: 'all', seed: 1, fixtures });
+    const { page, card } = ui;
+    for (const id of [ADA, BEN, OMAR])
+      await waitText(page, `[data-device="${id}"] .online`, /^online$/);
+    const meta = (id: string) => card(id).locator('.meta').textContent();
+    // An address is shown as written; a position without one as latitude, longitude.
+    expect(await meta(ADA)).toBe('battery 80% · Ward 3');
+    expect(await meta(OMAR)).toBe('battery 35% · 48.8566, 2.3522');
+    const site = accountSite('100001');
+    expect(await meta(BEN)).toBe(`battery 60% · ${site.lat.toFixed(4)}, ${site.long.toFixed(4)}`);
   });
 
   test('UI14: an idle card says plainly that nothing plays, not in bold; what plays is in bold', async () => {
