@@ -114,18 +114,15 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
     await using ui = await openDashboard(browser, { badges: 'all', seed: 1 });
     const { page, card } = ui;
     await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
-    await page.getByRole('button', { name: '+30 s' }).click();
-    await waitText(page, '#clock-now', '2026-01-01 00:00:30');
-    await card(BEN)
-      .getByRole('button', { name: /^Take offline/ })
-      .click();
-    await waitText(page, `[data-device="${BEN}"] .online`, /^offline$/);
-    await page.getByRole('button', { name: '+30 s' }).click();
-    await waitText(page, '#clock-now', '2026-01-01 00:01:00');
-    await card(BEN)
-      .getByRole('button', { name: /^Bring back/ })
-      .click();
-    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+    /** +30 s on the page's clock, then Ben's switch, waited for until his card tells it. */
+    const thirtySecondsThen = async (now: string, button: RegExp, shown: RegExp) => {
+      await page.getByRole('button', { name: '+30 s' }).click();
+      await waitText(page, '#clock-now', now);
+      await card(BEN).getByRole('button', { name: button }).click();
+      await waitText(page, `[data-device="${BEN}"] .online`, shown);
+    };
+    await thirtySecondsThen('2026-01-01 00:00:30', /^Take offline/, /^offline$/);
+    await thirtySecondsThen('2026-01-01 00:01:00', /^Bring back/, /^online$/);
 
     /** Ben's log lines, oldest first: [class, instant, text]. */
     const benLog = () =>
