@@ -6,7 +6,7 @@
  * alert to all 1,000 sent it to its first card showing it. Markdown on stdout.
  */
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
-import { startStub } from '../server-stub/start-stub.ts';
+import { startStub } from '../index.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
 const BADGES = 1_000;

@@ -7,8 +7,6 @@
 import type { ClockView } from '../protocol/control-api.schema.ts';
 import type {
   LiveDevice,
-  LiveEvent,
-  LiveHeardLine,
   LiveSnapshot,
   LiveTask,
   LiveUpdate,
@@ -18,15 +16,8 @@ import { ApiError, CONTROL, controlToken, readStream, send, setControlToken } fr
 import { BadgeGrid } from './badges.ts';
 import { readClock, renderClock } from './clock.ts';
 import { byId, setOptions, setText } from './dom.ts';
-import {
-  eventEntry,
-  heardEntry,
-  onlineEntry,
-  renderLanes,
-  renderTimeline,
-  TIMELINE_MAX,
-  type TimelineEntry,
-} from './timeline.ts';
+import { type Names, snapshotEntries, updateEntries } from './stream-entries.ts';
+import { renderLanes, renderTimeline, TIMELINE_MAX, type TimelineEntry } from './timeline.ts';
 
 const state = {
   clock: undefined as ClockView | undefined,
@@ -163,17 +154,10 @@ function addTimeline(entries: TimelineEntry[]) {
     state.timeline.splice(0, state.timeline.length - TIMELINE_MAX);
 }
 
-/** The timeline entry of an event, with its alert's text when the task is among those shown. */
-function withNotification(event: LiveEvent): TimelineEntry {
-  const task = state.tasks.find((t) => t.task_id === event.event.task.id);
-  return eventEntry(event, task?.notification);
-}
-
-function heardEntries(lines: LiveHeardLine[]): TimelineEntry[] {
-  return lines.map((line) =>
-    heardEntry(line, state.devices.get(line.device_id)?.user ?? line.device_id),
-  );
-}
+const names: Names = {
+  user: (id) => state.devices.get(id)?.user ?? id,
+  notification: (taskId) => state.tasks.find((t) => t.task_id === taskId)?.notification,
+};
 
 function onSnapshot(snapshot: LiveSnapshot) {
   state.clock = snapshot.clock;
@@ -184,8 +168,8 @@ function onSnapshot(snapshot: LiveSnapshot) {
   state.tasks = snapshot.tasks;
   state.timeline = [];
   state.notes.clear();
-  // What the badges heard before the page opened (or was reloaded), not only the last clip.
-  addTimeline([...snapshot.events.map(withNotification), ...heardEntries(snapshot.heard)]);
+  // What the badges heard and did before the page opened (or was reloaded), not only the last clip.
+  addTimeline(snapshotEntries(snapshot, names));
   redraw('filters', 'badges', 'tasks', 'timeline');
 }
 
@@ -193,12 +177,11 @@ function onUpdate(update: LiveUpdate) {
   state.clock = update.clock;
   state.clockAt = performance.now();
   if (update.tasks) state.tasks = update.tasks;
-  const entries = [...update.events.map(withNotification), ...heardEntries(update.heard)];
+  const entries = updateEntries(update, names);
   // A recipient going offline changes what its alert's card says.
   let onlineChanged = false;
   for (const device of update.devices) {
     const before = state.devices.get(device.device_id);
-    entries.push(...onlineEntry(before, device, update.clock.now));
     // "Going offline…" was true until it went: the card now says what is.
     if (before && before.online !== device.online) {
       state.notes.delete(device.device_id);
@@ -206,20 +189,6 @@ function onUpdate(update: LiveUpdate) {
     }
     state.devices.set(device.device_id, device);
   }
-  if (update.heard_dropped > 0)
-    entries.push({
-      at: update.clock.now,
-      lane: 'alert',
-      kind: 'dropped',
-      text: `${update.heard_dropped} plays and speech not shown (more than the stream keeps at once)`,
-    });
-  if (update.events_dropped > 0)
-    entries.push({
-      at: update.clock.now,
-      lane: 'alert',
-      kind: 'dropped',
-      text: `${update.events_dropped} events missed (the page fell behind)`,
-    });
   addTimeline(entries);
   redraw(
     'badges',

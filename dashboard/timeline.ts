@@ -3,7 +3,7 @@
  * speech, going offline and back), on the stub's clock, newest first. At most
  * TIMELINE_MAX entries are kept; a filter shows one badge's story or one alert's.
  */
-import type { LiveDevice, LiveEvent, LiveHeardLine } from '../protocol/live-stream.schema.ts';
+import type { LiveEvent, LiveHeardLine, LivePresenceLine } from '../protocol/live-stream.schema.ts';
 import { clockTime, el } from './dom.ts';
 
 export const TIMELINE_MAX = 500;
@@ -55,21 +55,17 @@ export function heardEntry(line: LiveHeardLine, user: string): TimelineEntry {
   };
 }
 
-/** A badge going offline or coming back between two views of it, as an entry. */
-export function onlineEntry(
-  before: LiveDevice | undefined,
-  after: LiveDevice,
-  now: string,
-): TimelineEntry[] {
-  if (!before || before.online === after.online) return [];
-  return [
-    {
-      at: now,
-      lane: after.user,
-      kind: after.online ? 'online' : 'offline',
-      text: after.online ? 'came online' : 'went offline',
-    },
-  ];
+/**
+ * A badge going offline or coming back, as an entry at the instant the stub saw it: told by
+ * the stream as it happens and kept in its snapshot, so a reload draws the same (UI17).
+ */
+export function presenceEntry(line: LivePresenceLine, user: string): TimelineEntry {
+  return {
+    at: line.at,
+    lane: user,
+    kind: line.online ? 'online' : 'offline',
+    text: line.online ? 'came online' : 'went offline',
+  };
 }
 
 export function renderTimeline(list: HTMLElement, entries: TimelineEntry[], lane: string): void {
@@ -112,15 +108,17 @@ export function renderLanes(
   const names = [...new Set(['alert', ...shown.map((e) => e.lane)])].filter(
     (name) => name !== 'alert' || shown.some((e) => e.lane === 'alert'),
   );
+  const at = (iso: string) => `${((Date.parse(iso) - start) / (end - start)) * 100}%`;
   const rows = names.slice(0, LANES_MAX).map((name) => {
     const track = el('div', { class: 'track' });
+    track.append(...offlineSpans(shown, name, new Date(end).toISOString(), at));
     for (const entry of shown) {
       if (entry.lane !== name) continue;
       const mark = el('span', {
         class: `mark ${entry.kind}`,
         title: `${clockTime(entry.at)} ${entry.text}`,
       });
-      mark.style.left = `${((Date.parse(entry.at) - start) / (end - start)) * 100}%`;
+      mark.style.left = at(entry.at);
       track.append(mark);
     }
     return el(
@@ -142,4 +140,37 @@ export function renderLanes(
       el('time', { text: clockTime(new Date(end).toISOString(), today) }),
     ),
   );
+}
+
+/**
+ * Each stretch a badge was offline, from its going offline to its coming back (or to `end`
+ * while it still is), as a band under its lane's marks.
+ */
+function offlineSpans(
+  entries: TimelineEntry[],
+  lane: string,
+  end: string,
+  at: (iso: string) => string,
+): HTMLElement[] {
+  const spans: HTMLElement[] = [];
+  let since: string | undefined;
+  const span = (from: string, to: string) => {
+    const band = el('span', {
+      class: 'offline-span',
+      title: `offline ${clockTime(from)}–${clockTime(to)}`,
+    });
+    band.style.left = at(from);
+    band.style.width = `calc(${at(to)} - ${at(from)})`;
+    spans.push(band);
+  };
+  for (const entry of entries) {
+    if (entry.lane !== lane) continue;
+    if (entry.kind === 'offline') since ??= entry.at;
+    else if (entry.kind === 'online' && since !== undefined) {
+      span(since, entry.at);
+      since = undefined;
+    }
+  }
+  if (since !== undefined) span(since, end);
+  return spans;
 }

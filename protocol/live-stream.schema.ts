@@ -26,6 +26,12 @@ export const STREAM_CLIENTS_MAX = 64;
  * inside a clock jump), UI12.
  */
 export const STREAM_RECENT_HEARD = 500;
+/**
+ * Badges going offline and coming back that the stub keeps for the stream, across devices: a
+ * snapshot carries them (each badge's offline spans across a reload), an update every one
+ * since the last, UI17.
+ */
+export const STREAM_RECENT_PRESENCE = 500;
 
 /** What a device hears or says now, as the stub last told it (cleared by its stop). */
 export const LiveHeard = Type.Object({
@@ -42,6 +48,14 @@ export const LiveHeardLine = Type.Object({
   ...LiveHeard.properties,
 });
 export type LiveHeardLine = Static<typeof LiveHeardLine>;
+
+/** A badge going offline (its connection closed) or coming back (it said hello), UI17. */
+export const LivePresenceLine = Type.Object({
+  device_id: Type.String(),
+  online: Type.Boolean({ description: 'true: it came online; false: it went offline.' }),
+  at: Type.String({ description: 'When (the stub’s clock).' }),
+});
+export type LivePresenceLine = Static<typeof LivePresenceLine>;
 
 export const LiveDevice = Type.Object({
   device_id: Type.String(),
@@ -89,6 +103,15 @@ export const LiveSnapshot = Type.Object({
   heard: Type.Array(LiveHeardLine, {
     description: `The newest ${STREAM_RECENT_HEARD} plays, broadcasts and speech, across devices, oldest first.`,
   }),
+  heard_dropped: Type.Integer({
+    description: `Plays, broadcasts and speech since the last reset that are no longer kept: older than the newest ${STREAM_RECENT_HEARD}.`,
+  }),
+  presence: Type.Array(LivePresenceLine, {
+    description: `The newest ${STREAM_RECENT_PRESENCE} times a badge went offline or came online, across devices, oldest first.`,
+  }),
+  presence_dropped: Type.Integer({
+    description: `Times a badge went offline or came online since the last reset that are no longer kept: older than the newest ${STREAM_RECENT_PRESENCE}.`,
+  }),
 });
 export type LiveSnapshot = Static<typeof LiveSnapshot>;
 
@@ -109,6 +132,13 @@ export const LiveUpdate = Type.Object({
   }),
   heard_dropped: Type.Integer({
     description: `Plays, broadcasts and speech this client missed: more than ${STREAM_RECENT_HEARD} since its last message.`,
+  }),
+  presence: Type.Array(LivePresenceLine, {
+    description:
+      'Every time a badge went offline or came online since the last message, oldest first.',
+  }),
+  presence_dropped: Type.Integer({
+    description: `Times a badge went offline or came online that this client missed: more than ${STREAM_RECENT_PRESENCE} since its last message.`,
   }),
 });
 export type LiveUpdate = Static<typeof LiveUpdate>;

@@ -1365,6 +1365,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Account names"
   },
   {
+    "id": "UI17",
+    "case": "Every going offline and coming back is told and kept"
+  },
+  {
     "id": "MB1",
     "case": "Timers of different alerts due at one instant (a repeat of one, the timeout of…"
   },

@@ -1,8 +1,9 @@
 /**
  * `npm run screenshot:dashboard`: writes docs/dashboard.png, the README's picture of the
  * dashboard. A seeded stub with the default fixtures and its own badges on the virtual clock;
- * an alert to the nurses (quorum 2) that Ada has acknowledged, a broadcast to the dock crew,
- * Omar taken offline; the page at a laptop's width. Run it again after changing the page.
+ * Omar taken offline at 0:30 (his offline stretch on his lane), an alert to the nurses
+ * (quorum 2) that Ada has acknowledged, a broadcast to the dock crew; the page at a laptop's
+ * width. Run it again after changing the page.
  */
 import { fileURLToPath } from 'node:url';
 import { startStub } from '../index.ts';
@@ -23,7 +24,14 @@ try {
     });
     if (!response.ok) throw new Error(`${path}: ${await response.text()}`);
   };
-  await post('/_stub/clock/advance', { by: '1m' });
+  await post('/_stub/clock/advance', { by: '30s' });
+  await post('/_stub/devices/350000000000004/offline');
+  // Gone at 0:30 before the clock moves on (a transport wait, bounded).
+  const gone = await fetch(
+    `${stub.controlUrl}/devices/350000000000004/await?online=false&timeout=10s`,
+  );
+  if (!gone.ok) throw new Error(`Omar did not go offline: ${await gone.text()}`);
+  await post('/_stub/clock/advance', { by: '30s' });
   await post(
     '/subscribers/100001/api/v1/alerts',
     { notification: 'Code blue, ward 3', groups: ['Nurses'], quorum: 2, timeout: 120 },
@@ -36,7 +44,6 @@ try {
     { notification: 'Truck at dock two', groups: ['Dock Crew'] },
     'demo-api-key-harbour-0002',
   );
-  await post('/_stub/devices/350000000000004/offline');
   const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
   await page.goto(`${stub.controlUrl}/ui/`);
   await page.locator('#timeline li.event-acknowledged').first().waitFor();

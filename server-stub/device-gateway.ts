@@ -51,7 +51,7 @@ export class DeviceGateway {
   readonly #liveStates: DeviceLiveStates;
   readonly #helloTimeoutMs: number;
   readonly #unsubscribe: (() => void)[] = [];
-  readonly #deviceListeners = new Set<(deviceId: string) => void>();
+  readonly #deviceListeners = new Set<(deviceId: string, online?: boolean) => void>();
   /** What the virtual clock waits for: the frames badges have not handled yet. */
   readonly #holds: ClockHolds;
   /** The clock as badges are told it, and their wakes. */
@@ -178,18 +178,19 @@ export class DeviceGateway {
   }
 
   /**
-   * Listens for each connect, close and state report of a device (the live stream); returns
-   * a function that stops listening.
+   * Listens for each connect, close and state report of a device (the live stream): `online`
+   * is given when it went offline or came online (not for a state report, nor a hello that
+   * replaces a connection the stub still held). Returns a function that stops listening.
    */
-  onDeviceChange(listener: (deviceId: string) => void): () => void {
+  onDeviceChange(listener: (deviceId: string, online?: boolean) => void): () => void {
     this.#deviceListeners.add(listener);
     return () => this.#deviceListeners.delete(listener);
   }
 
   /** A device connected, closed or reported its state: its waiters and listeners look again. */
-  #changed(deviceId: string): void {
+  #changed(deviceId: string, online?: boolean): void {
     this.deviceWaiters.changed(deviceId);
-    for (const listener of this.#deviceListeners) listener(deviceId);
+    for (const listener of this.#deviceListeners) listener(deviceId, online);
   }
 
   /** The badge held the clock past the bound: the stub shows it unresponsive, since now. */
@@ -303,7 +304,7 @@ export class DeviceGateway {
     });
     this.#core.engine.resume(device.id);
     // A replacing hello may bring a new battery reading: its waiters look again too.
-    this.#changed(device.id);
+    this.#changed(device.id, previous ? undefined : true);
   }
 
   /** After a jump or a mode switch, every badge learns the stub's clock. */
@@ -351,7 +352,7 @@ export class DeviceGateway {
     live.responsive = true;
     live.unresponsiveSince = null;
     live.lastDisconnect = this.#core.clock.now();
-    this.#changed(id);
+    this.#changed(id, false);
   }
 
   #sendError(

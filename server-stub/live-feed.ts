@@ -20,12 +20,13 @@ import {
   STREAM_PENDING_EVENTS_MAX,
   STREAM_RECENT_EVENTS,
   STREAM_RECENT_HEARD,
+  STREAM_RECENT_PRESENCE,
   STREAM_TASKS_MAX,
 } from '../protocol/live-stream.schema.ts';
 import { clockView } from './clock-view.ts';
 import type { DeviceGateway } from './device-gateway.ts';
 import type { DeviceCommand } from './engine/alert-engine.ts';
-import { HeardRing } from './heard-ring.ts';
+import { HeardRing, PresenceRing } from './heard-ring.ts';
 import type { StubCore } from './stub-core.ts';
 
 /** Badges the stub runs itself (`--badges`): the dashboard can take them offline and back. */
@@ -53,6 +54,8 @@ interface Pending {
   dropped: number;
   /** The heard ring's count when this subscriber was last written to. */
   heardFrom: number;
+  /** The presence ring's count then. */
+  presenceFrom: number;
 }
 
 export class LiveFeed {
@@ -69,6 +72,8 @@ export class LiveFeed {
   #recent: LiveEvent[] = [];
   /** Every play, broadcast and speech, the newest kept: each is told, not only the last (UI12). */
   readonly #heardLines = new HeardRing(STREAM_RECENT_HEARD);
+  /** Every time a badge went offline or came online, the newest kept: a reload draws them (UI17). */
+  readonly #presence = new PresenceRing(STREAM_RECENT_PRESENCE);
   #groupsOf: Map<string, string[]> | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #unsubscribe: (() => void)[];
@@ -82,11 +87,16 @@ export class LiveFeed {
         this.#event({ subscriber_id: subscriberId, event }),
       ),
       core.engine.onDeliver((deviceId, command) => this.#delivered(deviceId, command)),
-      gateway.onDeviceChange((deviceId) => this.#mark((p) => p.devices.add(deviceId))),
+      gateway.onDeviceChange((deviceId, online) => {
+        // A connect or a close (rare), never a state report: nothing more on the frame path.
+        if (online !== undefined) this.#presence.add(core.clock.now(), deviceId, online);
+        this.#mark((p) => p.devices.add(deviceId));
+      }),
       core.onClockChange(() => this.#mark((p) => (p.clock = true))),
       core.onReset(() => {
         this.#heard.clear();
         this.#heardLines.clear();
+        this.#presence.clear();
         this.#recent = [];
         this.#groupsOf = undefined;
         this.#mark((p) => (p.snapshot = true));
@@ -101,7 +111,7 @@ export class LiveFeed {
   /** Sends `subscriber` the snapshot now, then what changes; returns the unsubscribe. */
   subscribe(subscriber: FeedSubscriber): () => void {
     subscriber.write('snapshot', JSON.stringify(this.snapshot()));
-    this.#subscribers.set(subscriber, emptyPending(this.#heardLines.count));
+    this.#subscribers.set(subscriber, this.#emptyPending());
     return () => this.#subscribers.delete(subscriber);
   }
 
@@ -123,6 +133,9 @@ export class LiveFeed {
       tasks: this.tasks(),
       events: this.#recent.slice(-STREAM_RECENT_EVENTS),
       heard: this.#heardLines.since(0).lines,
+      heard_dropped: this.#heardLines.dropped,
+      presence: this.#presence.since(0).lines,
+      presence_dropped: this.#presence.dropped,
     };
   }
 
@@ -233,7 +246,7 @@ export class LiveFeed {
     };
     for (const [subscriber, pending] of this.#subscribers) {
       if (isEmpty(pending) || !subscriber.writable()) continue;
-      this.#subscribers.set(subscriber, emptyPending(this.#heardLines.count));
+      this.#subscribers.set(subscriber, this.#emptyPending());
       if (pending.snapshot) {
         subscriber.write('snapshot', JSON.stringify(this.snapshot()));
         continue;
@@ -243,16 +256,38 @@ export class LiveFeed {
         devices: [...pending.devices].flatMap((id) => deviceOf(id) ?? []),
         events: pending.events,
         events_dropped: pending.dropped,
-        ...this.#heardSince(pending.heardFrom),
+        ...this.#linesSince(pending),
       };
       if (pending.tasks) update.tasks = tasks ??= this.tasks();
       subscriber.write('update', JSON.stringify(update));
     }
   }
 
-  #heardSince(from: number): Pick<LiveUpdate, 'heard' | 'heard_dropped'> {
-    const { lines, dropped } = this.#heardLines.since(from);
-    return { heard: lines, heard_dropped: dropped };
+  /** What the rings hold that `pending`'s subscriber was not sent yet. */
+  #linesSince(
+    pending: Pending,
+  ): Pick<LiveUpdate, 'heard' | 'heard_dropped' | 'presence' | 'presence_dropped'> {
+    const heard = this.#heardLines.since(pending.heardFrom);
+    const presence = this.#presence.since(pending.presenceFrom);
+    return {
+      heard: heard.lines,
+      heard_dropped: heard.dropped,
+      presence: presence.lines,
+      presence_dropped: presence.dropped,
+    };
+  }
+
+  #emptyPending(): Pending {
+    return {
+      heardFrom: this.#heardLines.count,
+      presenceFrom: this.#presence.count,
+      snapshot: false,
+      clock: false,
+      tasks: false,
+      devices: new Set(),
+      events: [],
+      dropped: 0,
+    };
   }
 
   /** Device id → names of its groups, from the fixtures (made again after a reset). */
@@ -271,18 +306,6 @@ export class LiveFeed {
     this.#groupsOf = groupsOf;
     return groupsOf;
   }
-}
-
-function emptyPending(heardFrom: number): Pending {
-  return {
-    heardFrom,
-    snapshot: false,
-    clock: false,
-    tasks: false,
-    devices: new Set(),
-    events: [],
-    dropped: 0,
-  };
 }
 
 function isEmpty(p: Pending): boolean {

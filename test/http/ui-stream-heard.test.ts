@@ -5,15 +5,17 @@
  * is flushed by hand and the clock advanced on the stub's virtual clock: no real-time wait.
  */
 import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
 import { startStub } from '../../index.ts';
 import {
   type LiveSnapshot,
   type LiveUpdate,
   STREAM_RECENT_HEARD,
+  STREAM_RECENT_PRESENCE,
 } from '../../protocol/live-stream.schema.ts';
-import { HeardRing } from '../../server-stub/heard-ring.ts';
+import { HeardRing, PresenceRing } from '../../server-stub/heard-ring.ts';
 import { LiveFeed } from '../../server-stub/live-feed.ts';
-import { serviceClient } from '../support/http.ts';
+import { request, serviceClient } from '../support/http.ts';
 
 const LENA = '350000000000003';
 
@@ -89,5 +91,79 @@ describe('UI12: the plays, broadcasts and speech the stream tells', () => {
     expect(ring.since(mark)).toEqual({ lines: [], dropped: 0 });
     ring.add(2_000, 'd2', play('f'));
     expect(ring.since(0).lines.map((line) => line.text)).toEqual(['f']);
+  });
+});
+
+describe('UI17: each badge going offline and coming back, told and kept', () => {
+  const KAI = '350000000000101';
+
+  test('an update carries each offline and online change at its instant, a state report none; a snapshot keeps them', async () => {
+    await using stub = await startStub({ badges: 'Dock Crew', seed: 1 });
+    // The stub's own feed: it heard the badges connect when the stub started.
+    const feed = stub.app.feed;
+    const sent: { name: string; data: string }[] = [];
+    const unsubscribe = feed.subscribe({
+      write: (name, data) => sent.push({ name, data }),
+      writable: () => true,
+      end() {},
+    });
+    // Connected at the start: each said hello at 0:00.
+    expect(feed.snapshot().presence.map((line) => [line.online, line.at])).toEqual([
+      [true, '2026-01-01T00:00:00.000000Z'],
+      [true, '2026-01-01T00:00:00.000000Z'],
+    ]);
+    const control = new StubControlClient(stub.url);
+    const awaitKai = (online: boolean) =>
+      request(`${stub.controlUrl}/devices/${KAI}/await?online=${online}&timeout=10s`);
+    await stub.core.clock.advanceBy(30_000);
+    await control.takeOffline(KAI);
+    expect((await awaitKai(false)).status).toBe(200);
+    await stub.core.clock.advanceBy(30_000);
+    await control.bringBack(KAI);
+    expect((await awaitKai(true)).status).toBe(200);
+    // An alert: the badges report their states (playing), which are no offline or online change.
+    await serviceClient(stub, { id: '100002', key: 'demo-api-key-harbour-0002' }).alert({
+      notification: 'Forklift',
+      groups: ['Dock Crew'],
+    });
+    await expect.poll(() => stub.app.gateway.liveState(KAI).state).toBe('playing');
+    feed.flush();
+    const updates = sent
+      .filter((m) => m.name === 'update')
+      .map((m) => JSON.parse(m.data) as LiveUpdate);
+    const told = updates.flatMap((u) => u.presence);
+    expect(told).toEqual([
+      { device_id: KAI, online: false, at: '2026-01-01T00:00:30.000000Z' },
+      { device_id: KAI, online: true, at: '2026-01-01T00:01:00.000000Z' },
+    ]);
+    expect(updates.map((u) => u.presence_dropped)).toEqual(updates.map(() => 0));
+    const snapshot = feed.snapshot() as LiveSnapshot;
+    expect(snapshot.presence.slice(2)).toEqual(told);
+    expect(snapshot.presence_dropped).toBe(0);
+    expect(snapshot.heard_dropped).toBe(0);
+    // A reset forgets them.
+    await control.reset();
+    expect(feed.snapshot().presence).toEqual([]);
+    unsubscribe();
+  });
+
+  test(`the ring keeps the newest ${STREAM_RECENT_PRESENCE}; a snapshot says how many older ones it let go since the last reset`, () => {
+    const ring = new PresenceRing(2);
+    ring.add(0, 'd1', true);
+    ring.add(1_000, 'd1', false);
+    ring.add(2_000, 'd1', true);
+    expect(ring.since(0)).toEqual({
+      lines: [
+        { device_id: 'd1', online: false, at: '1970-01-01T00:00:01.000000Z' },
+        { device_id: 'd1', online: true, at: '1970-01-01T00:00:02.000000Z' },
+      ],
+      dropped: 1,
+    });
+    expect(ring.dropped).toBe(1);
+    ring.clear();
+    expect(ring.dropped).toBe(0);
+    ring.add(3_000, 'd2', false);
+    expect(ring.dropped).toBe(0);
+    expect(ring.since(0).lines).toHaveLength(1);
   });
 });

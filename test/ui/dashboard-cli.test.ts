@@ -1,5 +1,6 @@
 /**
- * `badge-sim stub --badges` as a newcomer runs it: a real process prints the dashboard's URL,
+ * `badge-sim stub --badges` as a newcomer runs it: a real process prints the dashboard's URL
+ * (and the device protocol's AsyncAPI document beside the OpenAPI one),
  * runs the fixtures' badges itself, and stops cleanly with a dashboard still connected.
  */
 import { once } from 'node:events';
@@ -8,7 +9,7 @@ import { StubControlClient } from '../../client/control-client.ts';
 import { runCli, startCli } from '../support/cli.ts';
 
 describe('badge-sim stub --badges', () => {
-  test('prints the dashboard URL, runs a badge for every device, and stops on SIGTERM with a stream open', async () => {
+  test('prints the dashboard and AsyncAPI URLs, runs a badge for every device, and stops on SIGTERM with a stream open', async () => {
     await using cli = await startCli(
       ['stub', '--badges', '--clock', 'virtual', '--port', '0', '--quiet'],
       'Press Ctrl+C to stop.',
@@ -16,6 +17,11 @@ describe('badge-sim stub --badges', () => {
     const url = /dashboard\s+(http:\/\/\S+)\/_stub\/ui\/\n/.exec(cli.output())?.[1];
     expect(url).toBeDefined();
     expect(cli.output()).toContain('8 virtual badges run here (all)');
+    // The device protocol's document beside the OpenAPI one: what a badge of one's own reads.
+    const asyncapi = /AsyncAPI\s+(http:\/\/\S+)/.exec(cli.output())?.[1];
+    expect(asyncapi).toBe(`${url}/_stub/asyncapi.json`);
+    const document = await fetch(asyncapi!);
+    expect(((await document.json()) as { asyncapi: string }).asyncapi).toBe('3.0.0');
     const page = await fetch(`${url}/_stub/ui/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<script defer src="app.js"></script>');

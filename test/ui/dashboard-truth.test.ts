@@ -6,6 +6,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { accountSite } from '../../fixtures/badge-location.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { openDashboard, WAIT, waitText } from '../support/dashboard-page.ts';
 import { serviceClient } from '../support/http.ts';
@@ -13,6 +15,7 @@ import { serviceClient } from '../support/http.ts';
 const BEN = '350000000000002';
 const LENA = '350000000000003';
 const OMAR = '350000000000004';
+const ADA = '350000000000001';
 
 /** What these tests read of a `<select>` (the tests are type-checked without the DOM library). */
 type SelectView = { value: string; selectedOptions: ArrayLike<{ text: string }> };
@@ -105,6 +108,101 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
       .click();
     await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
     await expect.poll(() => card(BEN).locator('.note').textContent(), WAIT).toBe('');
+  });
+
+  test('UI17: a badge that went offline and came back: its offline span and its return at their instants, on the lanes and in the log, the same after a reload', async () => {
+    await using ui = await openDashboard(browser, { badges: 'all', seed: 1 });
+    const { page, card } = ui;
+    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+    /** +30 s on the page's clock, then Ben's switch, waited for until his card tells it. */
+    const thirtySecondsThen = async (now: string, button: RegExp, shown: RegExp) => {
+      await page.getByRole('button', { name: '+30 s' }).click();
+      await waitText(page, '#clock-now', now);
+      await card(BEN).getByRole('button', { name: button }).click();
+      await waitText(page, `[data-device="${BEN}"] .online`, shown);
+    };
+    await thirtySecondsThen('2026-01-01 00:00:30', /^Take offline/, /^offline$/);
+    await thirtySecondsThen('2026-01-01 00:01:00', /^Bring back/, /^online$/);
+
+    /** Ben's log lines, oldest first: [class, instant, text]. */
+    const benLog = () =>
+      page
+        .locator('#timeline li', { hasText: 'Ben Okafor' })
+        .evaluateAll((items) =>
+          items
+            .map((li) => [
+              li.className,
+              li.querySelector('time')?.getAttribute('datetime'),
+              li.querySelector('.what')?.textContent,
+            ])
+            .reverse(),
+        );
+    const expected = [
+      ['online', '2026-01-01T00:00:00.000000Z', 'came online'],
+      ['offline', '2026-01-01T00:00:30.000000Z', 'went offline'],
+      ['online', '2026-01-01T00:01:00.000000Z', 'came online'],
+    ];
+    /** Where the lane puts a mark or the offline band, in % of the track: 0:00 to 1:00. */
+    const lane = page.locator('[data-lane="Ben Okafor"]');
+    const left = (selector: string) =>
+      lane
+        .locator(selector)
+        .evaluateAll((marks) => marks.map((m) => Number.parseFloat(m.style.left)));
+    const band = () =>
+      lane.locator('.offline-span').evaluateAll((bands) =>
+        bands.map((b) => {
+          const track = b.parentElement!.getBoundingClientRect();
+          const box = b.getBoundingClientRect();
+          return [
+            Math.round(((box.left - track.left) / track.width) * 100),
+            Math.round(((box.right - track.left) / track.width) * 100),
+          ];
+        }),
+      );
+    const seen = async () => ({
+      log: await benLog(),
+      offline: await left('.mark.offline'),
+      online: await left('.mark.online'),
+      band: await band(),
+    });
+    const truth = {
+      log: expected,
+      offline: [50],
+      online: [0, 100],
+      band: [[50, 100]],
+    };
+    await expect.poll(seen, WAIT).toEqual(truth);
+
+    await page.reload();
+    await waitText(page, '#connection', 'Live');
+    await waitText(page, `[data-device="${BEN}"] .online`, /^online$/);
+    await expect.poll(seen, WAIT).toEqual(truth);
+    expect(await card(BEN).locator('.state').textContent()).toBe('State: idle');
+    expect(await card(BEN).getAttribute('data-online')).toBe('true');
+  });
+
+  test('D16: each card shows where its badge is beside its battery: the fixture’s place, else the account’s site', async () => {
+    const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
+    const device = (id: string) => fixtures.accounts[0]!.devices.find((d) => d.id === id)!;
+    Object.assign(device(ADA), {
+      battery_level: 80,
+      location: { lat: 51.5, long: -0.12, accuracy: 12, address: 'Ward 3' },
+    });
+    Object.assign(device(OMAR), {
+      battery_level: 35,
+      location: { lat: 48.856613, long: 2.352222 },
+    });
+    Object.assign(device(BEN), { battery_level: 60 });
+    await using ui = await openDashboard(browser, { badges: 'all', seed: 1, fixtures });
+    const { page, card } = ui;
+    for (const id of [ADA, BEN, OMAR])
+      await waitText(page, `[data-device="${id}"] .online`, /^online$/);
+    const meta = (id: string) => card(id).locator('.meta').textContent();
+    // An address is shown as written; a position without one as latitude, longitude.
+    expect(await meta(ADA)).toBe('battery 80% · Ward 3');
+    expect(await meta(OMAR)).toBe('battery 35% · 48.8566, 2.3522');
+    const site = accountSite('100001');
+    expect(await meta(BEN)).toBe(`battery 60% · ${site.lat.toFixed(4)}, ${site.long.toFixed(4)}`);
   });
 
   test('UI14: an idle card says plainly that nothing plays, not in bold; what plays is in bold', async () => {
