@@ -72,8 +72,10 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   // Every badge connects somewhere: its fixture's location, else its account's site (D16).
   const locationOf = locationsOnConnect(fixtures);
   // A stub in this process holds the other end of every badge's socket here too; badges that
-  // dial it without a socket (SP5) hold no file at all: the connection says which.
-  checkOpenFiles(devices.length, roomForBadges(), connection.socketsPerBadge ?? 1);
+  // dial it without a socket (SP5) hold no file at all: the connection says which, and then
+  // the limit is not read (a file read each scenario, for a check that cannot fail).
+  const socketsPerBadge = connection.socketsPerBadge ?? 1;
+  if (socketsPerBadge > 0) checkOpenFiles(devices.length, roomForBadges(), socketsPerBadge);
   const tts =
     typeof options.tts === 'object'
       ? options.tts
