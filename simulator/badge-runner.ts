@@ -14,6 +14,7 @@
  */
 import type { InspectionEvent } from 'xstate';
 import {
+  type BadgeContext,
   type BadgeEmitted,
   type BadgeEvent,
   type BadgeInput,
@@ -21,6 +22,12 @@ import {
 } from './badge.machine.ts';
 
 type Snapshot = ReturnType<typeof badgeMachine.getInitialSnapshot>;
+
+/** A badge machine's state as a snapshot keeps it: its state value and its context but the io. */
+export interface PersistedBadge {
+  value: Snapshot['value'];
+  context: Omit<BadgeContext, 'io'>;
+}
 
 /** What xstate hands the executor: a custom action, or a built-in such as `emit`. */
 interface ExecutableAction {
@@ -77,11 +84,26 @@ export class BadgeRunner {
     input: BadgeInput,
     emitted: (event: BadgeEmitted) => void,
     inspect?: (event: InspectionEvent) => void,
+    resumed?: PersistedBadge,
   ) {
     this.#emitted = emitted;
     this.inspect = inspect;
+    if (resumed) {
+      // A restored badge is where it was: no entry action runs again (decision FS3).
+      this.#snapshot = badgeMachine.resolveState({
+        value: resumed.value,
+        context: { ...resumed.context, io: input.io },
+      } as Parameters<typeof badgeMachine.resolveState>[0]);
+      return;
+    }
     this.#advance(() => badgeMachine.getInitialSnapshot(scope, input));
     this.#drain();
+  }
+
+  /** The machine's persisted snapshot without its io: plain JSON data (decision FS3). */
+  persisted(): PersistedBadge {
+    const { io: _io, ...context } = this.#snapshot.context;
+    return { value: this.#snapshot.value, context };
   }
 
   get snapshot(): Snapshot {

@@ -9,10 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { locationsOnConnect } from '../fixtures/badge-location.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
-import { ownValue } from '../protocol/own.ts';
-import { seededRandom } from '../protocol/seeded-random.ts';
-import { Badge } from './badge.ts';
-import { runBehaviour } from './behaviours.ts';
+import { formatTimestamp } from '../protocol/timestamp.ts';
+import type { Badge } from './badge.ts';
+import { checkSavedBehaviours, makeFleetBadges } from './fleet-badges.ts';
 import {
   checkOpenFiles,
   connectAndSettle,
@@ -22,7 +21,6 @@ import {
   StubUnreachableError,
 } from './fleet-connect.ts';
 import {
-  checkBehaviour,
   emptySummary,
   type FleetHandle,
   type FleetKept,
@@ -33,6 +31,11 @@ import {
   type WorkerFleetOptions,
 } from './fleet-options.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
+import {
+  readFleetSnapshot,
+  type SavedFleet,
+  takeFleetSnapshot,
+} from './snapshot/fleet-snapshot.ts';
 import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech } from './tts/text-to-speech.ts';
 
@@ -49,6 +52,10 @@ export async function startFleet(
   options: FleetOptions & { workers?: number },
 ): Promise<FleetHandle | WorkerFleetHandle> {
   if (options.workers !== undefined) {
+    if (options.snapshot !== undefined)
+      throw new FleetError(
+        'badge-sim: snapshot restores a fleet in this thread; leave workers out to restore it (decision FS10)',
+      );
     const { startFleetInWorkers } = await import('./fleet-workers.ts');
     return startFleetInWorkers(options as WorkerFleetOptions);
   }
@@ -74,13 +81,16 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   // A stub in this process holds the other end of every badge's socket here too; badges that
   // dial it without a socket (SP5) hold no file at all: the connection says which.
   checkOpenFiles(devices.length, roomForBadges(), connection.socketsPerBadge ?? 1);
+  const restored =
+    options.snapshot === undefined
+      ? undefined
+      : readFleetSnapshot(options.snapshot, new Set(devices.map((d) => d.id)));
+  const seed = seedOf(options.seed, restored);
+  if (restored) checkSavedBehaviours(restored);
   const tts =
     typeof options.tts === 'object'
       ? options.tts
       : await createTextToSpeech(options.tts ?? 'estimate');
-  const defaultBehaviour = options.behaviour
-    ? checkBehaviour(options.behaviour, 'behaviour')
-    : undefined;
   const guardMs = options.settleGuardMs ?? 5_000;
   const reconnect = checkReconnect(options.reconnect);
   const outstanding = new Outstanding();
@@ -88,6 +98,12 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
 
   const badgeClock = await connection.badgeClock(() => started ?? []);
   const clock = badgeClock.clock;
+  if (restored && clock.now() < restored.at) {
+    badgeClock.dispose();
+    throw new FleetError(
+      `badge-sim: snapshot.at is ${formatTimestamp(restored.at)}, but the stub's clock is at ${formatTimestamp(clock.now())}: restore the stub's world first, or move its clock to the snapshot's instant (POST /_stub/clock)`,
+    );
+  }
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
   // stub has handled it, whichever clock it is.
   cleanups.push(
@@ -100,18 +116,17 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
 
   // One session a fleet: its badges' reconnects take their own connections over (D13).
   const session = options.session ?? randomBytes(12).toString('base64url');
-  const keep = keptPerBadge(devices.length);
-  const badges: Badge[] = devices.map(
-    (device) =>
-      new Badge({
-        deviceId: device.id,
-        key: device.key,
+  const fleetBadges = makeFleetBadges(
+    devices,
+    options,
+    {
+      clock,
+      seed,
+      common: {
         clock,
         tts,
-        batteryLevel: device.battery_level,
-        location: locationOf(device),
         session,
-        keep,
+        keep: keptPerBadge(devices.length),
         ...(options.inspect ? { inspect: options.inspect } : {}),
         link: (handlers) =>
           new BadgeLink(
@@ -124,37 +139,20 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
           ),
         onStubClock: badgeClock.follow,
         onStubTime: badgeClock.catchUp,
-        onVanish: connection.vanished && (() => connection.vanished!(device.id)),
-        // Its own stream: reconnect draws never shift a behaviour's draws.
-        reconnect: reconnect && {
-          ...reconnect,
-          random: seededRandom(options.seed ?? 0, device.id, 'reconnect'),
-        },
-      }),
+      },
+      locationOf,
+      onVanish: (id) => connection.vanished && (() => connection.vanished!(id)),
+      reconnect,
+    },
+    restored,
   );
+  const badges = fleetBadges.map((b) => b.badge);
+  for (const { run } of fleetBadges) if (run) cleanups.push(() => run.stop());
   started = badges;
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
-  devices.forEach((device, i) => {
-    const given = ownValue(options.behaviours, device.id) ?? device.behaviour;
-    const behaviour = given
-      ? checkBehaviour(given, `behaviour of device ${device.id}`)
-      : defaultBehaviour;
-    if (behaviour) {
-      cleanups.push(
-        runBehaviour(
-          badges[i]!,
-          behaviour,
-          clock,
-          seededRandom(options.seed ?? 0, device.id),
-          // Its own stream: adding a device fault shifts no ack or flaky draw.
-          seededRandom(options.seed ?? 0, device.id, 'faults'),
-        ),
-      );
-    }
-  });
   // Badges waiting their turn to connect for the first time (they count as connecting).
   const queued = new Set<Badge>();
-  if (options.connect ?? true) cleanups.push(connectInWaves(badges, queued));
+  if (options.connect ?? true) cleanups.push(connectInWaves(wave(badges, restored), queued));
 
   const badge = (deviceId: string) => {
     const found = byId.get(deviceId);
@@ -228,6 +226,7 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
       }),
     settled,
     advanceBy: (ms) => badgeClock.advanceBy(ms, settled),
+    snapshot: () => takeFleetSnapshot(fleetBadges, clock, seed),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -276,6 +275,45 @@ function untilOnline(badges: readonly Badge[], count: number, timeoutMs: number)
   });
 }
 
+/**
+ * The seed a fleet draws from: a restored fleet goes on with its snapshot's (FS7), and a seed
+ * given beside it must be the same one.
+ */
+function seedOf(given: number | undefined, restored: SavedFleet | undefined): number {
+  if (restored && given !== undefined && given !== restored.seed) {
+    throw new FleetError(
+      `badge-sim: seed is ${given}, but snapshot.seed is ${restored.seed}: a restored fleet goes on with its snapshot's draws; leave seed out (or give ${restored.seed})`,
+    );
+  }
+  return restored?.seed ?? given ?? 0;
+}
+
+/**
+ * The badges as the connect waves take them: a restored badge that was online or connecting
+ * opens a new link where it is (`resumeLink`, FS6); one that gave up stays offline; the rest
+ * connect as new.
+ */
+function wave(badges: readonly Badge[], restored: SavedFleet | undefined): Waving[] {
+  if (!restored) return badges as Badge[];
+  const saved = new Map(restored.badges.map((b) => [b.deviceId, b]));
+  return badges.flatMap((badge): Waving[] => {
+    const state = saved.get(badge.deviceId);
+    if (!state || state.machine.value === 'offline') {
+      return state?.link.gaveUpOn != null ? [] : [badge];
+    }
+    return [
+      {
+        on: (type, listener) => badge.on(type, listener),
+        connect: () => badge.resumeLink(),
+        offlineOnPurpose: false,
+        status: 'offline',
+      },
+    ];
+  });
+}
+
+type Waving = Pick<Badge, 'on' | 'connect' | 'offlineOnPurpose' | 'status'>;
+
 /** First connects in flight at once: more only queue up in the stub's accept backlog. */
 const CONNECT_WINDOW = 256;
 /** Real ms a badge may hold its place in the window before the next one starts anyway. */
@@ -289,7 +327,7 @@ export const CONNECT_SLOT_MS = 5_000;
  * @internal
  */
 export function connectInWaves(
-  badges: readonly Pick<Badge, 'on' | 'connect' | 'offlineOnPurpose' | 'status'>[],
+  badges: readonly Waving[],
   queued: Set<unknown>,
   { window = CONNECT_WINDOW, slotMs = CONNECT_SLOT_MS } = {},
 ): () => void {
