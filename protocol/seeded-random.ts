@@ -56,7 +56,17 @@ export type SeededRandom = (() => number) & { readonly stream: Sfc32 };
  * seed and its device id, so adding a badge changes no other's draws.
  */
 export function seededRandom(...seed: (string | number)[]): SeededRandom {
-  const stream = new Sfc32(seedBytes(...seed));
+  return randomOf(new Sfc32(seedBytes(...seed)));
+}
+
+/** A stream that goes on from a saved `state` (a snapshot's), without hashing a seed again. */
+export function resumedRandom(state: readonly number[]): SeededRandom {
+  const stream = new Sfc32(new Uint8Array(16));
+  stream.state = state;
+  return randomOf(stream);
+}
+
+function randomOf(stream: Sfc32): SeededRandom {
   return Object.assign(() => stream.nextUint32() / 4_294_967_296, { stream });
 }
 

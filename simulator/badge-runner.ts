@@ -18,6 +18,7 @@ import {
   type BadgeEmitted,
   type BadgeEvent,
   type BadgeInput,
+  type BadgeIo,
   badgeMachine,
 } from './badge.machine.ts';
 
@@ -66,6 +67,26 @@ const scopeFields = {
 };
 const scope = scopeFields as unknown as Parameters<typeof badgeMachine.transition>[2];
 
+/** A state value resolved once a process (xstate's `resolveState` walks the machine). */
+const resolvedStates = new Map<string, Snapshot>();
+
+/**
+ * A restored machine snapshot: the state resolved once for each state value, with this
+ * badge's context (a snapshot is a plain object; a thousand badges restore in milliseconds).
+ */
+function resolvedState(resumed: PersistedBadge, io: BadgeIo): Snapshot {
+  const key = JSON.stringify(resumed.value);
+  let resolved = resolvedStates.get(key);
+  if (!resolved) {
+    resolved = badgeMachine.resolveState({
+      value: resumed.value,
+      context: { ...resumed.context, io },
+    } as Parameters<typeof badgeMachine.resolveState>[0]);
+    resolvedStates.set(key, resolved);
+  }
+  return { ...resolved, context: { ...resumed.context, io } } as Snapshot;
+}
+
 export class BadgeRunner {
   #snapshot!: Snapshot;
   #busy = false;
@@ -90,10 +111,7 @@ export class BadgeRunner {
     this.inspect = inspect;
     if (resumed) {
       // A restored badge is where it was: no entry action runs again (decision FS3).
-      this.#snapshot = badgeMachine.resolveState({
-        value: resumed.value,
-        context: { ...resumed.context, io: input.io },
-      } as Parameters<typeof badgeMachine.resolveState>[0]);
+      this.#snapshot = resolvedState(resumed, input.io);
       return;
     }
     this.#advance(() => badgeMachine.getInitialSnapshot(scope, input));

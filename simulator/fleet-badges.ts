@@ -7,7 +7,7 @@
 import type { FixtureBehaviour, FixtureDevice } from '../fixtures/fixtures.schema.ts';
 import type { VirtualClock } from '../protocol/clock.ts';
 import { ownValue } from '../protocol/own.ts';
-import { seededRandom } from '../protocol/seeded-random.ts';
+import { resumedRandom, seededRandom } from '../protocol/seeded-random.ts';
 import { Badge } from './badge.ts';
 import type { BadgeOptions, SavedTimer } from './badge-types.ts';
 import { startBehaviour } from './behaviours.ts';
@@ -40,15 +40,17 @@ export function makeFleetBadges(
   const timers: (SavedTimer & { arm(): void })[] = [];
   const made = devices.map((device): FleetBadge => {
     const state = saved.get(device.id);
-    const random = {
-      behaviour: seededRandom(parts.seed, device.id),
-      faults: seededRandom(parts.seed, device.id, 'faults'),
-      reconnect: seededRandom(parts.seed, device.id, 'reconnect'),
-    };
-    if (state) {
-      for (const kind of ['behaviour', 'faults', 'reconnect'] as const)
-        random[kind].stream.state = state.random[kind];
-    }
+    const random = state
+      ? {
+          behaviour: resumedRandom(state.random.behaviour),
+          faults: resumedRandom(state.random.faults),
+          reconnect: resumedRandom(state.random.reconnect),
+        }
+      : {
+          behaviour: seededRandom(parts.seed, device.id),
+          faults: seededRandom(parts.seed, device.id, 'faults'),
+          reconnect: seededRandom(parts.seed, device.id, 'reconnect'),
+        };
     const badge = new Badge({
       ...parts.common,
       deviceId: device.id,

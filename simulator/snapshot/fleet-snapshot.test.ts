@@ -10,79 +10,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { FixtureBehaviour, FixtureDevice } from '../../fixtures/fixtures.schema.ts';
-import { VirtualClock } from '../../protocol/clock.ts';
+import type { FixtureBehaviour } from '../../fixtures/fixtures.schema.ts';
 import type { StubFrame } from '../../protocol/device-frames.schema.ts';
-import { makeFleetBadges } from '../fleet-badges.ts';
-import type { LinkHandlers } from '../transport.ts';
-import { type FleetBadge, readFleetSnapshot, takeFleetSnapshot } from './fleet-snapshot.ts';
+import { type BadgeWorld, badgeWorld } from '../../test/support/badge-world.ts';
+import { type FleetBadge, takeFleetSnapshot } from './fleet-snapshot.ts';
 
 const IDS = ['350000000000001', '350000000000002', '350000000000003'];
-const DEVICES = IDS.map((id) => ({ id, name: id, battery_level: 80 }) as unknown as FixtureDevice);
-
-/** A world of badges whose links go nowhere: what they send is recorded, welcomes come at once. */
-function world(behaviours: Record<string, FixtureBehaviour>, restoredFrom?: string, at?: number) {
-  const clock = new VirtualClock();
-  const sent: string[] = [];
-  const handlers = new Map<string, LinkHandlers>();
-  const links = new Map<string, { online: boolean }>();
-  let seq = 1;
-  const restored =
-    restoredFrom === undefined ? undefined : readFleetSnapshot(restoredFrom, new Set(IDS));
-  const badges = makeFleetBadges(
-    DEVICES,
-    { behaviours },
-    {
-      clock,
-      seed: 5,
-      common: {
-        clock,
-        tts: { name: 'estimate', duration: (text: string) => 400 + 50 * text.length },
-        link: (h) => {
-          const id = `${handlers.size}`;
-          handlers.set(IDS[Number(id)]!, h);
-          const state = { online: false };
-          links.set(IDS[Number(id)]!, state);
-          return {
-            answerFrames: true,
-            open: () => {
-              state.online = true;
-              h.opened();
-              void h.frame({
-                type: 'welcome',
-                protocol: 1,
-                device_id: IDS[Number(id)],
-                user: 'U',
-                now: clock.now(),
-                mode: 'virtual',
-                scale: 1,
-                seq: seq++,
-              } as never);
-            },
-            close: () => {
-              state.online = false;
-            },
-            vanish: () => {
-              state.online = false;
-            },
-            dropSilent: () => undefined,
-            send: (frame: { type: string }) => {
-              if (!state.online) return false;
-              if (frame.type !== 'hello')
-                sent.push(`${clock.now()} ${IDS[Number(id)]} ${JSON.stringify(frame)}`);
-              return true;
-            },
-          } as never;
-        },
-      },
-      locationOf: () => null,
-      onVanish: () => undefined,
-      reconnect: false,
-    },
-    restored,
-  );
-  return { clock, sent, handlers, links, badges, restored, at };
-}
+const world = (behaviours: Record<string, FixtureBehaviour>, restoredFrom?: string) =>
+  badgeWorld(IDS, behaviours, restoredFrom);
 
 type Step = { atMs: number; device: number; frame: Record<string, unknown> };
 
@@ -130,7 +65,7 @@ const behaviourArb: fc.Arbitrary<FixtureBehaviour> = fc.record(
 ) as fc.Arbitrary<FixtureBehaviour>;
 
 /** Feeds the steps due up to `until` (and advances the clock to it), in order. */
-async function run(w: ReturnType<typeof world>, steps: Step[], from: number, until: number) {
+async function run(w: BadgeWorld, steps: Step[], from: number, until: number) {
   const start = w.clock.now() - from;
   for (const step of steps.filter((s) => s.atMs >= from && s.atMs < until)) {
     await w.clock.advanceTo(start + step.atMs);
@@ -155,7 +90,7 @@ function looks(badges: readonly FleetBadge[]) {
   }));
 }
 
-async function connectAll(w: ReturnType<typeof world>) {
+async function connectAll(w: BadgeWorld) {
   for (const { badge } of w.badges) badge.connect();
   await w.clock.advanceBy(0);
 }
