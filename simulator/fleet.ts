@@ -10,20 +10,19 @@ import { randomBytes } from 'node:crypto';
 import { locationsOnConnect } from '../fixtures/badge-location.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
 import { formatTimestamp } from '../protocol/timestamp.ts';
+import type { BadgeClock, StubConnection } from '../stub-connection/stub-connection.ts';
 import type { Badge } from './badge.ts';
-import { checkSavedBehaviours, makeFleetBadges } from './fleet-badges.ts';
+import { checkSavedBehaviours, type FleetBadgeParts, makeFleetBadges } from './fleet-badges.ts';
 import {
   checkOpenFiles,
-  connectAndSettle,
   connectionOf,
   FleetError,
   firstContactError,
   StubUnreachableError,
 } from './fleet-connect.ts';
+import { makeFleetHandle } from './fleet-handle.ts';
 import {
-  emptySummary,
   type FleetHandle,
-  type FleetKept,
   type FleetOptions,
   type FleetSummary,
   keptPerBadge,
@@ -36,8 +35,8 @@ import {
   type SavedFleet,
   takeFleetSnapshot,
 } from './snapshot/fleet-snapshot.ts';
-import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
-import { createTextToSpeech } from './tts/text-to-speech.ts';
+import { BadgeLink, DEFAULT_RECONNECT, type LinkHandlers, Outstanding } from './transport.ts';
+import { createTextToSpeech, type TextToSpeech } from './tts/text-to-speech.ts';
 
 export { waitForStub } from './fleet-connect.ts';
 export { FleetError };
@@ -65,6 +64,7 @@ export async function startFleet(
 async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   // Set once the badges exist: what an unreachable stub means for them.
   let started: readonly Badge[] | undefined;
+  let summary: () => FleetSummary;
   const connection = connectionOf(options, (code, error) =>
     started === undefined
       ? firstContactError(connection.url, error)
@@ -76,17 +76,10 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   const ca = options.ca ?? connection.ca;
   const fixtures = await connection.fixtures();
   const devices = selectDevices(fixtures, options);
-  // Every badge connects somewhere: its fixture's location, else its account's site (D16).
-  const locationOf = locationsOnConnect(fixtures);
   // A stub in this process holds the other end of every badge's socket here too; badges that
   // dial it without a socket (SP5) hold no file at all: the connection says which.
   checkOpenFiles(devices.length, roomForBadges(), connection.socketsPerBadge ?? 1);
-  const restored =
-    options.snapshot === undefined
-      ? undefined
-      : readFleetSnapshot(options.snapshot, new Set(devices.map((d) => d.id)));
-  const seed = seedOf(options.seed, restored);
-  if (restored) checkSavedBehaviours(restored);
+  const { restored, seed } = restoreFrom(options, devices);
   const tts =
     typeof options.tts === 'object'
       ? options.tts
@@ -95,15 +88,9 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   const reconnect = checkReconnect(options.reconnect);
   const outstanding = new Outstanding();
   const cleanups: (() => void)[] = [];
-
   const badgeClock = await connection.badgeClock(() => started ?? []);
   const clock = badgeClock.clock;
-  if (restored && clock.now() < restored.at) {
-    badgeClock.dispose();
-    throw new FleetError(
-      `badge-sim: snapshot.at is ${formatTimestamp(restored.at)}, but the stub's clock is at ${formatTimestamp(clock.now())}: restore the stub's world first, or move its clock to the snapshot's instant (POST /_stub/clock)`,
-    );
-  }
+  checkClockAt(restored, badgeClock);
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
   // stub has handled it, whichever clock it is.
   cleanups.push(
@@ -113,37 +100,20 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
       return true;
     }),
   );
-
-  // One session a fleet: its badges' reconnects take their own connections over (D13).
-  const session = options.session ?? randomBytes(12).toString('base64url');
   const fleetBadges = makeFleetBadges(
     devices,
     options,
-    {
+    badgePartsOf(options, devices.length, {
       clock,
+      badgeClock,
+      connection,
+      outstanding,
       seed,
-      common: {
-        clock,
-        tts,
-        session,
-        keep: keptPerBadge(devices.length),
-        ...(options.inspect ? { inspect: options.inspect } : {}),
-        link: (handlers) =>
-          new BadgeLink(
-            connection.devicesUrl,
-            handlers,
-            outstanding,
-            ca,
-            undefined,
-            connection.dialDevice,
-          ),
-        onStubClock: badgeClock.follow,
-        onStubTime: badgeClock.catchUp,
-      },
-      locationOf,
-      onVanish: (id) => connection.vanished && (() => connection.vanished!(id)),
+      tts,
       reconnect,
-    },
+      ca,
+      locationOf: locationsOnConnect(fixtures),
+    }),
     restored,
   );
   const badges = fleetBadges.map((b) => b.badge);
@@ -154,125 +124,100 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   const queued = new Set<Badge>();
   if (options.connect ?? true) cleanups.push(connectInWaves(wave(badges, restored), queued));
 
-  const badge = (deviceId: string) => {
-    const found = byId.get(deviceId);
-    if (!found) throw new FleetError(`badge-sim: no badge '${deviceId}' in this fleet`);
-    return found;
-  };
-  const connectedCount = () => badges.reduce((n, b) => n + (b.online ? 1 : 0), 0);
-  const summary = (): FleetSummary => {
-    const s = emptySummary(badges.length);
-    for (const b of badges) {
-      s.reconnects += b.reconnects;
-      if (b.online) s.online++;
-      else if (b.reconnecting) {
-        s.reconnecting++;
-        s.downForMs = Math.max(s.downForMs, b.downForMs);
-      } else if (b.status === 'connecting' || queued.has(b)) s.connecting++;
-      else {
-        s.offline++;
-        if (b.gaveUpOn !== undefined) s.refused++;
-      }
-    }
-    return s;
-  };
-  /** Both sides quiet in one pass: what one answered may have given the other work. */
-  const settled = async () => {
-    for (let pass = 0; pass < 100; pass++) {
-      const badgesBusy = outstanding.count > 0;
-      await outstanding.quiet(guardMs);
-      const stubBusy = await connection.settle();
-      if (!badgesBusy && !stubBusy && outstanding.count === 0) return;
-    }
-  };
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= (async () => {
-      for (const cleanup of cleanups) cleanup();
-      for (const b of badges) b.dispose();
-      badgeClock.dispose();
-    })();
-    return closed;
-  };
-
-  return {
+  const handle = makeFleetHandle({
     badges,
+    byId,
+    queued,
     clock,
-    badge,
-    status: (id) => badge(id).status,
-    transcript: (id) => badge(id).transcript,
-    connectedCount,
-    summary,
-    kept: () => keptBy(badges),
-    waitUntilConnected: (count = badges.length, timeoutMs = 30_000) =>
-      connectAndSettle({
-        count,
-        timeoutMs,
-        untilOnline: (n, ms) => untilOnline(badges, n, ms),
-        settled,
-        reconnect,
-        timedOut: (lost) => {
-          const refused = badges.find((b) => b.errors.length > 0);
-          const reconnecting = summary().reconnecting;
-          return new FleetError(
-            `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
-              (lost && reconnecting > 0
-                ? `; the stub at ${connection.url} is unreachable (${lost.code}), ${reconnecting} badges reconnecting`
-                : refused
-                  ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})`
-                  : ''),
-          );
-        },
-      }),
-    settled,
-    advanceBy: (ms) => badgeClock.advanceBy(ms, settled),
+    badgeClock,
+    connection,
+    outstanding,
+    guardMs,
+    reconnect,
+    cleanups,
     snapshot: () => takeFleetSnapshot(fleetBadges, clock, seed),
-    close,
-    [Symbol.asyncDispose]: close,
-  };
-}
-
-/** The caps and dropped counts of every badge, added up. */
-function keptBy(badges: readonly Badge[]): FleetKept {
-  const sum: FleetKept = {
-    heard: { cap: 0, dropped: 0 },
-    activity: { cap: 0, dropped: 0 },
-    errors: { cap: 0, dropped: 0 },
-  };
-  for (const badge of badges) {
-    const kept = badge.kept;
-    for (const what of ['heard', 'activity', 'errors'] as const) {
-      sum[what].cap += kept[what].cap;
-      sum[what].dropped += kept[what].dropped;
-    }
-  }
-  return sum;
-}
-
-/**
- * Resolves true once `count` badges are online, false after `timeoutMs` (real time: connecting
- * is network I/O). Woken by every change of a badge's state, not by polling.
- */
-function untilOnline(badges: readonly Badge[], count: number, timeoutMs: number): Promise<boolean> {
-  // Kept as badges change, not counted again on every change: with 50,000 badges
-  // connecting, counting them all each time is billions of steps.
-  const online = new Set(badges.filter((b) => b.online));
-  if (online.size >= count) return Promise.resolve(true);
-  return new Promise<boolean>((resolve) => {
-    const subscriptions = badges.map((b) =>
-      b.on('stateChanged', () => {
-        if (b.online) online.add(b);
-        else online.delete(b);
-        if (online.size >= count) stopWaiting(true);
-      }),
-    );
-    const guard = setTimeout(() => stopWaiting(false), timeoutMs);
-    function stopWaiting(reached: boolean) {
-      clearTimeout(guard);
-      for (const subscription of subscriptions) subscription.unsubscribe();
-      resolve(reached);
-    }
   });
+  summary = handle.summary;
+  return handle;
+}
+
+/** What every badge of a fleet is made with: its clock, engine, session, link and hooks. */
+function badgePartsOf(
+  options: FleetOptions,
+  count: number,
+  given: {
+    clock: FleetBadgeParts['clock'];
+    badgeClock: BadgeClock;
+    connection: StubConnection;
+    outstanding: Outstanding;
+    seed: number;
+    tts: TextToSpeech;
+    reconnect: FleetBadgeParts['reconnect'];
+    ca: FleetOptions['ca'];
+    /** Where each badge says it is: its fixture's location, else its account's site (D16). */
+    locationOf: FleetBadgeParts['locationOf'];
+  },
+): FleetBadgeParts {
+  const { clock, badgeClock, connection, outstanding, seed, tts, reconnect, ca } = given;
+  // One session a fleet: its badges' reconnects take their own connections over (D13).
+  const session = options.session ?? randomBytes(12).toString('base64url');
+  return {
+    clock,
+    seed,
+    common: {
+      clock,
+      tts,
+      session,
+      keep: keptPerBadge(count),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+      link: (handlers) => linkOf(connection, handlers, outstanding, ca),
+      onStubClock: badgeClock.follow,
+      onStubTime: badgeClock.catchUp,
+    },
+    locationOf: given.locationOf,
+    onVanish: (id) => connection.vanished && (() => connection.vanished!(id)),
+    reconnect,
+  };
+}
+
+/** What a fleet restores (its snapshot, read and checked whole) and the seed it draws from. */
+function restoreFrom(
+  options: FleetOptions,
+  devices: readonly { id: string }[],
+): { restored: SavedFleet | undefined; seed: number } {
+  const restored =
+    options.snapshot === undefined
+      ? undefined
+      : readFleetSnapshot(options.snapshot, new Set(devices.map((d) => d.id)));
+  if (restored) checkSavedBehaviours(restored);
+  return { restored, seed: seedOf(options.seed, restored) };
+}
+
+/** A restore needs the stub's clock at the snapshot's instant or later (FS11). */
+function checkClockAt(restored: SavedFleet | undefined, badgeClock: BadgeClock): void {
+  const now = badgeClock.clock.now();
+  if (!restored || now >= restored.at) return;
+  badgeClock.dispose();
+  throw new FleetError(
+    `badge-sim: snapshot.at is ${formatTimestamp(restored.at)}, but the stub's clock is at ${formatTimestamp(now)}: restore the stub's world first, or move its clock to the snapshot's instant (POST /_stub/clock)`,
+  );
+}
+
+/** A badge's link to the stub: a WebSocket to its device URL, or its in-process pair (SP5). */
+function linkOf(
+  connection: StubConnection,
+  handlers: LinkHandlers,
+  outstanding: Outstanding,
+  ca: FleetOptions['ca'],
+): BadgeLink {
+  return new BadgeLink(
+    connection.devicesUrl,
+    handlers,
+    outstanding,
+    ca,
+    undefined,
+    connection.dialDevice,
+  );
 }
 
 /**
