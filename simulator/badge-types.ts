@@ -117,8 +117,8 @@ export interface BadgeState {
   /** The clip playing (`machine.context.current`): how far into it, and when it ends. */
   clip: (SavedTimer & { elapsedMs: number }) | null;
   /** What it heard: [instant, index into the fleet snapshot's `clips`], oldest first. */
-  heard: { entries: [number, number][]; dropped: number };
-  activity: { entries: [number, BadgeActivity['kind']][]; dropped: number };
+  heard: { at: number[]; clip: number[]; dropped: number };
+  activity: { at: number[]; kind: BadgeActivity['kind'][]; dropped: number };
   errors: { entries: { code: string; message: string }[]; dropped: number };
   taps: TapCounts;
   /** Alerts a button frame of this badge named, until their stop. */

@@ -164,11 +164,13 @@ export class Badge {
       machine: this.#machine.persisted(),
       clip: clip && { ...clip, elapsedMs: current!.durationMs - (clip.due - clock.now()) },
       heard: {
-        entries: this.#heard.map((at, c) => [at, clipIndex(c)]),
+        at: this.#heard.map((at) => at),
+        clip: this.#heard.map((_, c) => clipIndex(c)),
         dropped: this.#heard.dropped,
       },
       activity: {
-        entries: this.#activity.map((at, kind) => [at, kind]),
+        at: this.#activity.map((at) => at),
+        kind: this.#activity.map((_, kind) => kind),
         dropped: this.#activity.dropped,
       },
       errors: { entries: this.errors.map((e) => ({ ...e })), dropped: this.#errorsDropped },
@@ -187,11 +189,15 @@ export class Badge {
 
   /** A snapshot's records, counters and link state, into a badge made with its machine. */
   #load(state: BadgeState, clips: readonly KeptClip[]): void {
+    const { heard, activity } = state;
     this.#heard.load(
-      state.heard.entries.map(([at, i]) => [at, clips[i]!] as const),
-      state.heard.dropped,
+      heard.at.map((at, i) => [at, clips[heard.clip[i]!]!] as const),
+      heard.dropped,
     );
-    this.#activity.load(state.activity.entries, state.activity.dropped);
+    this.#activity.load(
+      activity.at.map((at, i) => [at, activity.kind[i]!] as const),
+      activity.dropped,
+    );
     this.errors.push(...state.errors.entries.map((e) => ({ ...e })));
     this.#errorsDropped = state.errors.dropped;
     this.#taps.load(state);

@@ -167,11 +167,14 @@ function checkConsistent(snapshot: SavedFleet, deviceIds: ReadonlySet<string>): 
         'machine.context.deviceId',
         `'${badge.machine.context.deviceId}' is not the badge's device '${badge.deviceId}'`,
       );
-    const clip = badge.heard.entries.findIndex(([, c]) => c >= snapshot.clips.length);
+    const { heard, activity } = badge;
+    if (heard.clip.length !== heard.at.length || activity.kind.length !== activity.at.length)
+      refuse('heard', 'and activity need as many instants (at) as entries (clip, kind)');
+    const clip = heard.clip.findIndex((c) => c >= snapshot.clips.length);
     if (clip >= 0)
       refuse(
-        `heard.entries[${clip}]`,
-        `names clip ${badge.heard.entries[clip]![1]}, but the snapshot has ${snapshot.clips.length}`,
+        `heard.clip[${clip}]`,
+        `names clip ${heard.clip[clip]}, but the snapshot has ${snapshot.clips.length}`,
       );
     if (badge.clip && !badge.machine.context.current)
       refuse('clip', 'is a clip timer, but machine.context.current plays no clip');
