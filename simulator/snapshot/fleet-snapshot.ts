@@ -21,7 +21,8 @@ import { FLEET_SNAPSHOT_FORMAT, FleetSnapshotSchema } from './fleet-snapshot.sch
  * Its badges' parts are described by its JSON Schema, not by types of the package (FS9).
  */
 export interface FleetSnapshot {
-  readonly format: typeof FLEET_SNAPSHOT_FORMAT;
+  /** `FLEET_SNAPSHOT_FORMAT`, written out so the public types name no internal constant. */
+  readonly format: 'badge-sim-fleet/1';
   /** The instant (the badges' clock, ms since the epoch) it was taken at. */
   readonly at: number;
   /** The seed the fleet's draws came from: a restore goes on with it. */
