@@ -129,6 +129,7 @@ export type {
   WorkerFleetOptions,
 } from './simulator/fleet-options.ts';
 export type { WorkerFleetHandle } from './simulator/fleet-workers.ts';
+export type { FleetSnapshot } from './simulator/snapshot/fleet-snapshot.ts';
 export type { TextToSpeech, TtsName } from './simulator/tts/text-to-speech.ts';
 // One way to talk to a stub, in this process or another (docs/architecture.md, principle 9).
 export type { HttpStubConnectionOptions } from './stub-connection/http-stub-connection.ts';

@@ -35,6 +35,10 @@ export const GOALS = {
   soakMiBPerHour: 0.25,
   /** First-play p99 of a fan-out to 10,000 badges, against the floor measured beside it. */
   fanOutVsFloor: 1.5,
+  /** A fleet of 1,000 badges: its snapshot taken, and restored, each (issue 32, point 7). */
+  fleetSnapshotMs: 200,
+  /** The whole world's snapshot file (stub and badges), in MiB (issue 32, point 7). */
+  worldSnapshotMiB: 50,
 } as const;
 
 export const GUARD = {

@@ -152,6 +152,15 @@ export class VirtualClock implements Clock {
     if (this.#heap.length > 1024 && this.#heap.length > 2 * this.#live.size) this.#compact();
   }
 
+  /**
+   * When a pending timer is due and its place among timers due at the same instant (the order
+   * they were set), or undefined once it fired or was cleared: what a snapshot keeps of it.
+   */
+  pending(id: TimerId | undefined): { due: number; seq: number } | undefined {
+    const timer = id === undefined ? undefined : this.#live.get(id);
+    return timer && { due: timer.due, seq: timer.seq };
+  }
+
   /** Registers a hook awaited after every fired timer; returns a function that removes it. */
   onSettle(hook: SettleHook): () => void {
     this.#settleHooks.add(hook);

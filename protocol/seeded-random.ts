@@ -19,6 +19,17 @@ export class Sfc32 {
     for (let i = 0; i < 4; i++) this.#state[i] = view.getUint32(i * 4, true);
   }
 
+  /** The 128 bits the stream goes on from, as four unsigned 32-bit words (a snapshot keeps them). */
+  get state(): [number, number, number, number] {
+    const s = this.#state;
+    return [s[0]!, s[1]!, s[2]!, s[3]!];
+  }
+
+  /** Goes on from `state` (what `state` read): the stream continues, it does not restart. */
+  set state(words: readonly number[]) {
+    for (let i = 0; i < 4; i++) this.#state[i] = words[i]!;
+  }
+
   /** The next 32 bits, as an unsigned integer. */
   nextUint32(): number {
     const s = this.#state;
@@ -37,13 +48,26 @@ export function seedBytes(...seed: (string | number)[]): Uint8Array {
   return createHash('sha256').update(seed.join(':')).digest();
 }
 
+/** A seeded stream of numbers in [0, 1), with the generator it draws from (its `state`). */
+export type SeededRandom = (() => number) & { readonly stream: Sfc32 };
+
 /**
  * A seeded stream of numbers in [0, 1): each badge draws from its own, derived from the fleet's
  * seed and its device id, so adding a badge changes no other's draws.
  */
-export function seededRandom(...seed: (string | number)[]): () => number {
-  const stream = new Sfc32(seedBytes(...seed));
-  return () => stream.nextUint32() / 4_294_967_296;
+export function seededRandom(...seed: (string | number)[]): SeededRandom {
+  return randomOf(new Sfc32(seedBytes(...seed)));
+}
+
+/** A stream that goes on from a saved `state` (a snapshot's), without hashing a seed again. */
+export function resumedRandom(state: readonly number[]): SeededRandom {
+  const stream = new Sfc32(new Uint8Array(16));
+  stream.state = state;
+  return randomOf(stream);
+}
+
+function randomOf(stream: Sfc32): SeededRandom {
+  return Object.assign(() => stream.nextUint32() / 4_294_967_296, { stream });
 }
 
 /** A whole number of ms drawn from [min, max]. */

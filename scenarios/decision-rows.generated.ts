@@ -1431,5 +1431,53 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "SP6",
     "case": "How the runner's clients send to a stub in the same process"
+  },
+  {
+    "id": "FS1",
+    "case": "What a fleet's snapshot is"
+  },
+  {
+    "id": "FS2",
+    "case": "What a badge's entry holds"
+  },
+  {
+    "id": "FS3",
+    "case": "How a badge machine is saved and restored"
+  },
+  {
+    "id": "FS4",
+    "case": "In what order restored timers fire"
+  },
+  {
+    "id": "FS5",
+    "case": "A behaviour's state"
+  },
+  {
+    "id": "FS6",
+    "case": "How a restored badge goes back on the network"
+  },
+  {
+    "id": "FS7",
+    "case": "Which options a restore takes from the snapshot"
+  },
+  {
+    "id": "FS8",
+    "case": "A snapshot that is not one"
+  },
+  {
+    "id": "FS9",
+    "case": "The snapshot's type in the package"
+  },
+  {
+    "id": "FS10",
+    "case": "A fleet over worker threads"
+  },
+  {
+    "id": "FS11",
+    "case": "A stub's clock behind the snapshot's instant"
+  },
+  {
+    "id": "FS12",
+    "case": "What a snapshot costs"
   }
 ];

@@ -14,13 +14,21 @@
  */
 import type { InspectionEvent } from 'xstate';
 import {
+  type BadgeContext,
   type BadgeEmitted,
   type BadgeEvent,
   type BadgeInput,
+  type BadgeIo,
   badgeMachine,
 } from './badge.machine.ts';
 
 type Snapshot = ReturnType<typeof badgeMachine.getInitialSnapshot>;
+
+/** A badge machine's state as a snapshot keeps it: its state value and its context but the io. */
+export interface PersistedBadge {
+  value: Snapshot['value'];
+  context: Omit<BadgeContext, 'io'>;
+}
 
 /** What xstate hands the executor: a custom action, or a built-in such as `emit`. */
 interface ExecutableAction {
@@ -59,6 +67,26 @@ const scopeFields = {
 };
 const scope = scopeFields as unknown as Parameters<typeof badgeMachine.transition>[2];
 
+/** A state value resolved once a process (xstate's `resolveState` walks the machine). */
+const resolvedStates = new Map<string, Snapshot>();
+
+/**
+ * A restored machine snapshot: the state resolved once for each state value, with this
+ * badge's context (a snapshot is a plain object; a thousand badges restore in milliseconds).
+ */
+function resolvedState(resumed: PersistedBadge, io: BadgeIo): Snapshot {
+  const key = JSON.stringify(resumed.value);
+  let resolved = resolvedStates.get(key);
+  if (!resolved) {
+    resolved = badgeMachine.resolveState({
+      value: resumed.value,
+      context: { ...resumed.context, io },
+    } as Parameters<typeof badgeMachine.resolveState>[0]);
+    resolvedStates.set(key, resolved);
+  }
+  return { ...resolved, context: { ...resumed.context, io } } as Snapshot;
+}
+
 export class BadgeRunner {
   #snapshot!: Snapshot;
   #busy = false;
@@ -77,11 +105,23 @@ export class BadgeRunner {
     input: BadgeInput,
     emitted: (event: BadgeEmitted) => void,
     inspect?: (event: InspectionEvent) => void,
+    resumed?: PersistedBadge,
   ) {
     this.#emitted = emitted;
     this.inspect = inspect;
+    if (resumed) {
+      // A restored badge is where it was: no entry action runs again (decision FS3).
+      this.#snapshot = resolvedState(resumed, input.io);
+      return;
+    }
     this.#advance(() => badgeMachine.getInitialSnapshot(scope, input));
     this.#drain();
+  }
+
+  /** The machine's persisted snapshot without its io: plain JSON data (decision FS3). */
+  persisted(): PersistedBadge {
+    const { io: _io, ...context } = this.#snapshot.context;
+    return { value: this.#snapshot.value, context };
   }
 
   get snapshot(): Snapshot {

@@ -1,9 +1,3 @@
-/**
- * A virtual badge: the badge machine (a snapshot its runner advances: decision SC4) on a clock,
- * wired to its link to the stub and to a text-to-speech engine. It keeps a transcript of what it
- * heard.
- */
-import type { InspectionEvent } from 'xstate';
 import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
 import {
   type BadgeStatus,
@@ -15,6 +9,16 @@ import {
 } from '../protocol/device-frames.schema.ts';
 import type { BadgeEmitted, BadgeIo, StateReport } from './badge.machine.ts';
 import { BadgeRunner, EmittedListeners } from './badge-runner.ts';
+import { BadgeTaps } from './badge-taps.ts';
+import type {
+  BadgeActivity,
+  BadgeNews,
+  BadgeOptions,
+  BadgeState,
+  HeardEntry,
+  SavedTimer,
+  TapCounts,
+} from './badge-types.ts';
 
 /** In real or scaled time, state reports go at most this often (real ms). */
 const TELEMETRY_COALESCE_MS = 250;
@@ -23,14 +27,7 @@ import type { TapRule } from '../fixtures/fixtures.schema.ts';
 import { checkMs, checkTapFate, type TapFate } from './device-faults.ts';
 import { KeptLog } from './kept-log.ts';
 import { type KeptClip, sharedClip } from './shared-clip.ts';
-import {
-  Backoff,
-  type BadgeLink,
-  DEFAULT_RECONNECT,
-  type LinkHandlers,
-  type ReconnectOptions,
-} from './transport.ts';
-import type { TextToSpeech } from './tts/text-to-speech.ts';
+import { Backoff, type BadgeLink, DEFAULT_RECONNECT } from './transport.ts';
 
 /**
  * What a badge remembers (its transcript): the clips of the last 7 days on its clock (the
@@ -43,97 +40,18 @@ const ERRORS_CAP = 100;
 /** Hellos refused because another fleet holds the device (4010) before a badge gives up. */
 const CLAIMED_TRIES = 5;
 const HEARD_RETENTION_MS = 7 * 24 * 3600 * 1000;
-/**
- * Button frames of a badge waiting to leave (delayed or spaced taps) at a time; a tap beyond
- * it is lost (docs/decisions.md DF4).
- */
-export const TAPS_IN_FLIGHT_CAP = 100;
 
-/** What became of a badge's taps (`badge.taps`). */
-export interface TapCounts {
-  /** Taps that acknowledged something: each meant one button frame. */
-  made: number;
-  /** Button frames that left (a duplicated tap sends several). */
-  sent: number;
-  /** Button frames that never left: lost taps, and delayed ones due while offline. */
-  lost: number;
-  /** Taps whose frame left late. */
-  delayed: number;
-  /** Taps whose frame left more than once. */
-  duplicated: number;
-  /**
-   * Alerts the stub acknowledged for this badge without a button frame of its own: taps made
-   * for it through the control API (`POST /_stub/devices/{id}/tap`, the dashboard).
-   */
-  control: number;
-}
-
-/**
- * What a badge tells its listeners (`on`): what its machine emitted, and an acknowledgement
- * the stub made for it (`controlTap`: a `stop` acknowledged that no tap of its own asked for).
- */
-export type BadgeNews = BadgeEmitted | { type: 'controlTap'; taskId: string };
-
-/** What a badge heard: one entry a clip, with when it started and how long it lasted. */
-export interface HeardEntry {
-  at: string;
-  kind: 'alert' | 'broadcast' | 'speech';
-  task_id: string;
-  text: string;
-  duration_ms: number;
-  repeat?: number;
-  cause?: string;
-  /** The stub stopped it before it finished. */
-  cut?: true;
-}
-
-/**
- * What a badge did on its own side, on its clock (`badge.activity`): a press of its talk
- * button, and each time it went off or came back on the network. The HTML report's swimlanes
- * read it. At most ACTIVITY_CAP, the oldest forgotten first (decision HR3).
- */
-export interface BadgeActivity {
-  at: string;
-  kind: 'tap' | 'offline' | 'online';
-}
 export const ACTIVITY_CAP = 1_000;
 
+export { TAPS_IN_FLIGHT_CAP } from './badge-taps.ts';
+export type {
+  BadgeActivity,
+  BadgeNews,
+  BadgeOptions,
+  HeardEntry,
+  TapCounts,
+} from './badge-types.ts';
 export type { BadgeStatus };
-
-export interface BadgeOptions {
-  deviceId: string;
-  key?: string;
-  clock: Clock;
-  tts: TextToSpeech;
-  /** Builds the link; the fleet passes one that knows the stub's device URL. */
-  link: (handlers: LinkHandlers) => BadgeLink;
-  batteryLevel?: number;
-  location?: Location | null;
-  /** Told of everything the badge's machine does (xstate's inspection): coverage listens here. */
-  inspect?: (event: InspectionEvent) => void;
-  /** The fleet session its hello names (decision D13): another fleet cannot take its device. */
-  session?: string;
-  /** The stub's clock arrived (welcome or clock frame): the fleet's clock may follow it. */
-  onStubClock?: (frame: Extract<StubFrame, { type: 'welcome' | 'clock' }>) => void | Promise<void>;
-  /**
-   * The network vanished under the badge while it was online (`vanish`): a stub in this
-   * process may be told, so it does not wait for answers that cannot come (decision SP2).
-   */
-  onVanish?: () => void;
-  /** A command frame was sent at the stub's time `at` (ms): the fleet's clock may follow it. */
-  onStubTime?: (at: number) => void | Promise<void>;
-  /**
-   * How many clips (default HEARD_CAP) and activity entries (default ACTIVITY_CAP) the badge
-   * keeps; a fleet shares a budget between its badges (H4).
-   */
-  keep?: { heard: number; activity: number };
-  /**
-   * Reconnecting after an unexpected close or a failed connect: real time, bounded and
-   * jittered (see `Backoff`), drawn from `random`. `false`: stay offline. Default 100 ms
-   * doubling to 5 s.
-   */
-  reconnect?: (Partial<ReconnectOptions> & { random?: () => number }) | false;
-}
 
 export class Badge {
   readonly deviceId: string;
@@ -171,18 +89,10 @@ export class Badge {
   /** The timer of the clip playing (the machine's `startClipTimer`), on the domain clock. */
   #clipTimer: TimerId | undefined;
   #user: string | null = null;
-  /** The fate of each tap by its number (a behaviour's tap faults). */
-  #tapFates: ((tap: number) => TapFate | undefined) | undefined;
-  /** The fate `tap(taskId, fate)` gave the tap being made. */
-  #givenFate: TapFate | undefined;
-  /** Timers of button frames waiting to leave, at most TAPS_IN_FLIGHT_CAP. */
-  readonly #tapsInFlight = new Set<TimerId>();
-  readonly #taps: TapCounts = { made: 0, sent: 0, lost: 0, delayed: 0, duplicated: 0, control: 0 };
-  /**
-   * Alerts a button frame of this badge named, until their stop: an `acknowledged` stop for
-   * any other was the stub's doing (a control tap). At most TAPS_IN_FLIGHT_CAP, oldest out.
-   */
-  readonly #tappedFor = new Set<string>();
+  /** Taps on their way: fates, button frames waiting to leave, what became of them. */
+  readonly #taps: BadgeTaps;
+  /** Restored online from a snapshot, its new link not yet welcomed (decision FS6). */
+  #resuming = false;
   /** The timer that brings the badge back after `drop`. */
   #dropTimer: TimerId | undefined;
   /** The latest state report not yet sent (real or scaled time); see `#report`. */
@@ -207,12 +117,15 @@ export class Badge {
       frame: (frame) => this.#frame(frame),
       invalid: (_text, problem) => this.#error('unreadable_frame', problem),
     });
+    this.#taps = new BadgeTaps(options.clock, (taskId) =>
+      this.#link.send({ type: 'button', taps: 'single', task_id: taskId }),
+    );
     const io: BadgeIo = {
       open: () => this.#link.open(),
       close: () => this.#link.close(),
       send: (frame) => {
         if (frame.type === 'button') {
-          this.#button(frame.task_id);
+          this.#taps.button(frame.task_id);
         } else {
           this.#report(frame);
         }
@@ -232,7 +145,105 @@ export class Badge {
       },
       (event) => this.#emitted(event),
       options.inspect,
+      options.resumed?.state.machine,
     );
+    if (options.resumed) this.#load(options.resumed.state, options.resumed.clips);
+  }
+
+  /**
+   * @internal What a fleet's snapshot keeps of this badge (decision FS2). `clipIndex` numbers
+   * the clips it heard in the snapshot's table: a clip many badges share is written once.
+   */
+  saveState(clipIndex: (clip: KeptClip) => number): BadgeState {
+    const clock = this.#options.clock as PendingClock;
+    const pending = (id: TimerId | undefined) => clock.pending?.(id) ?? null;
+    const current = this.#machine.snapshot.context.current;
+    const clip = current ? pending(this.#clipTimer) : null;
+    return {
+      deviceId: this.deviceId,
+      machine: this.#machine.persisted(),
+      clip: clip && { ...clip, elapsedMs: current!.durationMs - (clip.due - clock.now()) },
+      heard: {
+        at: this.#heard.map((at) => at),
+        clip: this.#heard.map((_, c) => clipIndex(c)),
+        dropped: this.#heard.dropped,
+      },
+      activity: {
+        at: this.#activity.map((at) => at),
+        kind: this.#activity.map((_, kind) => kind),
+        dropped: this.#activity.dropped,
+      },
+      errors: { entries: this.errors.map((e) => ({ ...e })), dropped: this.#errorsDropped },
+      ...this.#taps.save(),
+      dropBack: pending(this.#dropTimer),
+      link: {
+        wantOnline: this.#wantOnline,
+        offlineOnPurpose: this.#offlineOnPurpose,
+        gaveUpOn: this.#gaveUpOn ?? null,
+        reconnects: this.#reconnects,
+        claimedTries: this.#claimedTries,
+        user: this.#user,
+      },
+    };
+  }
+
+  /** A snapshot's records, counters and link state, into a badge made with its machine. */
+  #load(state: BadgeState, clips: readonly KeptClip[]): void {
+    const { heard, activity } = state;
+    this.#heard.load(
+      heard.at.map((at, i) => [at, clips[heard.clip[i]!]!] as const),
+      heard.dropped,
+    );
+    this.#activity.load(
+      activity.at.map((at, i) => [at, activity.kind[i]!] as const),
+      activity.dropped,
+    );
+    this.errors.push(...state.errors.entries.map((e) => ({ ...e })));
+    this.#errorsDropped = state.errors.dropped;
+    this.#taps.load(state);
+    const link = state.link;
+    this.#wantOnline = link.wantOnline;
+    this.#offlineOnPurpose = link.offlineOnPurpose;
+    this.#gaveUpOn = link.gaveUpOn ?? undefined;
+    this.#reconnects = link.reconnects;
+    this.#claimedTries = link.claimedTries;
+    this.#user = link.user;
+    this.#status = statusOf(state.machine.value);
+  }
+
+  /**
+   * @internal The timers a snapshot saved of this badge (clip, button frames, return from a
+   * drop), each with the function that sets it again: the fleet sets every badge's in the
+   * order they would have fired (decision FS4).
+   */
+  savedTimers(state: BadgeState): (SavedTimer & { arm(): void })[] {
+    const clock = this.#options.clock;
+    const inMs = (timer: SavedTimer) => timer.due - clock.now();
+    const { clip, dropBack } = state;
+    const clipEnds = () => this.#machine.send(CLIP_ENDED);
+    return [
+      ...(clip
+        ? [{ ...clip, arm: () => (this.#clipTimer = clock.setTimer(inMs(clip), clipEnds)) }]
+        : []),
+      ...this.#taps.savedTimers(state),
+      ...(dropBack
+        ? [
+            {
+              ...dropBack,
+              arm: () => (this.#dropTimer = clock.setTimer(inMs(dropBack), () => this.comeBack())),
+            },
+          ]
+        : []),
+    ];
+  }
+
+  /**
+   * @internal A restored badge that was online (or connecting) opens a new link; its machine
+   * stays where it was, and it counts as online again once welcomed (decision FS6).
+   */
+  resumeLink(): void {
+    this.#resuming = this.online;
+    this.#link.open();
   }
 
   /** What the machine emitted: the badge's own records first, then whoever listens (`on`). */
@@ -321,7 +332,7 @@ export class Badge {
   }
 
   get online(): boolean {
-    return this.#status !== 'offline' && this.#status !== 'connecting';
+    return !this.#resuming && this.#status !== 'offline' && this.#status !== 'connecting';
   }
 
   /**
@@ -375,22 +386,22 @@ export class Badge {
   tap(taskId?: string, fate?: TapFate): void {
     if (fate) checkTapFate(fate);
     this.#noteActivity('tap');
-    this.#givenFate = fate;
+    this.#taps.given = fate;
     try {
       this.#machine.send({ type: 'TAP', taskId });
     } finally {
-      this.#givenFate = undefined;
+      this.#taps.given = undefined;
     }
   }
 
   /** What became of the badge's taps: made, frames sent and lost, delayed, duplicated. */
   get taps(): TapCounts {
-    return { ...this.#taps };
+    return { ...this.#taps.counts };
   }
 
   /** @internal `taps.control` without copying the counts (a fleet's tally reads it often). */
   get controlTaps(): number {
-    return this.#taps.control;
+    return this.#taps.counts.control;
   }
 
   /**
@@ -399,17 +410,15 @@ export class Badge {
    * thread idle enough to hand memory back.
    */
   addTapFaultsTo(tally: Pick<TapCounts, 'lost' | 'delayed' | 'duplicated'>): void {
-    tally.lost += this.#taps.lost;
-    tally.delayed += this.#taps.delayed;
-    tally.duplicated += this.#taps.duplicated;
+    const counts = this.#taps.counts;
+    tally.lost += counts.lost;
+    tally.delayed += counts.delayed;
+    tally.duplicated += counts.duplicated;
   }
 
   /** Decides the fate of each tap by its number (1 the first); returns the function that stops it. */
   setTapFates(fateOf: (tap: number) => TapFate | undefined): () => void {
-    this.#tapFates = fateOf;
-    return () => {
-      if (this.#tapFates === fateOf) this.#tapFates = undefined;
-    };
+    return this.#taps.setFates(fateOf);
   }
 
   /** Which open alert a tap acknowledges from now on (decision D11; default `sounding`). */
@@ -496,8 +505,7 @@ export class Badge {
     // Stopping the machine runs no exit action: the clip's timer is dropped here.
     this.#options.clock.clearTimer(this.#clipTimer);
     this.#options.clock.clearTimer(this.#dropTimer);
-    for (const timer of this.#tapsInFlight) this.#options.clock.clearTimer(timer);
-    this.#tapsInFlight.clear();
+    this.#taps.dispose();
     this.#link.close();
     this.#machine.stop();
   }
@@ -517,58 +525,11 @@ export class Badge {
   }
 
   /**
-   * A tap's button frame, as its fate has it: every fate is drawn (so the pattern of a seed
-   * does not depend on the steps), a fate given to `tap` wins. Delays and gaps run on the
-   * badge's clock; a frame due while offline is lost.
-   */
-  #button(taskId: string | undefined): void {
-    const number = ++this.#taps.made;
-    const drawn = this.#tapFates?.(number);
-    const fate = this.#givenFate ?? drawn;
-    if (fate?.lose) {
-      this.#taps.lost++;
-      return;
-    }
-    const copies = fate?.copies ?? 1;
-    const delayMs = fate?.delayMs ?? 0;
-    if (copies > 1) this.#taps.duplicated++;
-    if (delayMs > 0) this.#taps.delayed++;
-    for (let copy = 0; copy < copies; copy++) {
-      const dueMs = delayMs + copy * (fate?.gapMs ?? 0);
-      if (dueMs === 0) this.#sendButton(taskId);
-      else if (this.#tapsInFlight.size >= TAPS_IN_FLIGHT_CAP) this.#taps.lost++;
-      else {
-        const timer = this.#options.clock.setTimer(dueMs, () => {
-          this.#tapsInFlight.delete(timer);
-          this.#sendButton(taskId);
-        });
-        this.#tapsInFlight.add(timer);
-      }
-    }
-  }
-
-  #sendButton(taskId: string | undefined): void {
-    if (!this.#link.send({ type: 'button', taps: 'single', task_id: taskId })) {
-      this.#taps.lost++;
-      return;
-    }
-    this.#taps.sent++;
-    if (taskId === undefined) return;
-    this.#tappedFor.delete(taskId);
-    this.#tappedFor.add(taskId);
-    if (this.#tappedFor.size > TAPS_IN_FLIGHT_CAP)
-      this.#tappedFor.delete(this.#tappedFor.values().next().value!);
-  }
-
-  /**
    * A stop: an `acknowledged` one that no button frame of this badge asked for was made for
    * it at the stub (the control API), and is told as a `controlTap`.
    */
   #stopped(taskId: string, cause: string): void {
-    const tapped = this.#tappedFor.delete(taskId);
-    if (cause !== 'acknowledged' || tapped) return;
-    this.#taps.control++;
-    this.#listeners?.tell({ type: 'controlTap', taskId });
+    if (this.#taps.stopped(taskId, cause)) this.#listeners?.tell({ type: 'controlTap', taskId });
   }
 
   /**
@@ -685,6 +646,11 @@ export class Badge {
       this.#downSince = undefined;
       this.#backoff?.reset();
       this.#machine.send({ type: 'CONNECTED', user: frame.user });
+      if (this.#resuming) {
+        // Restored online: the machine was already there, so it told nobody (FS6).
+        this.#resuming = false;
+        this.#listeners?.tell({ type: 'stateChanged', state: this.#status });
+      }
     }
   }
 
@@ -705,7 +671,8 @@ export class Badge {
    */
   #closed(code: number): void {
     // A stop that did not come before the close will not come: a new session starts clean.
-    this.#tappedFor.clear();
+    this.#taps.forgetTapped();
+    this.#resuming = false;
     this.#machine.send({ type: 'DISCONNECTED' });
     // Another fleet holds the device: it may be leaving (a test's fleet closing as the next
     // one starts), so a few tries on the backoff, then give up (decision D13).
@@ -728,4 +695,17 @@ export class Badge {
       if (this.#wantOnline && this.#status === 'offline') this.#machine.send({ type: 'CONNECT' });
     }, this.#backoff.next());
   }
+}
+
+/** The one event a restored clip timer sends. */
+const CLIP_ENDED = { type: 'CLIP_ENDED' } as const;
+
+/** A clock a snapshot can read its timers from (the fleet's `VirtualClock`). */
+type PendingClock = Clock & { pending?(id: TimerId | undefined): SavedTimer | undefined };
+
+/** The status a restored machine's state value stands for (`route` passes at once: idle). */
+function statusOf(value: BadgeState['machine']['value']): BadgeStatus {
+  if (typeof value === 'string') return value as BadgeStatus;
+  const inner = String((value as { online: string }).online);
+  return (inner === 'route' ? 'idle' : inner) as BadgeStatus;
 }

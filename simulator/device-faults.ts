@@ -1,10 +1,10 @@
 /**
  * Device faults a behaviour scripts (fixtures' `behaviour:` `tap`, `drop`, `battery`): taps
- * that go wrong on the way, a drop during an alert play, a battery that drains. Times are on
- * the badge's clock; draws come from the badge's fault stream (`protocol/seeded-random.ts`),
- * so the same seed gives the same pattern.
+ * that go wrong on the way, and what a drop during an alert play and a draining battery need of
+ * a badge (behaviours.ts runs them, as timers a snapshot can keep). Draws come from the badge's
+ * fault stream (`protocol/seeded-random.ts`), so the same seed gives the same pattern.
  */
-import type { BatteryDrain, DropMidPlay, TapFaults } from '../fixtures/fixtures.schema.ts';
+import type { TapFaults } from '../fixtures/fixtures.schema.ts';
 import { MAX_TAP_COPIES } from '../fixtures/fixtures.schema.ts';
 import { MAX_DURATION_MS, parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { draw } from '../protocol/seeded-random.ts';
@@ -43,9 +43,6 @@ export function checkTapFate(fate: TapFate): void {
     );
 }
 
-/** Schedules `fire` in `ms` on the badge's clock (a behaviour's timer, stopped with it). */
-export type Later = (ms: number, fire: () => void) => void;
-
 /**
  * The fate of tap number `n` (1 the first tap that acknowledges something). Every configured
  * chance is drawn on every tap, lost or not, so one fault's hits never shift another's.
@@ -77,55 +74,8 @@ export interface DropTarget {
   onAlertPlay(listener: (taskId: string, repeat: number) => void): () => void;
 }
 
-/**
- * Drops the badge during its Nth alert play (or each play, by chance), `after` into it, for
- * `for`; one drop at a time: a play while the badge is dropped (or due to drop) starts none.
- * Returns the function that stops listening (the behaviour's timers stop with it).
- */
-export function startDrops(
-  badge: DropTarget,
-  drop: DropMidPlay,
-  later: Later,
-  random: () => number,
-): () => void {
-  const after = parseDurationRange(drop.after ?? '0s')!;
-  const away = parseDurationRange(drop.for)!;
-  let plays = 0;
-  let dropping = false;
-  return badge.onAlertPlay(() => {
-    plays++;
-    const hit = drop.on_play === undefined ? random() < (drop.chance ?? 0) : plays === drop.on_play;
-    if (!hit || dropping) return;
-    dropping = true;
-    later(draw(random, after), () => {
-      badge.goOffline();
-      later(draw(random, away), () => {
-        dropping = false;
-        badge.comeBack();
-      });
-    });
-  });
-}
-
 /** What a draining battery needs of a badge. */
 export interface BatteryTarget {
   readonly batteryLevel: number;
   setBattery(level: number, status?: 'discharging'): void;
-}
-
-/**
- * Drains the battery from `from` (default: the level the badge has) by one whole % every
- * 60,000 / drain ms of the badge's clock, down to 0, where it stays; each step is a `state`
- * report when online (the badge's `setBattery`).
- */
-export function startBatteryDrain(badge: BatteryTarget, battery: BatteryDrain, later: Later): void {
-  const stepMs = Math.round(60_000 / battery.drain);
-  let level = battery.from ?? badge.batteryLevel;
-  if (battery.from !== undefined) badge.setBattery(level, 'discharging');
-  const step = () => {
-    level = Math.max(0, level - 1);
-    badge.setBattery(level, 'discharging');
-    if (level > 0) later(stepMs, step);
-  };
-  if (level > 0) later(stepMs, step);
 }

@@ -22,6 +22,7 @@ import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubTarget } from '../stub-connection/stub-connection.ts';
 import { ACTIVITY_CAP, type Badge, type BadgeStatus, HEARD_CAP, type HeardEntry } from './badge.ts';
 import { FleetError } from './fleet-connect.ts';
+import type { FleetSnapshot } from './snapshot/fleet-snapshot.ts';
 import type { TextToSpeech, TtsName } from './tts/text-to-speech.ts';
 
 export interface FleetOptions {
@@ -75,6 +76,13 @@ export interface FleetOptions {
    * stays offline.
    */
   reconnect?: { initialMs?: number; maxMs?: number } | false;
+  /**
+   * Carry on from a fleet's snapshot (`fleet.snapshot()`, or its JSON text): each badge it holds
+   * resumes where it was (its machine, the clip it plays, its behaviour's timers and draws);
+   * a selected device it does not hold starts fresh. Checked whole before anything starts
+   * (docs/decisions.md FS1–FS19). Not with `workers`.
+   */
+  snapshot?: FleetSnapshot | string;
 }
 
 /**
@@ -155,6 +163,11 @@ export interface FleetHandle extends AsyncDisposable {
   settled(): Promise<void>;
   /** Advances domain time: the embedded clock, or the external stub's through its control API. */
   advanceBy(ms: number): Promise<void>;
+  /**
+   * Every badge as plain JSON data at this instant (format `badge-sim-fleet/1`): give it to
+   * `startFleet({ snapshot })` to carry on from here (docs/decisions.md FS1–FS19).
+   */
+  snapshot(): FleetSnapshot;
   close(): Promise<void>;
 }
 

@@ -9,23 +9,20 @@
 import { randomBytes } from 'node:crypto';
 import { locationsOnConnect } from '../fixtures/badge-location.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
-import { ownValue } from '../protocol/own.ts';
-import { seededRandom } from '../protocol/seeded-random.ts';
-import { Badge } from './badge.ts';
-import { runBehaviour } from './behaviours.ts';
+import { formatTimestamp } from '../protocol/timestamp.ts';
+import type { BadgeClock, StubConnection } from '../stub-connection/stub-connection.ts';
+import type { Badge } from './badge.ts';
+import { checkSavedBehaviours, type FleetBadgeParts, makeFleetBadges } from './fleet-badges.ts';
 import {
   checkOpenFiles,
-  connectAndSettle,
   connectionOf,
   FleetError,
   firstContactError,
   StubUnreachableError,
 } from './fleet-connect.ts';
+import { makeFleetHandle } from './fleet-handle.ts';
 import {
-  checkBehaviour,
-  emptySummary,
   type FleetHandle,
-  type FleetKept,
   type FleetOptions,
   type FleetSummary,
   keptPerBadge,
@@ -33,8 +30,13 @@ import {
   type WorkerFleetOptions,
 } from './fleet-options.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
-import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
-import { createTextToSpeech } from './tts/text-to-speech.ts';
+import {
+  readFleetSnapshot,
+  type SavedFleet,
+  takeFleetSnapshot,
+} from './snapshot/fleet-snapshot.ts';
+import { BadgeLink, DEFAULT_RECONNECT, type LinkHandlers, Outstanding } from './transport.ts';
+import { createTextToSpeech, type TextToSpeech } from './tts/text-to-speech.ts';
 
 export { waitForStub } from './fleet-connect.ts';
 export { FleetError };
@@ -49,6 +51,10 @@ export async function startFleet(
   options: FleetOptions & { workers?: number },
 ): Promise<FleetHandle | WorkerFleetHandle> {
   if (options.workers !== undefined) {
+    if (options.snapshot !== undefined)
+      throw new FleetError(
+        'badge-sim: snapshot restores a fleet in this thread; leave workers out to restore it (decision FS10)',
+      );
     const { startFleetInWorkers } = await import('./fleet-workers.ts');
     return startFleetInWorkers(options as WorkerFleetOptions);
   }
@@ -58,6 +64,7 @@ export async function startFleet(
 async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   // Set once the badges exist: what an unreachable stub means for them.
   let started: readonly Badge[] | undefined;
+  let summary: () => FleetSummary;
   const connection = connectionOf(options, (code, error) =>
     started === undefined
       ? firstContactError(connection.url, error)
@@ -69,27 +76,23 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
   const ca = options.ca ?? connection.ca;
   const fixtures = await connection.fixtures();
   const devices = selectDevices(fixtures, options);
-  // Every badge connects somewhere: its fixture's location, else its account's site (D16).
-  const locationOf = locationsOnConnect(fixtures);
   // A stub in this process holds the other end of every badge's socket here too; badges that
   // dial it without a socket (SP5) hold no file at all: the connection says which, and then
   // the limit is not read (a file read each scenario, for a check that cannot fail).
   const socketsPerBadge = connection.socketsPerBadge ?? 1;
   if (socketsPerBadge > 0) checkOpenFiles(devices.length, roomForBadges(), socketsPerBadge);
+  const { restored, seed } = restoreFrom(options, devices);
   const tts =
     typeof options.tts === 'object'
       ? options.tts
       : await createTextToSpeech(options.tts ?? 'estimate');
-  const defaultBehaviour = options.behaviour
-    ? checkBehaviour(options.behaviour, 'behaviour')
-    : undefined;
   const guardMs = options.settleGuardMs ?? 5_000;
   const reconnect = checkReconnect(options.reconnect);
   const outstanding = new Outstanding();
   const cleanups: (() => void)[] = [];
-
   const badgeClock = await connection.badgeClock(() => started ?? []);
   const clock = badgeClock.clock;
+  checkClockAt(restored, badgeClock);
   // A timer of a badge (a tap) sends on that badge's own socket: the clock waits until the
   // stub has handled it, whichever clock it is.
   cleanups.push(
@@ -99,184 +102,164 @@ async function startFleetHere(options: FleetOptions): Promise<FleetHandle> {
       return true;
     }),
   );
-
-  // One session a fleet: its badges' reconnects take their own connections over (D13).
-  const session = options.session ?? randomBytes(12).toString('base64url');
-  const keep = keptPerBadge(devices.length);
-  const badges: Badge[] = devices.map(
-    (device) =>
-      new Badge({
-        deviceId: device.id,
-        key: device.key,
-        clock,
-        tts,
-        batteryLevel: device.battery_level,
-        location: locationOf(device),
-        session,
-        keep,
-        ...(options.inspect ? { inspect: options.inspect } : {}),
-        link: (handlers) =>
-          new BadgeLink(
-            connection.devicesUrl,
-            handlers,
-            outstanding,
-            ca,
-            undefined,
-            connection.dialDevice,
-          ),
-        onStubClock: badgeClock.follow,
-        onStubTime: badgeClock.catchUp,
-        onVanish: connection.vanished && (() => connection.vanished!(device.id)),
-        // Its own stream: reconnect draws never shift a behaviour's draws.
-        reconnect: reconnect && {
-          ...reconnect,
-          random: seededRandom(options.seed ?? 0, device.id, 'reconnect'),
-        },
-      }),
+  const fleetBadges = makeFleetBadges(
+    devices,
+    options,
+    badgePartsOf(options, devices.length, {
+      clock,
+      badgeClock,
+      connection,
+      outstanding,
+      seed,
+      tts,
+      reconnect,
+      ca,
+      locationOf: locationsOnConnect(fixtures),
+    }),
+    restored,
   );
+  const badges = fleetBadges.map((b) => b.badge);
+  for (const { run } of fleetBadges) if (run) cleanups.push(() => run.stop());
   started = badges;
   const byId = new Map(badges.map((b) => [b.deviceId, b]));
-  devices.forEach((device, i) => {
-    const given = ownValue(options.behaviours, device.id) ?? device.behaviour;
-    const behaviour = given
-      ? checkBehaviour(given, `behaviour of device ${device.id}`)
-      : defaultBehaviour;
-    if (behaviour) {
-      cleanups.push(
-        runBehaviour(
-          badges[i]!,
-          behaviour,
-          clock,
-          seededRandom(options.seed ?? 0, device.id),
-          // Its own stream: adding a device fault shifts no ack or flaky draw.
-          seededRandom(options.seed ?? 0, device.id, 'faults'),
-        ),
-      );
-    }
-  });
   // Badges waiting their turn to connect for the first time (they count as connecting).
   const queued = new Set<Badge>();
-  if (options.connect ?? true) cleanups.push(connectInWaves(badges, queued));
+  if (options.connect ?? true) cleanups.push(connectInWaves(wave(badges, restored), queued));
 
-  const badge = (deviceId: string) => {
-    const found = byId.get(deviceId);
-    if (!found) throw new FleetError(`badge-sim: no badge '${deviceId}' in this fleet`);
-    return found;
-  };
-  const connectedCount = () => badges.reduce((n, b) => n + (b.online ? 1 : 0), 0);
-  const summary = (): FleetSummary => {
-    const s = emptySummary(badges.length);
-    for (const b of badges) {
-      s.reconnects += b.reconnects;
-      if (b.online) s.online++;
-      else if (b.reconnecting) {
-        s.reconnecting++;
-        s.downForMs = Math.max(s.downForMs, b.downForMs);
-      } else if (b.status === 'connecting' || queued.has(b)) s.connecting++;
-      else {
-        s.offline++;
-        if (b.gaveUpOn !== undefined) s.refused++;
-      }
-    }
-    return s;
-  };
-  /** Both sides quiet in one pass: what one answered may have given the other work. */
-  const settled = async () => {
-    for (let pass = 0; pass < 100; pass++) {
-      const badgesBusy = outstanding.count > 0;
-      await outstanding.quiet(guardMs);
-      const stubBusy = await connection.settle();
-      if (!badgesBusy && !stubBusy && outstanding.count === 0) return;
-    }
-  };
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= (async () => {
-      for (const cleanup of cleanups) cleanup();
-      for (const b of badges) b.dispose();
-      badgeClock.dispose();
-    })();
-    return closed;
-  };
-
-  return {
+  const handle = makeFleetHandle({
     badges,
+    byId,
+    queued,
     clock,
-    badge,
-    status: (id) => badge(id).status,
-    transcript: (id) => badge(id).transcript,
-    connectedCount,
-    summary,
-    kept: () => keptBy(badges),
-    waitUntilConnected: (count = badges.length, timeoutMs = 30_000) =>
-      connectAndSettle({
-        count,
-        timeoutMs,
-        untilOnline: (n, ms) => untilOnline(badges, n, ms),
-        settled,
-        reconnect,
-        timedOut: (lost) => {
-          const refused = badges.find((b) => b.errors.length > 0);
-          const reconnecting = summary().reconnecting;
-          return new FleetError(
-            `badge-sim: ${connectedCount()} of ${count} badges connected after ${timeoutMs} ms` +
-              (lost && reconnecting > 0
-                ? `; the stub at ${connection.url} is unreachable (${lost.code}), ${reconnecting} badges reconnecting`
-                : refused
-                  ? ` (device ${refused.deviceId}: ${refused.errors.at(-1)!.message})`
-                  : ''),
-          );
-        },
-      }),
-    settled,
-    advanceBy: (ms) => badgeClock.advanceBy(ms, settled),
-    close,
-    [Symbol.asyncDispose]: close,
+    badgeClock,
+    connection,
+    outstanding,
+    guardMs,
+    reconnect,
+    cleanups,
+    snapshot: () => takeFleetSnapshot(fleetBadges, clock, seed),
+  });
+  summary = handle.summary;
+  return handle;
+}
+
+/** What every badge of a fleet is made with: its clock, engine, session, link and hooks. */
+function badgePartsOf(
+  options: FleetOptions,
+  count: number,
+  given: {
+    clock: FleetBadgeParts['clock'];
+    badgeClock: BadgeClock;
+    connection: StubConnection;
+    outstanding: Outstanding;
+    seed: number;
+    tts: TextToSpeech;
+    reconnect: FleetBadgeParts['reconnect'];
+    ca: FleetOptions['ca'];
+    /** Where each badge says it is: its fixture's location, else its account's site (D16). */
+    locationOf: FleetBadgeParts['locationOf'];
+  },
+): FleetBadgeParts {
+  const { clock, badgeClock, connection, outstanding, seed, tts, reconnect, ca } = given;
+  // One session a fleet: its badges' reconnects take their own connections over (D13).
+  const session = options.session ?? randomBytes(12).toString('base64url');
+  return {
+    clock,
+    seed,
+    common: {
+      clock,
+      tts,
+      session,
+      keep: keptPerBadge(count),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+      link: (handlers) => linkOf(connection, handlers, outstanding, ca),
+      onStubClock: badgeClock.follow,
+      onStubTime: badgeClock.catchUp,
+    },
+    locationOf: given.locationOf,
+    onVanish: (id) => connection.vanished && (() => connection.vanished!(id)),
+    reconnect,
   };
 }
 
-/** The caps and dropped counts of every badge, added up. */
-function keptBy(badges: readonly Badge[]): FleetKept {
-  const sum: FleetKept = {
-    heard: { cap: 0, dropped: 0 },
-    activity: { cap: 0, dropped: 0 },
-    errors: { cap: 0, dropped: 0 },
-  };
-  for (const badge of badges) {
-    const kept = badge.kept;
-    for (const what of ['heard', 'activity', 'errors'] as const) {
-      sum[what].cap += kept[what].cap;
-      sum[what].dropped += kept[what].dropped;
-    }
-  }
-  return sum;
+/** What a fleet restores (its snapshot, read and checked whole) and the seed it draws from. */
+function restoreFrom(
+  options: FleetOptions,
+  devices: readonly { id: string }[],
+): { restored: SavedFleet | undefined; seed: number } {
+  const restored =
+    options.snapshot === undefined
+      ? undefined
+      : readFleetSnapshot(options.snapshot, new Set(devices.map((d) => d.id)));
+  if (restored) checkSavedBehaviours(restored);
+  return { restored, seed: seedOf(options.seed, restored) };
+}
+
+/** A restore needs the stub's clock at the snapshot's instant or later (FS11). */
+function checkClockAt(restored: SavedFleet | undefined, badgeClock: BadgeClock): void {
+  const now = badgeClock.clock.now();
+  if (!restored || now >= restored.at) return;
+  badgeClock.dispose();
+  throw new FleetError(
+    `badge-sim: snapshot.at is ${formatTimestamp(restored.at)}, but the stub's clock is at ${formatTimestamp(now)}: restore the stub's world first, or move its clock to the snapshot's instant (POST /_stub/clock)`,
+  );
+}
+
+/** A badge's link to the stub: a WebSocket to its device URL, or its in-process pair (SP5). */
+function linkOf(
+  connection: StubConnection,
+  handlers: LinkHandlers,
+  outstanding: Outstanding,
+  ca: FleetOptions['ca'],
+): BadgeLink {
+  return new BadgeLink(
+    connection.devicesUrl,
+    handlers,
+    outstanding,
+    ca,
+    undefined,
+    connection.dialDevice,
+  );
 }
 
 /**
- * Resolves true once `count` badges are online, false after `timeoutMs` (real time: connecting
- * is network I/O). Woken by every change of a badge's state, not by polling.
+ * The seed a fleet draws from: a restored fleet goes on with its snapshot's (FS7), and a seed
+ * given beside it must be the same one.
  */
-function untilOnline(badges: readonly Badge[], count: number, timeoutMs: number): Promise<boolean> {
-  // Kept as badges change, not counted again on every change: with 50,000 badges
-  // connecting, counting them all each time is billions of steps.
-  const online = new Set(badges.filter((b) => b.online));
-  if (online.size >= count) return Promise.resolve(true);
-  return new Promise<boolean>((resolve) => {
-    const subscriptions = badges.map((b) =>
-      b.on('stateChanged', () => {
-        if (b.online) online.add(b);
-        else online.delete(b);
-        if (online.size >= count) stopWaiting(true);
-      }),
+function seedOf(given: number | undefined, restored: SavedFleet | undefined): number {
+  if (restored && given !== undefined && given !== restored.seed) {
+    throw new FleetError(
+      `badge-sim: seed is ${given}, but snapshot.seed is ${restored.seed}: a restored fleet goes on with its snapshot's draws; leave seed out (or give ${restored.seed})`,
     );
-    const guard = setTimeout(() => stopWaiting(false), timeoutMs);
-    function stopWaiting(reached: boolean) {
-      clearTimeout(guard);
-      for (const subscription of subscriptions) subscription.unsubscribe();
-      resolve(reached);
+  }
+  return restored?.seed ?? given ?? 0;
+}
+
+/**
+ * The badges as the connect waves take them: a restored badge that was online or connecting
+ * opens a new link where it is (`resumeLink`, FS6); one that gave up stays offline; the rest
+ * connect as new.
+ */
+function wave(badges: readonly Badge[], restored: SavedFleet | undefined): Waving[] {
+  if (!restored) return badges as Badge[];
+  const saved = new Map(restored.badges.map((b) => [b.deviceId, b]));
+  return badges.flatMap((badge): Waving[] => {
+    const state = saved.get(badge.deviceId);
+    if (!state || state.machine.value === 'offline') {
+      return state?.link.gaveUpOn != null ? [] : [badge];
     }
+    return [
+      {
+        on: (type, listener) => badge.on(type, listener),
+        connect: () => badge.resumeLink(),
+        offlineOnPurpose: false,
+        status: 'offline',
+      },
+    ];
   });
 }
+
+type Waving = Pick<Badge, 'on' | 'connect' | 'offlineOnPurpose' | 'status'>;
 
 /** First connects in flight at once: more only queue up in the stub's accept backlog. */
 const CONNECT_WINDOW = 256;
@@ -291,7 +274,7 @@ export const CONNECT_SLOT_MS = 5_000;
  * @internal
  */
 export function connectInWaves(
-  badges: readonly Pick<Badge, 'on' | 'connect' | 'offlineOnPurpose' | 'status'>[],
+  badges: readonly Waving[],
   queued: Set<unknown>,
   { window = CONNECT_WINDOW, slotMs = CONNECT_SLOT_MS } = {},
 ): () => void {

@@ -80,6 +80,12 @@ export class KeptLog<T> {
     return out;
   }
 
+  /** Refills an empty log with a snapshot's entries, oldest first, and its dropped count. */
+  load(entries: readonly (readonly [number, T])[], dropped: number): void {
+    for (const [atMs, value] of entries.slice(-this.cap)) this.push(atMs, value);
+    this.#dropped = dropped + Math.max(0, entries.length - this.cap);
+  }
+
   /** The i-th oldest entry's place in the arrays. */
   #index(i: number): number {
     const n = this.#at.length;
