@@ -20,6 +20,16 @@ export class Sfc32 {
   }
 
   /** The next 32 bits, as an unsigned integer. */
+  /** Its 4 words now: a world snapshot keeps them, so the stream continues (WS4). */
+  get state(): number[] {
+    return [...this.#state];
+  }
+
+  /** Continues from 4 words `state` gave. */
+  resume(state: readonly number[]): void {
+    for (let i = 0; i < 4; i++) this.#state[i] = state[i]! >>> 0;
+  }
+
   nextUint32(): number {
     const s = this.#state;
     const t = (((s[0]! + s[1]!) >>> 0) + s[3]!) >>> 0;
