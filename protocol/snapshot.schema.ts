@@ -1,7 +1,7 @@
 /**
  * A world snapshot of the stub (`GET`/`PUT /_stub/snapshot`, `--snapshot FILE`,
  * `startStub({ snapshot })`): everything the stub keeps, as plain data, so that a stub
- * restored from it goes on exactly as the one it was taken from (docs/decisions.md, WS1-WS29).
+ * restored from it goes on exactly as the one it was taken from (docs/decisions.md, WS1–WS18).
  * Timers are closures in the stub; here they are records naming what owns them, and a
  * restore makes them again from those records.
  */

@@ -4,7 +4,9 @@
  * edited by hand, inconsistent, too large, badges connected) as a 4xx naming the field, the
  * stub unchanged after it (docs/decisions.md WS2-WS10, WS14-WS17).
  */
-import { describe, expect, test } from 'vitest';
+import { once } from 'node:events';
+import { describe, expect, test, vi } from 'vitest';
+import WebSocket from 'ws';
 import { CONTROL_TOKEN_HEADER } from '../../protocol/control-api.schema.ts';
 import {
   OMITTED_SECRET,
@@ -245,5 +247,53 @@ describe('PUT /_stub/snapshot refuses what it cannot restore, and leaves the stu
     expect((await serviceClient(other).events()).body).toEqual(
       (await serviceClient(stub).events()).body,
     );
+  });
+});
+
+/** A badge on a raw socket: says hello as a device, answers every frame, keeps what it heard. */
+async function rawBadge(devicesUrl: string, deviceId: string, key: string) {
+  const ws = new WebSocket(devicesUrl);
+  const frames: any[] = [];
+  ws.on('message', (data) => {
+    const frame = JSON.parse(String(data));
+    frames.push(frame);
+    if (frame.type !== 'handled' && frame.type !== 'error')
+      ws.send(JSON.stringify({ type: 'handled', seq: frame.seq }));
+  });
+  await once(ws, 'open');
+  ws.send(JSON.stringify({ type: 'hello', seq: 0, protocol: 1, device_id: deviceId, key }));
+  await vi.waitFor(() => expect(frames.some((f) => f.type === 'welcome')).toBe(true));
+  return { ws, frames };
+}
+
+describe('badges and a restore (WS8)', () => {
+  test('with a badge connected: 409 naming devices; once it has gone, the restore goes through and the badge, saying hello again, hears the alert it is playing', async () => {
+    await using stub = await busyStub();
+    await using other = await startStub();
+    const world = await snapshotOf(stub);
+    const before = JSON.stringify(await snapshotOf(other));
+    const badge = await rawBadge(other.devicesUrl, '350000000000002', 'badge-key-0002');
+    const refused = await request(`${other.controlUrl}/snapshot`, { method: 'PUT', body: world });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'badges_connected', field: 'devices' });
+    expect(refused.body.message).toContain('350000000000002');
+    badge.ws.close();
+    await vi.waitFor(async () => {
+      const devices = (await controlClient(other).devices()).body;
+      expect(devices.every((d: { online: boolean }) => !d.online)).toBe(true);
+    });
+    expect(JSON.stringify({ ...(await snapshotOf(other)), devices: [] })).toBe(
+      JSON.stringify({ ...JSON.parse(before), devices: [] }),
+    );
+    const put = await request(`${other.controlUrl}/snapshot`, { method: 'PUT', body: world });
+    expect(put.status).toBe(200);
+    const nurses = world.engine.tasks[0].task_id;
+    const again = await rawBadge(other.devicesUrl, '350000000000002', 'badge-key-0002');
+    await vi.waitFor(() =>
+      expect(
+        again.frames.some((f) => f.type === 'play' && JSON.stringify(f).includes(nurses)),
+      ).toBe(true),
+    );
+    again.ws.close();
   });
 });
