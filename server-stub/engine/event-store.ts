@@ -73,11 +73,7 @@ export class EventStore {
    */
   append(subscriberId: string, atMs: number, event: AnalyticEvent, taskPiece?: string): void {
     const at = toMicros(atMs);
-    let log = this.#logs.get(subscriberId);
-    if (!log) {
-      log = { events: [], head: 0, answer: undefined };
-      this.#logs.set(subscriberId, log);
-    }
+    const log = this.#logOf(subscriberId);
     log.events.push({
       at,
       head: this.#head(event),
@@ -245,17 +241,22 @@ export class EventStore {
    * the account's others, which were older (checked by the snapshot's restore).
    */
   restoreEvent(subscriberId: string, at: Micros, event: AnalyticEvent): void {
-    let log = this.#logs.get(subscriberId);
-    if (!log) {
-      log = { events: [], head: 0, answer: undefined };
-      this.#logs.set(subscriberId, log);
-    }
+    const log = this.#logOf(subscriberId);
     log.events.push({
       at,
       head: this.#head(event),
       task: this.#task(event),
       eventId: event.event_id,
     });
+  }
+  /** An account's log, made when it records its first event. */
+  #logOf(subscriberId: string): AccountLog {
+    let log = this.#logs.get(subscriberId);
+    if (!log) {
+      log = { events: [], head: 0, answer: undefined };
+      this.#logs.set(subscriberId, log);
+    }
+    return log;
   }
 
   /** Every account's retained events at `now`, oldest first: a world snapshot's (WS3). */

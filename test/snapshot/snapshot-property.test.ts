@@ -15,7 +15,7 @@ import { restoreSnapshot, takeSnapshot } from '../../server-stub/snapshot/world-
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { StubCore } from '../../server-stub/stub-core.ts';
 import { HARBOUR, RIVERSIDE, request } from '../support/http.ts';
-import { coreDriver, httpDriver, runSteps, worldSchedule } from './world-schedule.ts';
+import { coreDriver, httpDriver, runSteps, type WorldOp, worldSchedule } from './world-schedule.ts';
 
 const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
 const DEVICES = fixtures.accounts.flatMap((a) => a.devices.map((d) => d.id));
@@ -52,6 +52,40 @@ async function httpView(stub: StubHandle): Promise<string> {
   });
 }
 
+/**
+ * Runs a schedule to `at` on a stub over HTTP, hands its snapshot to `restored` for another
+ * stub, then goes on with both: what each step did and what users see must be the same.
+ */
+async function goOnAlike(
+  ops: WorldOp[],
+  at: number,
+  restored: (world: unknown) => Promise<StubHandle>,
+): Promise<void> {
+  await using original = await startStub({ seed: 5 });
+  const posted: string[] = [];
+  await runSteps(httpDriver(original.url, original.controlUrl), ops, 0, at, posted);
+  const taken = await request(`${original.controlUrl}/snapshot`);
+  expect(taken.status).toBe(200);
+  await using other = await restored(taken.body);
+  const postedAgain = [...posted];
+  const went = await runSteps(
+    httpDriver(original.url, original.controlUrl),
+    ops,
+    at,
+    ops.length,
+    posted,
+  );
+  const wentAgain = await runSteps(
+    httpDriver(other.url, other.controlUrl),
+    ops,
+    at,
+    ops.length,
+    postedAgain,
+  );
+  expect(wentAgain).toEqual(went);
+  expect(await httpView(other)).toBe(await httpView(original));
+}
+
 describe('a restored world goes on as the one it was taken of (WS1)', () => {
   test('in one process: events, task views, transcripts, ids and snapshots are byte-identical', async () => {
     await fc.assert(
@@ -80,71 +114,27 @@ describe('a restored world goes on as the one it was taken of (WS1)', () => {
 
   test('across two stubs over HTTP: GET from one, PUT into the other, both go on alike', async () => {
     await fc.assert(
-      fc.asyncProperty(worldSchedule, async ({ ops, at }) => {
-        await using original = await startStub({ seed: 5 });
-        await using other = await startStub();
-        const posted: string[] = [];
-        await runSteps(httpDriver(original.url, original.controlUrl), ops, 0, at, posted);
-        const taken = await request(`${original.controlUrl}/snapshot`);
-        expect(taken.status).toBe(200);
-        const put = await request(`${other.controlUrl}/snapshot`, {
-          method: 'PUT',
-          body: taken.body,
-        });
-        expect(put.status, JSON.stringify(put.body)).toBe(200);
-        const postedAgain = [...posted];
-        const went = await runSteps(
-          httpDriver(original.url, original.controlUrl),
-          ops,
-          at,
-          ops.length,
-          posted,
-        );
-        const wentAgain = await runSteps(
-          httpDriver(other.url, other.controlUrl),
-          ops,
-          at,
-          ops.length,
-          postedAgain,
-        );
-        expect(wentAgain).toEqual(went);
-        expect(await httpView(other)).toBe(await httpView(original));
-      }),
+      fc.asyncProperty(worldSchedule, ({ ops, at }) =>
+        goOnAlike(ops, at, async (world) => {
+          const other = await startStub();
+          const put = await request(`${other.controlUrl}/snapshot`, { method: 'PUT', body: world });
+          expect(put.status, JSON.stringify(put.body)).toBe(200);
+          return other;
+        }),
+      ),
       { numRuns: 8 },
     );
   });
 
   test('through a file: startStub({ snapshot }) goes on as the stub it was taken of', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-snapshot-'));
+    const file = join(mkdtempSync(join(tmpdir(), 'badge-sim-snapshot-')), 'world.json');
     await fc.assert(
-      fc.asyncProperty(worldSchedule, async ({ ops, at }) => {
-        await using original = await startStub({ seed: 5 });
-        const posted: string[] = [];
-        await runSteps(httpDriver(original.url, original.controlUrl), ops, 0, at, posted);
-        const file = join(dir, 'world.json');
-        writeFileSync(
-          file,
-          JSON.stringify((await request(`${original.controlUrl}/snapshot`)).body),
-        );
-        await using fromFile = await startStub({ snapshot: file });
-        const postedAgain = [...posted];
-        const went = await runSteps(
-          httpDriver(original.url, original.controlUrl),
-          ops,
-          at,
-          ops.length,
-          posted,
-        );
-        const wentAgain = await runSteps(
-          httpDriver(fromFile.url, fromFile.controlUrl),
-          ops,
-          at,
-          ops.length,
-          postedAgain,
-        );
-        expect(wentAgain).toEqual(went);
-        expect(await httpView(fromFile)).toBe(await httpView(original));
-      }),
+      fc.asyncProperty(worldSchedule, ({ ops, at }) =>
+        goOnAlike(ops, at, (world) => {
+          writeFileSync(file, JSON.stringify(world));
+          return startStub({ snapshot: file });
+        }),
+      ),
       { numRuns: 5 },
     );
   });
