@@ -86,6 +86,7 @@ export type {
   BroadcastRequest,
   ErrorBody,
 } from './protocol/service-api.schema.ts';
+export type { WorldSnapshot } from './protocol/snapshot.schema.ts';
 export type { TokenValidation } from './protocol/token-api.schema.ts';
 // Scenarios: the file model, running one or a suite, and what comes out.
 export type { CoverageReport, DecisionCoverageReport } from './scenarios/coverage.ts';

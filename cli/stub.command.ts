@@ -36,6 +36,7 @@ interface StubOptions {
   host: string;
   port: number;
   fixtures?: string;
+  snapshot?: string;
   generate?: number;
   seed?: number;
   controlToken?: string;
@@ -94,6 +95,13 @@ export function stubCommand(): Command {
           '-f, --fixtures <file>',
           'fixtures file (YAML or JSON) with accounts, groups and devices',
           'FIXTURES',
+        ),
+      )
+      .addOption(
+        fromEnv(
+          '--snapshot <file>',
+          'start from a world snapshot (a file GET /_stub/snapshot wrote): its fixtures, clock, tasks, events, tokens and faults',
+          'SNAPSHOT',
         ),
       )
       .addOption(
@@ -328,6 +336,10 @@ async function runStub(options: StubOptions): Promise<void> {
     fail(
       'give either --fixtures (BADGE_SIM_FIXTURES) or --generate (BADGE_SIM_GENERATE), not both.',
     );
+  if (options.snapshot !== undefined && (options.fixtures || options.generate !== undefined))
+    fail(
+      '--snapshot (BADGE_SIM_SNAPSHOT) brings its own fixtures: give no --fixtures or --generate.',
+    );
   if (options.controlToken !== undefined) {
     const problem = controlTokenProblem(options.controlToken);
     if (problem) fail(`--control-token (BADGE_SIM_CONTROL_TOKEN) ${problem}.`);
@@ -355,6 +367,7 @@ async function runStub(options: StubOptions): Promise<void> {
         host: options.host,
         port: options.port,
         fixtures,
+        snapshot: options.snapshot,
         seed: options.seed,
         clock: options.clock,
         clockScale: options.scale,
@@ -388,6 +401,9 @@ async function runStub(options: StubOptions): Promise<void> {
     );
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
+    // By name: the snapshot's code is loaded only with --snapshot.
+    if ((error as Error)?.name === 'SnapshotError')
+      fail(`--snapshot (BADGE_SIM_SNAPSHOT): ${(error as Error).message}`);
     // Only a stub that serves TLS loads its code, and only its setup throws this.
     if (tls && error instanceof (await import('../server-stub/tls.ts')).TlsSetupError)
       fail(tlsProblem(error, options));

@@ -263,6 +263,20 @@ export class VirtualClock implements Clock {
     this.#armWallTimer();
   }
 
+  /** When a pending timer is due and its place among those due then (a world snapshot's). */
+  timerInfo(id: TimerId | undefined): { due: number; order: number } | undefined {
+    const timer = id === undefined ? undefined : this.#live.get(id);
+    return timer && { due: timer.due, order: timer.seq };
+  }
+
+  /** As `reset`, but standing at `now`: a restored world's instant, its timers set after. */
+  restart(now: number): void {
+    this.reset();
+    this.#t = now;
+    this.#anchorT = now;
+    this.#anchorWall = performance.now();
+  }
+
   /** Stops the wall-clock timer of the running modes so a process can exit. */
   dispose(): void {
     if (this.#wallTimer) clearTimeout(this.#wallTimer);

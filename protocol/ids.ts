@@ -65,6 +65,17 @@ export class IdSource {
     this.reset();
   }
 
+  /** The seed and where the stream stands, for a world snapshot (WS4). */
+  get state(): { seed: string | null; state: number[] } {
+    return { seed: this.#seed ?? null, state: this.#stream.state };
+  }
+
+  /** Takes a snapshot's seed and continues its stream where it stood: ids go on, never repeat. */
+  resume({ seed, state }: { seed: string | null; state: readonly number[] }): void {
+    this.#seed = seed ?? undefined;
+    this.#stream.resume(state);
+  }
+
   /** A task id as the service writes it: 22 letters and digits. */
   taskId(): string {
     const codes = TASK_ID_CODES;

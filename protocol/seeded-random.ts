@@ -19,7 +19,7 @@ export class Sfc32 {
     for (let i = 0; i < 4; i++) this.#state[i] = view.getUint32(i * 4, true);
   }
 
-  /** The 128 bits the stream goes on from, as four unsigned 32-bit words (a snapshot keeps them). */
+  /** The 128 bits the stream goes on from, as four unsigned 32-bit words (a fleet's or world's snapshot keeps them). */
   get state(): [number, number, number, number] {
     const s = this.#state;
     return [s[0]!, s[1]!, s[2]!, s[3]!];
@@ -27,7 +27,12 @@ export class Sfc32 {
 
   /** Goes on from `state` (what `state` read): the stream continues, it does not restart. */
   set state(words: readonly number[]) {
-    for (let i = 0; i < 4; i++) this.#state[i] = words[i]!;
+    this.resume(words);
+  }
+
+  /** Continues from 4 words `state` gave (a world snapshot's, WS4). */
+  resume(state: readonly number[]): void {
+    for (let i = 0; i < 4; i++) this.#state[i] = state[i]! >>> 0;
   }
 
   /** The next 32 bits, as an unsigned integer. */

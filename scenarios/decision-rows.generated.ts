@@ -1479,5 +1479,77 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "FS12",
     "case": "What a snapshot costs"
+  },
+  {
+    "id": "WS1",
+    "case": "What a snapshot promises"
+  },
+  {
+    "id": "WS2",
+    "case": "Its format"
+  },
+  {
+    "id": "WS3",
+    "case": "What it holds"
+  },
+  {
+    "id": "WS4",
+    "case": "Seeded generators"
+  },
+  {
+    "id": "WS5",
+    "case": "Tokens"
+  },
+  {
+    "id": "WS6",
+    "case": "Secrets"
+  },
+  {
+    "id": "WS7",
+    "case": "The journal and the recording"
+  },
+  {
+    "id": "WS8",
+    "case": "Badges and devices"
+  },
+  {
+    "id": "WS9",
+    "case": "Settings"
+  },
+  {
+    "id": "WS10",
+    "case": "How large"
+  },
+  {
+    "id": "WS11",
+    "case": "How a restore happens"
+  },
+  {
+    "id": "WS12",
+    "case": "Timers as data"
+  },
+  {
+    "id": "WS13",
+    "case": "Counters with no name"
+  },
+  {
+    "id": "WS14",
+    "case": "A snapshot that does not hold together"
+  },
+  {
+    "id": "WS15",
+    "case": "A snapshot edited by hand"
+  },
+  {
+    "id": "WS16",
+    "case": "A truncated snapshot"
+  },
+  {
+    "id": "WS17",
+    "case": "The stub after a refusal"
+  },
+  {
+    "id": "WS18",
+    "case": "Starting from a snapshot"
   }
 ];

@@ -21,7 +21,8 @@ import {
   type PathMatcher,
   pathPatternProblem,
 } from '../protocol/path-pattern.ts';
-import { draw, seededRandom } from '../protocol/seeded-random.ts';
+import { draw, Sfc32, seedBytes } from '../protocol/seeded-random.ts';
+import type { SnapshotFaults } from '../protocol/snapshot.schema.ts';
 import { formatTimestamp } from '../protocol/timestamp.ts';
 import { EngineError } from './engine/engine-error.ts';
 
@@ -56,13 +57,15 @@ interface Fault {
   readonly from: number;
   readonly until: number | undefined;
   readonly random: () => number;
+  /** The generator behind `random`: a world snapshot keeps where it stands (WS4). */
+  readonly stream: Sfc32;
   remaining: number | undefined;
   applied: number;
 }
 
 export class FaultTable {
   readonly #now: () => number;
-  readonly #seed: string | undefined;
+  #seed: string | undefined;
   /** Oldest first; `decide` walks it newest first (HF2). */
   #faults: Fault[] = [];
   #counter = 0;
@@ -155,7 +158,48 @@ export class FaultTable {
     return undefined;
   }
 
-  #build(request: FaultRequest): Fault {
+  /** The faults as a world snapshot keeps them: each with where its draws stand (WS4). */
+  toSnapshot(): SnapshotFaults {
+    return {
+      counter: this.#counter,
+      list: this.#faults.map((f) => ({
+        id: f.id,
+        request: structuredClone(f.request),
+        added_at: f.addedAt,
+        remaining: f.remaining ?? null,
+        applied: f.applied,
+        random: f.stream.state,
+      })),
+    };
+  }
+
+  /**
+   * The faults of a snapshot, each checked as `add` checks it (a refusal names
+   * `faults.list[i]…` and changes nothing); the returned function puts them in place.
+   */
+  prepareRestore(snapshot: SnapshotFaults, seed: string | undefined): () => void {
+    const faults = snapshot.list.map((saved, i) => {
+      try {
+        const fault = this.#build(saved.request as FaultRequest, saved.id, saved.added_at);
+        fault.stream.resume(saved.random);
+        fault.remaining = saved.remaining ?? undefined;
+        fault.applied = saved.applied;
+        return fault;
+      } catch (error) {
+        if (!(error instanceof EngineError)) throw error;
+        const field = `faults.list[${i}].request${error.field ? `.${error.field}` : ''}`;
+        throw new EngineError('invalid_field', error.message, field);
+      }
+    });
+    return () => {
+      // Faults added later draw as they would have in the world the snapshot was taken of.
+      this.#seed = seed;
+      this.#faults = faults;
+      this.#counter = snapshot.counter;
+    };
+  }
+
+  #build(request: FaultRequest, givenId?: string, givenAddedAt?: number): Fault {
     const { match, action } = request;
     const when = request.when ?? {};
     const problem = pathPatternProblem(match.path);
@@ -166,8 +210,8 @@ export class FaultTable {
     const stallMs = kind === 'stall' ? delayOf(action.stall!, 'action.stall') : 0;
     const after = durationOf(when.after, 'when.after') ?? 0;
     const lasting = durationOf(when.for, 'when.for');
-    const addedAt = this.#now();
-    const id = `flt_${this.#counter + 1}`;
+    const addedAt = givenAddedAt ?? this.#now();
+    const id = givenId ?? `flt_${this.#counter + 1}`;
     return {
       id,
       request: structuredClone({ match, action, when }),
@@ -179,14 +223,21 @@ export class FaultTable {
       addedAt,
       from: addedAt + after,
       until: lasting === undefined ? undefined : addedAt + after + lasting,
-      random:
+      ...faultRandom(
         this.#seed === undefined
-          ? seededRandom(randomBytes(16).toString('hex'))
-          : seededRandom('badge-sim faults', this.#seed, id),
+          ? seedBytes(randomBytes(16).toString('hex'))
+          : seedBytes('badge-sim faults', this.#seed, id),
+      ),
       remaining: when.times,
       applied: 0,
     };
   }
+}
+
+/** A fault's draws: the stream and what reads it, as `seededRandom` would make them. */
+function faultRandom(start: Uint8Array): { stream: Sfc32; random: () => number } {
+  const stream = new Sfc32(start);
+  return { stream, random: () => stream.nextUint32() / 4_294_967_296 };
 }
 
 function invalid(field: string, message: string): EngineError {

@@ -10,6 +10,7 @@ import {
   controlTokenProblem,
 } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
+import type { WorldSnapshot } from '../protocol/snapshot.schema.ts';
 import stubApp from './app.ts';
 import { clientErrorHandler, handleError } from './http-errors.ts';
 import type { LocalBadges } from './live-feed.ts';
@@ -76,6 +77,11 @@ export interface StartStubOptions {
    * later fixtures add are not started (UI5).
    */
   badges?: string;
+  /**
+   * Start from a world snapshot (`GET /_stub/snapshot`): the document, or the path of its JSON
+   * file. Its fixtures, clock, ids and everything else replace the options' (WS18).
+   */
+  snapshot?: WorldSnapshot | string;
   /** Called after each response, for a request log (never given headers or bodies). */
   onResponse?: (line: { method: string; url: string; status: number; ms: number }) => void;
 }
@@ -180,6 +186,11 @@ export async function startStub(
       record: options.record,
       recordingLimit: options.recordingLimit,
     });
+    if (options.snapshot !== undefined) {
+      // Loaded only by a stub that starts from a snapshot.
+      const { restoreGivenSnapshot } = await import('./snapshot/snapshot-file.ts');
+      restoreGivenSnapshot(core, options.snapshot);
+    }
   } catch (error) {
     tls?.dispose();
     throw error;

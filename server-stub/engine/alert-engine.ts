@@ -8,12 +8,11 @@
 import { type Clock, formatTimestamp } from '../../protocol/clock.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
-import {
-  type AlertRequest,
-  type AnalyticEvent,
-  type BroadcastRequest,
-  EVENTS_LIMIT_MAX,
-  type EventType,
+import type {
+  AlertRequest,
+  AnalyticEvent,
+  BroadcastRequest,
+  EventType,
 } from '../../protocol/service-api.schema.ts';
 import { type Micros, toMicros } from '../../protocol/timestamp.ts';
 import type { DeviceCommand, TranscriptEntry } from './device-command.ts';
@@ -29,7 +28,7 @@ import type {
   EventListener,
   EventsWindow,
 } from './engine-types.ts';
-import { EventStore } from './event-store.ts';
+import { EventStore, eventLimit } from './event-store.ts';
 import { FanOut } from './fan-out.ts';
 import { EVENT_RETENTION_MS, TASK_RETENTION_MS } from './retention.ts';
 import { TaskDevices } from './task-devices.ts';
@@ -176,8 +175,7 @@ export class AlertEngine {
       throw new EngineError('unknown_device', `no device '${deviceId}'`, 'device_id');
     }
     const heard = this.#deliveries.heard(deviceId);
-    if (!heard) return { result: 'nothing_pending' };
-    return this.acknowledge(deviceId, heard.task.id);
+    return heard ? this.acknowledge(deviceId, heard.task.id) : { result: 'nothing_pending' };
   }
 
   /** A device acknowledges one alert; only the first acknowledgement of a device counts. */
@@ -340,6 +338,13 @@ export class AlertEngine {
     this.#deliveries.reset(this.#directory.devices().length);
   }
 
+  /** Its stores, for a world snapshot to read and to fill after a reset (server-stub/snapshot/). */
+  world() {
+    const serial = (next = this.#serial) => (this.#serial = next);
+    const own = { deliveries: this.#deliveries, expire: (t: Task) => this.#finish(t, 'timed_out') };
+    return { tasks: this.#tasks, ended: this.#ended, events: this.#events, serial, ...own };
+  }
+
   /** Forgets the tasks that ended more than TASK_RETENTION_MS ago (usually one comparison). */
   #forgetExpiredTasks(): void {
     this.#ended.forgetExpired(this.#clock.now());
@@ -392,8 +397,4 @@ export class AlertEngine {
     this.#events.append(task.subscriberId, at, event, task.eventTaskPiece);
     for (const listener of this.#eventListeners) listener(task.subscriberId, event);
   }
-}
-
-function eventLimit(limit: number | undefined): number {
-  return Math.max(0, Math.min(limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX));
 }

@@ -18,6 +18,13 @@ const REPEAT_INTERVAL_MS = 30_000;
 /** At most this many transcript lines per device, the oldest dropped first (H2). */
 const TRANSCRIPT_CAP = 1_000;
 
+/** What a world snapshot keeps of the deliveries (protocol/snapshot.schema.ts, `engine`). */
+export interface DeliveriesSnapshot {
+  plays: number;
+  lanes: { device_id: string; name: string; task_ids: string[] }[];
+  transcripts: { device_id: string; lines: { at: number; command: object }[] }[];
+}
+
 export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
 
 export class DeviceDeliveries {
@@ -200,6 +207,46 @@ export class DeviceDeliveries {
       transcriptDevices: this.#transcripts.size,
       transcriptEntries,
     };
+  }
+
+  /** The lanes, the transcripts and the count of plays, as a world snapshot keeps them. */
+  toSnapshot(now: number): DeliveriesSnapshot {
+    const lanes: DeliveriesSnapshot['lanes'] = [];
+    for (const [deviceId, byName] of this.#lanes) {
+      for (const [name, lane] of byName) {
+        lanes.push({ device_id: deviceId, name, task_ids: lane.entries().map((td) => td.task.id) });
+      }
+    }
+    const transcripts: DeliveriesSnapshot['transcripts'] = [];
+    for (const [deviceId, transcript] of this.#transcripts) {
+      transcript.dropBefore(now - TRANSCRIPT_RETENTION_MS);
+      const lines = [...transcript.lines()].map(({ atMs, command }) => ({ at: atMs, command }));
+      transcripts.push({ device_id: deviceId, lines });
+    }
+    return { plays: this.#plays, lanes, transcripts };
+  }
+
+  /**
+   * Puts a snapshot's lanes and transcripts in place (after `reset`); `member` is the device
+   * of a task a lane names (the restore checked it is one).
+   */
+  restore(
+    snapshot: DeliveriesSnapshot,
+    member: (taskId: string, deviceId: string) => TaskDevice,
+  ): void {
+    this.#plays = snapshot.plays;
+    for (const { device_id, name, task_ids } of snapshot.lanes) {
+      const byName = this.#lanes.get(device_id) ?? new Map<string, Lane<TaskDevice>>();
+      this.#lanes.set(device_id, byName);
+      const lane = new Lane<TaskDevice>();
+      for (const taskId of task_ids) lane.add(member(taskId, device_id));
+      byName.set(name, lane);
+    }
+    for (const { device_id, lines } of snapshot.transcripts) {
+      const transcript = new Transcript(this.#transcriptCap);
+      for (const { at, command } of lines) transcript.add(at, command as DeviceCommand);
+      this.#transcripts.set(device_id, transcript);
+    }
   }
 
   /** Forgets every lane and transcript (new, empty stores), for fixtures of `devices` devices. */

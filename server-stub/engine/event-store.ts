@@ -1,4 +1,4 @@
-import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import { type AnalyticEvent, EVENTS_LIMIT_MAX } from '../../protocol/service-api.schema.ts';
 import { formatMicros, type Micros, toMicros } from '../../protocol/timestamp.ts';
 
 /**
@@ -73,11 +73,7 @@ export class EventStore {
    */
   append(subscriberId: string, atMs: number, event: AnalyticEvent, taskPiece?: string): void {
     const at = toMicros(atMs);
-    let log = this.#logs.get(subscriberId);
-    if (!log) {
-      log = { events: [], head: 0, answer: undefined };
-      this.#logs.set(subscriberId, log);
-    }
+    const log = this.#logOf(subscriberId);
     log.events.push({
       at,
       head: this.#head(event),
@@ -240,6 +236,42 @@ export class EventStore {
     return log.events.length - log.head;
   }
 
+  /**
+   * Puts back an event of a snapshot at its instant (whole µs, as its timestamp reads): after
+   * the account's others, which were older (checked by the snapshot's restore).
+   */
+  restoreEvent(subscriberId: string, at: Micros, event: AnalyticEvent): void {
+    const log = this.#logOf(subscriberId);
+    log.events.push({
+      at,
+      head: this.#head(event),
+      task: this.#task(event),
+      eventId: event.event_id,
+    });
+  }
+  /** An account's log, made when it records its first event. */
+  #logOf(subscriberId: string): AccountLog {
+    let log = this.#logs.get(subscriberId);
+    if (!log) {
+      log = { events: [], head: 0, answer: undefined };
+      this.#logs.set(subscriberId, log);
+    }
+    return log;
+  }
+
+  /** Every account's retained events at `now`, oldest first: a world snapshot's (WS3). */
+  toSnapshot(now: number): { subscriber_id: string; events: AnalyticEvent[] }[] {
+    const accounts: { subscriber_id: string; events: AnalyticEvent[] }[] = [];
+    for (const [subscriberId, log] of this.#logs) {
+      this.#prune(log, now);
+      const events: AnalyticEvent[] = [];
+      for (let i = log.head; i < log.events.length; i++)
+        events.push(JSON.parse(jsonOf(log.events[i]!)) as AnalyticEvent);
+      if (events.length > 0) accounts.push({ subscriber_id: subscriberId, events });
+    }
+    return accounts;
+  }
+
   /** Events held (retained or not yet pruned), and accounts with a log: for tests and benches. */
   stats(): { accounts: number; events: number } {
     let events = 0;
@@ -311,3 +343,8 @@ function flat(text: string): string {
 
 /** Where `flat` writes its conversion (never read: the write is what keeps it done). */
 let _flattened = 0;
+
+/** How many events a GET's `limit` asks for: at most EVENTS_LIMIT_MAX, all of them if unsaid. */
+export function eventLimit(limit: number | undefined): number {
+  return Math.max(0, Math.min(limit ?? EVENTS_LIMIT_MAX, EVENTS_LIMIT_MAX));
+}

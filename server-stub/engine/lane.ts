@@ -56,6 +56,16 @@ export class Lane<T extends LaneEntry> {
     return undefined;
   }
 
+  /** The entries still in the lane, oldest first (a world snapshot's). */
+  entries(): T[] {
+    const living: T[] = [];
+    for (let i = this.#head; i < this.#entries.length; i++) {
+      const entry = this.#entries[i];
+      if (entry?.inLane) living.push(entry);
+    }
+    return living;
+  }
+
   /** Takes an entry out, wherever it is; false when it was not in the lane. */
   remove(entry: T): boolean {
     if (!entry.inLane) return false;

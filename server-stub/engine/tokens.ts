@@ -7,6 +7,7 @@
 import type { Clock } from '../../protocol/clock.ts';
 import type { EnvironmentName } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
+import type { SnapshotTokens } from '../../protocol/snapshot.schema.ts';
 import type { TokensIssued } from '../../protocol/token-api.schema.ts';
 
 export type { EnvironmentName };
@@ -198,6 +199,55 @@ export class TokenStore {
     this.#refresh.clear();
     this.#access.clear();
     this.#generation++;
+  }
+
+  /** Every token held, in the order issued, and the generation (a world snapshot's, WS5). */
+  toSnapshot(): SnapshotTokens {
+    return {
+      generation: this.#generation,
+      refresh: [...this.#refresh].map(([token, r]) => ({
+        token,
+        subscriber_id: r.subscriberId,
+        environment: r.environment,
+        user_id: r.user.userId,
+        email: r.user.email,
+        revoked: r.revoked,
+      })),
+      access: [...this.#access].map(([token, a]) => ({
+        token,
+        kind: a.kind,
+        subscriber_id: a.subscriberId,
+        environment: a.environment,
+        user_id: a.user.userId,
+        email: a.user.email,
+        client_id: a.clientId,
+        expires_at: a.expiresAt,
+      })),
+    };
+  }
+
+  /** Holds the tokens of a snapshot instead of its own. */
+  restore(snapshot: SnapshotTokens): void {
+    this.clear();
+    this.#generation = snapshot.generation;
+    for (const r of snapshot.refresh) {
+      this.#refresh.set(r.token, {
+        subscriberId: r.subscriber_id,
+        environment: r.environment,
+        user: { userId: r.user_id, email: r.email },
+        revoked: r.revoked,
+      });
+    }
+    for (const a of snapshot.access) {
+      this.#access.set(a.token, {
+        subscriberId: a.subscriber_id,
+        user: { userId: a.user_id, email: a.email },
+        clientId: a.client_id,
+        environment: a.environment,
+        expiresAt: a.expires_at,
+        kind: a.kind,
+      });
+    }
   }
 
   #mark(): string {

@@ -21,6 +21,7 @@ import { fixturesRoutes } from './control/fixtures.routes.ts';
 import { journalRoutes } from './control/journal.routes.ts';
 import { recordingRoutes } from './control/recording.routes.ts';
 import { settingsRoutes } from './control/settings.routes.ts';
+import { snapshotRoutes } from './control/snapshot.routes.ts';
 import { stubRoutes } from './control/stub.routes.ts';
 import { tasksRoutes } from './control/tasks.routes.ts';
 import { triggerRoutes } from './control/trigger.routes.ts';
@@ -63,4 +64,5 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   await app.register(recordingRoutes, { core });
   await app.register(liveRoutes, { core, feed });
   await app.register(tasksRoutes, { core });
+  await app.register(snapshotRoutes, { core, gateway });
 };

@@ -1,0 +1,258 @@
+/**
+ * A world snapshot of the stub (`GET`/`PUT /_stub/snapshot`, `--snapshot FILE`,
+ * `startStub({ snapshot })`): everything the stub keeps, as plain data, so that a stub
+ * restored from it goes on exactly as the one it was taken from (docs/decisions.md, WS1–WS18).
+ * Timers are closures in the stub; here they are records naming what owns them, and a
+ * restore makes them again from those records.
+ */
+import Type, { type Static } from 'typebox';
+import { CancelEvents, EnvironmentName, WorkflowInvocation } from './control-api.schema.ts';
+import { AlertRequest, AnalyticEvent } from './service-api.schema.ts';
+
+/** The one format this stub writes and reads; another is refused (WS2). */
+export const SNAPSHOT_FORMAT = 'badge-sim-snapshot/1';
+/** What stands for a secret in a snapshot taken with `?secrets=omit` (WS6). */
+export const OMITTED_SECRET = '<omitted: taken with ?secrets=omit>';
+/** Largest snapshot a PUT accepts, in bytes: above the 50 MB of a 100,000-event world (WS10). */
+export const SNAPSHOT_BODY_LIMIT = 64 * 1024 * 1024;
+
+const Ms = Type.Number({ minimum: 0, description: 'An instant, ms since the epoch.' });
+const Uint32 = Type.Integer({ minimum: 0, maximum: 4_294_967_295 });
+/** The 4 words of a seeded generator (sfc32): it continues from them, it does not restart. */
+const GeneratorState = Type.Array(Uint32, { minItems: 4, maxItems: 4 });
+
+const SnapshotTimer = Type.Union([
+  Type.Object(
+    {
+      kind: Type.Literal('task_timeout'),
+      task_id: Type.String(),
+      due: Ms,
+      order: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal('repeat'),
+      task_id: Type.String(),
+      device_id: Type.String(),
+      due: Ms,
+      order: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type SnapshotTimer = Static<typeof SnapshotTimer>;
+
+const TaskDeviceStatus = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('playing'),
+  Type.Literal('acknowledged'),
+  Type.Literal('stopped'),
+]);
+
+const SnapshotTask = Type.Object(
+  {
+    task_id: Type.String({ minLength: 1 }),
+    serial: Type.Integer({ minimum: 0 }),
+    subscriber_id: Type.String(),
+    request: AlertRequest,
+    created_at: Ms,
+    state: Type.Union([Type.Literal('alerting'), Type.Literal('ended')]),
+    outcome: Type.Union([
+      Type.Literal('quorum'),
+      Type.Literal('timed_out'),
+      Type.Literal('cancelled'),
+      Type.Null(),
+    ]),
+    ended_at: Type.Union([Ms, Type.Null()]),
+    acknowledgements: Type.Integer({ minimum: 0 }),
+    devices: Type.Array(
+      Type.Object(
+        {
+          device_id: Type.String(),
+          status: TaskDeviceStatus,
+          plays: Type.Integer({ minimum: 0 }),
+          last_played: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SnapshotTask = Static<typeof SnapshotTask>;
+
+const SnapshotCommand = Type.Object(
+  {
+    type: Type.Union([
+      Type.Literal('play'),
+      Type.Literal('broadcast'),
+      Type.Literal('stop'),
+      Type.Literal('speak'),
+    ]),
+    taskId: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+const SnapshotDevice = Type.Object(
+  {
+    device_id: Type.String(),
+    online: Type.Boolean({
+      description: 'Online when taken; a restored stub has it offline (WS8).',
+    }),
+    battery_level: Type.Union([Type.Number(), Type.Null()]),
+    battery_status: Type.Union([Type.String(), Type.Null()]),
+    location: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+    last_connect: Type.Union([Ms, Type.Null()]),
+    last_disconnect: Type.Union([Ms, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type SnapshotDevice = Static<typeof SnapshotDevice>;
+
+const SnapshotUser = { user_id: Type.String(), email: Type.String() };
+
+export const SnapshotTokens = Type.Object(
+  {
+    generation: Type.Integer({ minimum: 0 }),
+    refresh: Type.Array(
+      Type.Object(
+        {
+          token: Type.String(),
+          subscriber_id: Type.String(),
+          environment: EnvironmentName,
+          ...SnapshotUser,
+          revoked: Type.Boolean(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    access: Type.Array(
+      Type.Object(
+        {
+          token: Type.String(),
+          kind: Type.Union([Type.Literal('access'), Type.Literal('id')]),
+          subscriber_id: Type.String(),
+          environment: EnvironmentName,
+          ...SnapshotUser,
+          client_id: Type.String(),
+          expires_at: Ms,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SnapshotTokens = Static<typeof SnapshotTokens>;
+
+export const SnapshotFaults = Type.Object(
+  {
+    counter: Type.Integer({ minimum: 0 }),
+    list: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          request: Type.Object({}, { additionalProperties: true }),
+          added_at: Ms,
+          remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+          applied: Type.Integer({ minimum: 0 }),
+          random: GeneratorState,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SnapshotFaults = Static<typeof SnapshotFaults>;
+
+export const WorldSnapshot = Type.Object(
+  {
+    format: Type.String({ description: `The format of the document: \`${SNAPSHOT_FORMAT}\`.` }),
+    secrets: Type.Union([Type.Literal('included'), Type.Literal('omitted')]),
+    taken_at: Type.String({ description: 'The instant it was taken, as events write one.' }),
+    fixtures: Type.Object(
+      { accounts: Type.Array(Type.Object({}, { additionalProperties: true })) },
+      {
+        additionalProperties: true,
+        description:
+          'The fixtures as `GET /_stub/fixtures` answers them; a restore checks them as a load does.',
+      },
+    ),
+    settings: Type.Object(
+      { cancelEvents: CancelEvents, urnWord: Type.String() },
+      { additionalProperties: true },
+    ),
+    clock: Type.Object(
+      {
+        mode: Type.Union([Type.Literal('virtual'), Type.Literal('real'), Type.Literal('scaled')]),
+        scale: Type.Number({ exclusiveMinimum: 0 }),
+        now: Ms,
+        timers: Type.Array(SnapshotTimer),
+      },
+      { additionalProperties: false },
+    ),
+    ids: Type.Object(
+      { seed: Type.Union([Type.String(), Type.Null()]), state: GeneratorState },
+      { additionalProperties: false },
+    ),
+    engine: Type.Object(
+      {
+        next_serial: Type.Integer({ minimum: 0 }),
+        plays: Type.Integer({ minimum: 0 }),
+        tasks: Type.Array(SnapshotTask),
+        ended_order: Type.Array(Type.String(), { description: 'Ended tasks, as they ended.' }),
+        lanes: Type.Array(
+          Type.Object(
+            { device_id: Type.String(), name: Type.String(), task_ids: Type.Array(Type.String()) },
+            { additionalProperties: false },
+          ),
+        ),
+        transcripts: Type.Array(
+          Type.Object(
+            {
+              device_id: Type.String(),
+              lines: Type.Array(
+                Type.Object({ at: Ms, command: SnapshotCommand }, { additionalProperties: false }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    events: Type.Array(
+      Type.Object(
+        { subscriber_id: Type.String(), events: Type.Array(AnalyticEvent) },
+        { additionalProperties: false },
+      ),
+    ),
+    tokens: SnapshotTokens,
+    faults: SnapshotFaults,
+    invocations: Type.Array(WorkflowInvocation),
+    devices: Type.Array(SnapshotDevice),
+    journal: Type.Optional(Type.Unknown({ description: 'Only with `?include=journal`.' })),
+    recording: Type.Optional(Type.Unknown({ description: 'Only with `?include=recording`.' })),
+  },
+  { additionalProperties: false },
+);
+export type WorldSnapshot = Static<typeof WorldSnapshot>;
+
+export const SnapshotQuery = Type.Object({
+  include: Type.Optional(
+    Type.String({
+      pattern: '^(journal|recording)(,(journal|recording))?$',
+      description: '`journal`, `recording` or both (comma-separated): kept out otherwise.',
+    }),
+  ),
+  secrets: Type.Optional(
+    Type.Union([Type.Literal('include'), Type.Literal('omit')], {
+      description: '`omit`: api keys, tokens and device keys replaced by a placeholder (WS6).',
+    }),
+  ),
+});
+export type SnapshotQuery = Static<typeof SnapshotQuery>;

@@ -1,0 +1,157 @@
+/**
+ * The alert engine's part of a world snapshot: its tasks with all it keeps of them, their
+ * timers as records (what each is for, when it is due, its place among timers due then), the
+ * ended tasks' order, the lanes, transcripts and events; and putting them back into an engine
+ * just reset, making each timer again from the record that owns it (WS3, WS11-WS13).
+ */
+import type { VirtualClock } from '../../protocol/clock.ts';
+import type { SnapshotTask, SnapshotTimer, WorldSnapshot } from '../../protocol/snapshot.schema.ts';
+import { parseTimestamp } from '../../protocol/timestamp.ts';
+import type { AlertEngine } from '../engine/alert-engine.ts';
+import type { Directory } from '../engine/directory.ts';
+import { TaskDevices } from '../engine/task-devices.ts';
+import { EndedRecipients, newTask, type Task } from '../engine/task-record.ts';
+
+type EngineSnapshot = WorldSnapshot['engine'];
+
+/** What the engine keeps now, and its timers (the clock's part of the snapshot). */
+export function captureEngine(
+  engine: AlertEngine,
+  clock: VirtualClock,
+): { engine: EngineSnapshot; timers: SnapshotTimer[]; events: WorldSnapshot['events'] } {
+  // What real time had still to reach is reached first (D14): a snapshot holds no fan-out.
+  engine.drainFanOut();
+  engine.kept(); // Forgets the tasks past their 7 days, as any read does.
+  const world = engine.world();
+  const now = clock.now();
+  const tasks: SnapshotTask[] = [];
+  const timers: SnapshotTimer[] = [];
+  for (const task of world.tasks.values()) {
+    tasks.push(taskRecord(task));
+    const timeout = clock.timerInfo(task.timeoutTimer);
+    if (timeout) timers.push({ kind: 'task_timeout', task_id: task.id, ...timeout });
+    for (const td of task.devices.values()) {
+      const repeat = clock.timerInfo(td.timer);
+      if (repeat)
+        timers.push({ kind: 'repeat', task_id: task.id, device_id: td.device.id, ...repeat });
+    }
+  }
+  // Their order among themselves is what counts: numbered from 0, so equal worlds write alike.
+  timers.sort((a, b) => a.due - b.due || a.order - b.order);
+  timers.forEach((timer, i) => {
+    timer.order = i;
+  });
+  const ended = [...world.ended.newest(Number.POSITIVE_INFINITY)].reverse().map((t) => t.id);
+  const deliveries = world.deliveries.toSnapshot(now);
+  return {
+    engine: {
+      next_serial: world.serial(),
+      plays: deliveries.plays,
+      tasks,
+      ended_order: ended,
+      lanes: deliveries.lanes,
+      transcripts: deliveries.transcripts as EngineSnapshot['transcripts'],
+    },
+    timers,
+    events: world.events.toSnapshot(now),
+  };
+}
+
+function taskRecord(task: Task): SnapshotTask {
+  const devices =
+    task.recipients?.view().map((d) => ({
+      device_id: d.device_id,
+      status: d.status,
+      plays: d.plays,
+      last_played: 0,
+    })) ??
+    task.devices.values().map((td) => ({
+      device_id: td.device.id,
+      status: td.status,
+      plays: td.plays,
+      last_played: td.lastPlayed,
+    }));
+  return {
+    task_id: task.id,
+    serial: task.serial,
+    subscriber_id: task.subscriberId,
+    request: task.request,
+    created_at: task.createdAt,
+    state: task.state,
+    outcome: task.outcome,
+    ended_at: task.endedAt,
+    acknowledgements: task.acks,
+    devices,
+  };
+}
+
+/**
+ * Fills an engine just reset (with the snapshot's fixtures) from a checked snapshot, on a
+ * clock restarted at the snapshot's instant: tasks, ended order, lanes, transcripts, events,
+ * then the timers in their order, each made again from what owns it.
+ */
+export function restoreEngine(
+  engine: AlertEngine,
+  clock: VirtualClock,
+  snapshot: WorldSnapshot,
+): void {
+  const world = engine.world();
+  const directory = engine.directory;
+  world.serial(snapshot.engine.next_serial);
+  for (const record of snapshot.engine.tasks)
+    world.tasks.set(record.task_id, task(record, directory));
+  const recipients = new Map(snapshot.engine.tasks.map((t) => [t.task_id, t.devices.length]));
+  for (const id of snapshot.engine.ended_order) {
+    const ended = world.tasks.get(id)!;
+    world.ended.push(ended, ended.endedAt!, recipients.get(id)!);
+  }
+  const member = (taskId: string, deviceId: string) =>
+    world.tasks.get(taskId)!.devices.get(deviceId)!;
+  world.deliveries.restore(
+    {
+      plays: snapshot.engine.plays,
+      lanes: snapshot.engine.lanes,
+      transcripts: snapshot.engine.transcripts,
+    },
+    member,
+  );
+  for (const { subscriber_id, events } of snapshot.events) {
+    for (const event of events)
+      world.events.restoreEvent(subscriber_id, parseTimestamp(event.timestamp)!, event);
+  }
+  const timers = [...snapshot.clock.timers].sort((a, b) => a.order - b.order);
+  for (const timer of timers) {
+    const owner = world.tasks.get(timer.task_id)!;
+    const delay = timer.due - clock.now();
+    if (timer.kind === 'task_timeout') {
+      owner.timeoutTimer = clock.setTimer(delay, () => world.expire(owner));
+    } else {
+      const td = owner.devices.get(timer.device_id)!;
+      td.timer = clock.setTimer(delay, () => world.deliveries.play(owner, td));
+    }
+  }
+}
+
+/** A task as it was, its devices' progress included (the checks made sure they exist). */
+function task(record: SnapshotTask, directory: Directory): Task {
+  const devices = record.devices.map((d) => directory.device(d.device_id)!);
+  const restored = newTask(record.task_id, record.serial, record.subscriber_id, record.request, {
+    devices,
+    now: record.created_at,
+  });
+  restored.state = record.state;
+  restored.outcome = record.outcome;
+  restored.endedAt = record.ended_at;
+  restored.acks = record.acknowledgements;
+  record.devices.forEach((saved, i) => {
+    const td = restored.devices.values()[i]!;
+    td.status = saved.status;
+    td.plays = saved.plays;
+    td.lastPlayed = saved.last_played;
+  });
+  if (record.state === 'ended') {
+    restored.recipients = new EndedRecipients(restored.devices.values());
+    restored.devices = new TaskDevices();
+  }
+  return restored;
+}
