@@ -16,6 +16,8 @@ export type {
 export type { RawResponse, ServiceClientOptions } from './client/service-client.ts';
 export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
 export type { CaPem } from './client/trust.ts';
+// Clocks.
+export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './clock/clock.ts';
 // Fixtures: the accounts, groups and devices a stub serves.
 export type {
   BatteryDrain,
@@ -29,8 +31,6 @@ export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
 // The alert model's history, as `run --coverage` reads a run (RunCoverage.addHistory).
 export type { Sent } from './model/lifecycle-state.ts';
 export type { ServiceHistory } from './model/observe.ts';
-// Clocks.
-export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';
 export type {
   AwaitedEvent,
   ClockAdvanced,

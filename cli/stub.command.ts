@@ -1,7 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { formatTimestamp } from '../clock/clock.ts';
+import { holdMessage } from '../clock/hold-message.ts';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import {
   CLOCK_SCALE_MAX,
   CLOCK_SCALE_MIN,
@@ -10,7 +11,6 @@ import {
   ENVIRONMENTS,
   type EnvironmentName,
 } from '../protocol/control-api.schema.ts';
-import { holdMessage } from '../protocol/hold-message.ts';
 import { JOURNAL_LIMIT_MAX } from '../protocol/journal.schema.ts';
 import { OPEN_FILES_HEADROOM, roomForBadges } from '../protocol/open-files.ts';
 import { RECORDING_LIMIT_DEFAULT, RECORDING_LIMIT_MAX } from '../protocol/recording.schema.ts';

@@ -13,8 +13,8 @@
 
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
 import { ServiceClient } from '../client/service-client.ts';
+import { formatTimestamp } from '../clock/clock.ts';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import type { StubSettings } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';

@@ -5,8 +5,8 @@
  */
 import type { TObject } from 'typebox';
 import { type ServiceClient, ServiceError } from '../client/service-client.ts';
+import { formatTimestamp } from '../clock/clock.ts';
 import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
 import type { TapFate } from '../simulator/device-faults.ts';

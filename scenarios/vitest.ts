@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
-import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
+import { DEFAULT_VIRTUAL_START } from '../clock/clock.ts';
 import { type JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';

@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { en, Faker } from '@faker-js/faker';
+import { formatTimestamp } from '../clock/clock.ts';
 import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import { LOW_BATTERY_LEVEL } from '../protocol/control-api.schema.ts';
 import {
   CAPABILITIES,

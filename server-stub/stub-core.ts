@@ -1,6 +1,6 @@
+import { type ClockMode, formatTimestamp, VirtualClock } from '../clock/clock.ts';
 import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
-import { type ClockMode, formatTimestamp, VirtualClock } from '../protocol/clock.ts';
 import type {
   EnvironmentName,
   StubKept,

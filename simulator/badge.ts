@@ -4,7 +4,7 @@
  * heard.
  */
 import type { InspectionEvent } from 'xstate';
-import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
+import { type Clock, formatTimestamp, type TimerId } from '../clock/clock.ts';
 import {
   type BadgeStatus,
   type BatteryStatus,

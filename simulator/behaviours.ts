@@ -6,8 +6,8 @@
  * battery. Every time is on the badge's clock; every draw comes from the badge's seeded streams.
  */
 
+import type { Clock, TimerId } from '../clock/clock.ts';
 import type { FixtureBehaviour, TapRule } from '../fixtures/fixtures.schema.ts';
-import type { Clock, TimerId } from '../protocol/clock.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
 import { hasOwn } from '../protocol/own.ts';
 import { draw } from '../protocol/seeded-random.ts';

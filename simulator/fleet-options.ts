@@ -5,6 +5,7 @@
  */
 import type { InspectionEvent } from 'xstate';
 import type { CaPem } from '../client/trust.ts';
+import type { Clock } from '../clock/clock.ts';
 import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import {
   FixtureBehaviour as BehaviourSchema,
@@ -12,7 +13,6 @@ import {
   type FixtureDevice,
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
-import type { Clock } from '../protocol/clock.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
 import { nearestWord } from '../protocol/nearest-word.ts';

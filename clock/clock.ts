@@ -4,14 +4,14 @@
  * `Date.now()` or `setTimeout` directly, so that tests can run five minutes of alerting in
  * a few milliseconds and get the same result every time.
  */
-import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from './timestamp.ts';
+import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from '../protocol/timestamp.ts';
 
 // Where instants are made whole microseconds and printed; re-exported for the clock's users.
 export {
   formatTimestamp,
   isHoldableInstant,
   MAX_INSTANT,
-} from './timestamp.ts';
+} from '../protocol/timestamp.ts';
 
 /** Opaque handle of a scheduled timer. */
 export type TimerId = number;

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { formatDuration, parseDuration } from '../protocol/duration.ts';
+import { IdSource } from '../protocol/ids.ts';
 import { DEFAULT_VIRTUAL_START, formatTimestamp, VirtualClock } from './clock.ts';
-import { formatDuration, parseDuration } from './duration.ts';
-import { IdSource } from './ids.ts';
 
 const T0 = DEFAULT_VIRTUAL_START;
 
