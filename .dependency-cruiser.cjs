@@ -2,7 +2,7 @@
  * Which folder may import which: the layers of docs/architecture.md ("Layers"), checked by
  * `npm run lint` (and so by `npm test` and CI). From the bottom up:
  *
- *   protocol → clock → fixtures → client, server-stub → stub-connection → simulator → model → scenarios
+ *   protocol → clock, input → fixtures → client, server-stub → stub-connection → simulator → model → scenarios
  *     → container, contract → cli (and the package's entry points at the root)
  *
  * A folder imports only from the layers below it; the dashboard (a page in the browser) only
@@ -12,7 +12,7 @@
  * new one can land.
  */
 const PRODUCT =
-  '^(protocol|clock|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard)/';
+  '^(protocol|clock|input|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard)/';
 const NOT_TESTS = '\\.test\\.ts$';
 
 /** A rule that `from` (a folder of the product) imports none of `to` (folders). */
@@ -38,14 +38,20 @@ module.exports = {
     below(
       'protocol-is-the-bottom',
       'protocol',
-      'clock|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
+      'clock|input|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'Wire shapes, the clock and ids: everything builds on them, they build on nothing of ours.',
     ),
     below(
       'clock-on-protocol-only',
       'clock',
-      'fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
+      'input|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'The virtual clock the stub and the badges share: it reads timestamps, nothing above.',
+    ),
+    below(
+      'input-on-protocol-only',
+      'input',
+      'clock|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
+      'Reading what comes from outside (YAML with its lines, JSON lines, foreign keys, mistyped words): any layer may, it knows none.',
     ),
     below(
       'fixtures-on-protocol-only',

@@ -4,10 +4,11 @@
  * mismatch, lay expected and actual side by side as timelines with the first difference
  * marked.
  */
+
+import { ownValue } from '../input/own.ts';
 import type { DeviceFacts } from '../protocol/control-api.schema.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
-import { ownValue } from '../protocol/own.ts';
 import { compilePathPattern, pathPatternProblem } from '../protocol/path-pattern.ts';
 import type {
   DeviceExpectation,

@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { hasOwn } from '../protocol/own.ts';
+import { hasOwn } from '../input/own.ts';
 import type { Scenario } from './scenario.schema.ts';
 
 /** Where a scenario's fixtures file is, absolute: beside `scenarioFile`, or the working folder. */

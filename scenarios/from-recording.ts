@@ -8,8 +8,8 @@
  */
 import { basename } from 'node:path';
 import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
+import { ownValue } from '../input/own.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
-import { ownValue } from '../protocol/own.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import { RecordingError } from './read-recording.ts';

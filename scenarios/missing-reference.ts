@@ -4,7 +4,7 @@
  * when they are few. The runner finds these only when it knows the fixtures, after loading.
  */
 import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { FEW_WORDS, nearestWord, withSuggestion } from '../protocol/nearest-word.ts';
+import { FEW_WORDS, nearestWord, withSuggestion } from '../input/nearest-word.ts';
 
 export function noAccount(fixtures: Fixtures, account: string): string {
   return withSuggestion(

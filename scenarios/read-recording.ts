@@ -3,9 +3,9 @@
  * made records, each checked, the first bad one named by its line (decision RS10).
  */
 import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
+import { readJsonLines } from '../input/json-lines.ts';
+import { ownValue } from '../input/own.ts';
 import { JournalEntry } from '../protocol/journal.schema.ts';
-import { readJsonLines } from '../protocol/json-lines.ts';
-import { ownValue } from '../protocol/own.ts';
 import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
 import { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';

@@ -6,7 +6,7 @@
  * nothing but its credentials. `record --all-fixtures` keeps them all.
  */
 import type { FixtureAccount, FixtureGroup, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { ownValue } from '../protocol/own.ts';
+import { ownValue } from '../input/own.ts';
 
 /** What the scenario's steps and expectations use of the fixtures. */
 export interface FixturesUsed {

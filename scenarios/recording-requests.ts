@@ -6,8 +6,8 @@
  * with the reason.
  */
 import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
+import { ownValue } from '../input/own.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
-import { ownValue } from '../protocol/own.ts';
 import { decodedSegment } from './recording-timing.ts';
 
 type StepBody = Record<string, unknown>;

@@ -7,8 +7,9 @@
  * action caused say when it acted, and a replay on the virtual clock, where an action and its
  * effects share one instant, gives them all that instant.
  */
+
+import { ownValue } from '../input/own.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
-import { ownValue } from '../protocol/own.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import { type AnalyticEvent, TIMEOUT_DEFAULT_S } from '../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';

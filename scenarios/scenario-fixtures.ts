@@ -7,7 +7,7 @@
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { hasOwn } from '../protocol/own.ts';
+import { hasOwn } from '../input/own.ts';
 import type { Scenario } from './scenario.schema.ts';
 
 let defaultFixtures: Fixtures | undefined;

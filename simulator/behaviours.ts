@@ -8,8 +8,8 @@
 
 import type { Clock, TimerId } from '../clock/clock.ts';
 import type { FixtureBehaviour, TapRule } from '../fixtures/fixtures.schema.ts';
+import { hasOwn } from '../input/own.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
-import { hasOwn } from '../protocol/own.ts';
 import { draw } from '../protocol/seeded-random.ts';
 import {
   type BatteryTarget,

@@ -13,10 +13,10 @@ import {
   type FixtureDevice,
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
+import { nearestWord } from '../input/nearest-word.ts';
+import { hasOwn } from '../input/own.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { flakyEveryProblem } from '../protocol/flaky.ts';
-import { nearestWord } from '../protocol/nearest-word.ts';
-import { hasOwn } from '../protocol/own.ts';
 import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubTarget } from '../stub-connection/stub-connection.ts';

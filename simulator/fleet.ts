@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { locationsOnConnect } from '../fixtures/badge-location.ts';
+import { ownValue } from '../input/own.ts';
 import { roomForBadges } from '../protocol/open-files.ts';
-import { ownValue } from '../protocol/own.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
 import { Badge } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';

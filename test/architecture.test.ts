@@ -49,6 +49,7 @@ describe('the layers are checked', () => {
   test.each([
     ['protocol-is-the-bottom', 'protocol/a.ts', 'server-stub/b.ts'],
     ['clock-on-protocol-only', 'clock/a.ts', 'fixtures/b.ts'],
+    ['input-on-protocol-only', 'input/a.ts', 'fixtures/b.ts'],
     ['fixtures-on-protocol-only', 'fixtures/a.ts', 'simulator/b.ts'],
     ['client-knows-no-stub', 'client/a.ts', 'server-stub/b.ts'],
     ['stub-knows-no-badges', 'server-stub/a.ts', 'simulator/b.ts'],

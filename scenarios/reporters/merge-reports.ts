@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { ownValue } from '../../protocol/own.ts';
+import { ownValue } from '../../input/own.ts';
 import { type CoverageReport, mergeCoverage } from '../coverage.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import { type PageData, renderHtmlReport } from './html.reporter.ts';

@@ -7,8 +7,8 @@
  */
 import { Document, isMap, type Node } from 'yaml';
 import type { FixtureAccount, FixtureDevice, Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { ownValue } from '../../input/own.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
-import { ownValue } from '../../protocol/own.ts';
 import { TIMEOUT_MAX_S } from '../../protocol/service-api.schema.ts';
 import { formatMicros } from '../../protocol/timestamp.ts';
 import { checkScenario } from '../load-scenario.ts';

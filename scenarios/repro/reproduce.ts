@@ -4,10 +4,10 @@
  * embedded stub) and compare the histories.
  */
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { parseYaml } from '../../input/yaml-source.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
-import { parseYaml } from '../../protocol/yaml-source.ts';
 import { checkScenario, type LoadedScenario } from '../load-scenario.ts';
 import { runScenario } from '../run-scenario.ts';
 import {

@@ -3,10 +3,10 @@
  * errors both come back with the file and line, so the message says where to look.
  */
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import { DURATION_SOURCE } from './duration.ts';
+import { DURATION_SOURCE } from '../protocol/duration.ts';
+import { type ErrorObject, fieldPath } from '../protocol/validator.ts';
 import { nearestWord, withSuggestion } from './nearest-word.ts';
 import { ownValue } from './own.ts';
-import { type ErrorObject, fieldPath } from './validator.ts';
 
 export interface YamlSource {
   value: unknown;
