@@ -9,7 +9,6 @@
 import { randomBytes } from 'node:crypto';
 import { locationsOnConnect } from '../fixtures/badge-location.ts';
 import { ownValue } from '../input/own.ts';
-import { roomForBadges } from '../protocol/open-files.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
 import { Badge } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';
@@ -33,6 +32,7 @@ import {
   type WorkerFleetOptions,
 } from './fleet-options.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
+import { roomForBadges } from './open-files.ts';
 import { BadgeLink, DEFAULT_RECONNECT, Outstanding } from './transport.ts';
 import { createTextToSpeech } from './tts/text-to-speech.ts';
 

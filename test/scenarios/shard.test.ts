@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { shardOf } from '../../protocol/shard.ts';
 import { REPORTERS } from '../../scenarios/reporters/index.ts';
 import { createJunitReporter } from '../../scenarios/reporters/junit.reporter.ts';
 import {
@@ -17,6 +16,7 @@ import {
   mergeJunitReports,
 } from '../../scenarios/reporters/merge-reports.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';
+import { shardOf } from '../../simulator/shard.ts';
 import { runCli } from '../support/cli.ts';
 
 const SUITE = readdirSync('scenarios/catalogue')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkOpenFiles } from '../simulator/fleet-connect.ts';
+import { checkOpenFiles } from './fleet-connect.ts';
 import {
   badgesUnderLimit,
   OPEN_FILES_HEADROOM,
