@@ -13,7 +13,11 @@ export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixture
 export { CONTROL_TOKEN_HEADER } from './protocol/control-api.schema.ts';
 export type * from './public-types.ts';
 export { RunCoverage } from './scenarios/coverage.ts';
-export { defineScenario, loadScenarioFile, ScenarioError } from './scenarios/load-scenario.ts';
+export {
+  defineScenario,
+  loadScenarioFile,
+  ScenarioError,
+} from './scenarios/format/load-scenario.ts';
 export { runScenario } from './scenarios/run-scenario.ts';
 export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
 export { TlsSetupError } from './server-stub/tls.ts';

@@ -89,13 +89,13 @@ export type {
 export type { TokenValidation } from './protocol/token-api.schema.ts';
 // Scenarios: the file model, running one or a suite, and what comes out.
 export type { CoverageReport, DecisionCoverageReport } from './scenarios/coverage.ts';
-export type { DecisionRow } from './scenarios/decision-rows.ts';
 export type { ActualHeard, Failure } from './scenarios/expectations.ts';
-export type { LoadedScenario } from './scenarios/load-scenario.ts';
+export type { DecisionRow } from './scenarios/format/decision-rows.ts';
+export type { LoadedScenario } from './scenarios/format/load-scenario.ts';
+export type { EventMatcher, Scenario, Step } from './scenarios/format/scenario.schema.ts';
 export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
 export type { BadgeLane, RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
 export type { SuiteOptions } from './scenarios/run-suite.ts';
-export type { EventMatcher, Scenario, Step } from './scenarios/scenario.schema.ts';
 export type { StepObserver, StepProgress } from './scenarios/step-progress.ts';
 // The stub: how to start it, its settings, the handle.
 export type { CancelEvents } from './server-stub/engine/alert-engine.ts';

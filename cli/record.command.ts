@@ -7,16 +7,16 @@ import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import {
+  type LoadedScenario,
+  loadScenarioText,
+  ScenarioError,
+} from '../scenarios/format/load-scenario.ts';
+import {
   RECORDING_FILE_MAX_CHARS,
   RecordingError,
   readRecording,
   scenarioFromRecording,
 } from '../scenarios/from-recording.ts';
-import {
-  type LoadedScenario,
-  loadScenarioText,
-  ScenarioError,
-} from '../scenarios/load-scenario.ts';
 import { fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 

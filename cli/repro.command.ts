@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSyn
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { ScenarioError } from '../scenarios/load-scenario.ts';
+import { ScenarioError } from '../scenarios/format/load-scenario.ts';
 import { TIMELINE_FULL_ROWS, timeline } from '../scenarios/repro/compare-histories.ts';
 import {
   ExportError,

@@ -114,7 +114,7 @@ Examples:
         const [{ findScenarioFiles, runSuite }, { ScenarioError }, { summaryLine }] =
           await Promise.all([
             import('../scenarios/run-suite.ts'),
-            import('../scenarios/load-scenario.ts'),
+            import('../scenarios/format/load-scenario.ts'),
             import('../scenarios/reporters/reporter.ts'),
           ]);
         let files: string[];

@@ -10,7 +10,7 @@ import {
   lifecycleTransitions,
 } from '../model/transitions.ts';
 import { BadgeCoverage, type TransitionCoverageReport } from '../simulator/badge-coverage.ts';
-import { type DecisionRow, decisionRows } from './decision-rows.ts';
+import { type DecisionRow, decisionRows } from './format/decision-rows.ts';
 
 /** Which rows of docs/decisions.md the run's scenarios name. */
 export interface DecisionCoverageReport {

@@ -17,7 +17,7 @@ import type {
   HeardExpectation,
   HeardMatcher,
   ResponseExpectation,
-} from './scenario.schema.ts';
+} from './format/scenario.schema.ts';
 
 /** An analytic event as a scenario sees it: times in ms from the start of the scenario. */
 export interface ActualEvent {

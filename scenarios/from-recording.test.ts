@@ -4,8 +4,8 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
 import { journalEntry } from '../test/support/recording-lines.ts';
+import { checkScenario } from './format/load-scenario.ts';
 import { parseRecording, scenarioFromRecording } from './from-recording.ts';
-import { checkScenario } from './load-scenario.ts';
 
 const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
 const API = '/subscribers/100001/api/v1';

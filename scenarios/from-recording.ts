@@ -12,13 +12,13 @@ import { ownValue } from '../input/own.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
+import type { Scenario, ScenarioSettings, Step } from './format/scenario.schema.ts';
 import { RecordingError } from './read-recording.ts';
 import { expectedEvents, expectedHeard, type ReplayView } from './recording-expectations.ts';
 import { trimmedFixtures } from './recording-fixtures.ts';
 import { requestStep } from './recording-requests.ts';
 import { type Acted, micros, type RecordTiming, timingOf } from './recording-timing.ts';
 import { type Comments, toYaml } from './recording-yaml.ts';
-import type { Scenario, ScenarioSettings, Step } from './scenario.schema.ts';
 
 export {
   parseRecording,

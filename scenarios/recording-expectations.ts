@@ -4,10 +4,10 @@
  */
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import type { EventMatcher, HeardExpectation } from './format/scenario.schema.ts';
 import { heardOnReplay } from './recording-heard.ts';
 import type { RecordTiming } from './recording-timing.ts';
 import type { Comments } from './recording-yaml.ts';
-import type { EventMatcher, HeardExpectation } from './scenario.schema.ts';
 
 /** What the expectations need of the replay: its instants, its badges and its task names. */
 export interface ReplayView {

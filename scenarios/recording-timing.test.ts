@@ -8,8 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import type { JournalEntry } from '../protocol/journal.schema.ts';
 import { journalEntry } from '../test/support/recording-lines.ts';
+import { checkScenario, defineScenario } from './format/load-scenario.ts';
 import { scenarioFromRecording } from './from-recording.ts';
-import { checkScenario, defineScenario } from './load-scenario.ts';
 import { parseRecording } from './read-recording.ts';
 import { runScenario } from './run-scenario.ts';
 

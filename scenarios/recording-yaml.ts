@@ -4,7 +4,7 @@
  */
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import type { RecordLine } from '../protocol/recording.schema.ts';
-import type { Scenario } from './scenario.schema.ts';
+import type { Scenario } from './format/scenario.schema.ts';
 
 /** Comments to attach: at a path of the document (`timeline.3`), the text. */
 export type Comments = Map<string, string[]>;

@@ -36,13 +36,13 @@ import {
   type Failure,
   type ScenarioActual,
 } from './expectations.ts';
+import { actionOf, type LoadedScenario, ScenarioError } from './format/load-scenario.ts';
+import { noAccount, noDevice, noGroup } from './format/missing-reference.ts';
+import type { Scenario, ScenarioSettings } from './format/scenario.schema.ts';
 import { injectFetch } from './inject-fetch.ts';
-import { actionOf, type LoadedScenario, ScenarioError } from './load-scenario.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
-import { noAccount, noDevice, noGroup } from './missing-reference.ts';
 import { type RunMode, rerunCommand } from './rerun-command.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
-import type { Scenario, ScenarioSettings } from './scenario.schema.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
 import { leaseScenarioStub } from './scenario-stubs.ts';
 import type { StepObserver } from './step-progress.ts';

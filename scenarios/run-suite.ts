@@ -6,7 +6,7 @@ import { type Stats, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globSync, isDynamicPattern } from 'tinyglobby';
-import { type LoadedScenario, loadScenarioFile, ScenarioError } from './load-scenario.ts';
+import { type LoadedScenario, loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
 import type { Reporter, RunSummary } from './reporters/index.ts';
 import { rerunCommand } from './rerun-command.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';

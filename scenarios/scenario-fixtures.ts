@@ -8,7 +8,7 @@ import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { generateFixtures } from '../fixtures/generate-fixtures.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import { hasOwn } from '../input/own.ts';
-import type { Scenario } from './scenario.schema.ts';
+import type { Scenario } from './format/scenario.schema.ts';
 
 let defaultFixtures: Fixtures | undefined;
 /** Fixtures generated for the last few `generate:` requests: the same request, the same ones. */

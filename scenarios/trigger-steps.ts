@@ -9,8 +9,8 @@ import { TokenError, TriggerClient } from '../client/trigger-client.ts';
 import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
 import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
 import type { EnvironmentSettings } from '../server-stub/settings.ts';
-import { ScenarioError } from './load-scenario.ts';
-import type { Bearer } from './scenario.schema.ts';
+import { ScenarioError } from './format/load-scenario.ts';
+import type { Bearer } from './format/scenario.schema.ts';
 
 export interface StepAnswer {
   status: number;

@@ -32,13 +32,13 @@ import {
   describeMatcher,
   matchingRequests,
 } from './expectations.ts';
-import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
+import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
+import type { EventMatcher } from './format/scenario.schema.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
 import { createHtmlReporter } from './reporters/html.reporter.ts';
 import type { RunSummary } from './reporters/reporter.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
 import { findScenarioFiles } from './run-suite.ts';
-import type { EventMatcher } from './scenario.schema.ts';
 
 export type * from './vitest-public-types.ts';
 

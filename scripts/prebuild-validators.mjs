@@ -16,7 +16,7 @@ export async function prebuildValidators(dist) {
   const load = (path) => import(pathToFileURL(join(dist, path)).href);
   const validator = await load('protocol/validator.js');
   const { findScenarioFiles } = await load('scenarios/run-suite.js');
-  const { loadScenarioFile } = await load('scenarios/load-scenario.js');
+  const { loadScenarioFile } = await load('scenarios/format/load-scenario.js');
   const { runScenario } = await load('scenarios/run-scenario.js');
   for (const file of findScenarioFiles([])) {
     // Whether it passes is the tests' business: here it only has to use its schemas.

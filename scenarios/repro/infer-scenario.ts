@@ -11,8 +11,8 @@ import { ownValue } from '../../input/own.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { TIMEOUT_MAX_S } from '../../protocol/service-api.schema.ts';
 import { formatMicros } from '../../protocol/timestamp.ts';
-import { checkScenario } from '../load-scenario.ts';
-import type { EventMatcher, Scenario, ScenarioSettings, Step } from '../scenario.schema.ts';
+import { checkScenario } from '../format/load-scenario.ts';
+import type { EventMatcher, Scenario, ScenarioSettings, Step } from '../format/scenario.schema.ts';
 import { ExportError, type FieldEvent, type SentAlert } from './read-export.ts';
 
 /** One alert of the field, as its events tell it. */

@@ -8,7 +8,7 @@ import { parseYaml } from '../../input/yaml-source.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
-import { checkScenario, type LoadedScenario } from '../load-scenario.ts';
+import { checkScenario, type LoadedScenario } from '../format/load-scenario.ts';
 import { runScenario } from '../run-scenario.ts';
 import {
   type Comparison,

@@ -11,7 +11,7 @@ import { allJournalEntries, StubControlClient } from '../../client/control-clien
 import { ServiceClient } from '../../client/service-client.ts';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
 import {
   compareHistories,
   type HistoryEvent,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { defineScenario } from '../../scenarios/load-scenario.ts';
+import { defineScenario } from '../../scenarios/format/load-scenario.ts';
 import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { runSuite } from '../../scenarios/run-suite.ts';

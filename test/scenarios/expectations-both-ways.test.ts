@@ -16,7 +16,7 @@ import {
   type Failure,
   type ScenarioActual,
 } from '../../scenarios/expectations.ts';
-import type { Expectations } from '../../scenarios/scenario.schema.ts';
+import type { Expectations } from '../../scenarios/format/scenario.schema.ts';
 
 const DEVICES: Record<string, string> = { Ada: 'dev-ada', Ben: 'dev-ben' };
 const USERS = new Map(Object.entries(DEVICES).map(([user, id]) => [id, user]));

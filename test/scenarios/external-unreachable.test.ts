@@ -1,7 +1,7 @@
 /** A scenario against a stub in another process that is not there says so, as a ScenarioError. */
 import { createServer } from 'node:net';
 import { expect, test } from 'vitest';
-import { loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
+import { loadScenarioFile, ScenarioError } from '../../scenarios/format/load-scenario.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 
 test('external mode against a port where no stub listens: "the stub at … is unreachable"', async () => {

@@ -3,7 +3,7 @@
  * step's `retry:` honouring Retry-After on the stub's clock.
  */
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 
 const OUTAGE = {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
 import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 

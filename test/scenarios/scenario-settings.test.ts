@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
-import { defineScenario } from '../../scenarios/load-scenario.ts';
+import { defineScenario } from '../../scenarios/format/load-scenario.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 

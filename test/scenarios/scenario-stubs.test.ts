@@ -8,7 +8,7 @@ import {
   defineScenario,
   type LoadedScenario,
   loadScenarioFile,
-} from '../../scenarios/load-scenario.ts';
+} from '../../scenarios/format/load-scenario.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';
 import { findScenarioFiles } from '../../scenarios/run-suite.ts';
 import { closeScenarioStubs, scenarioStubCounts } from '../../scenarios/scenario-stubs.ts';

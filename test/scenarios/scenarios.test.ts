@@ -6,8 +6,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
-import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/publish-schema.ts';
+import {
+  defineScenario,
+  loadScenarioFile,
+  ScenarioError,
+} from '../../scenarios/format/load-scenario.ts';
+import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/format/publish-schema.ts';
 import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
 import { runScenario } from '../../scenarios/run-scenario.ts';

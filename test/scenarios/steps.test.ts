@@ -1,6 +1,6 @@
 /** The timeline's step table: one handler for each action the loader accepts, with its schema. */
 import { expect, test } from 'vitest';
-import { STEP_ACTIONS } from '../../scenarios/load-scenario.ts';
+import { STEP_ACTIONS } from '../../scenarios/format/load-scenario.ts';
 import { STEP_HANDLERS } from '../../scenarios/steps.ts';
 
 test('every step action has one handler, whose schema is the step variant of that action', () => {

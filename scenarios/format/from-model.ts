@@ -4,11 +4,11 @@
  * the stub and the badges must do exactly what the model says.
  */
 import { Document, isMap, isSeq } from 'yaml';
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { predict } from '../model/alert.model.ts';
-import { badgeConfig } from '../model/configs.ts';
-import type { AlertTexts, ModelConfig, ModelInput } from '../model/lifecycle-state.ts';
-import { GENERATED_TIMEOUT_S, type ModelPath } from '../model/paths.ts';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { predict } from '../../model/alert.model.ts';
+import { badgeConfig } from '../../model/configs.ts';
+import type { AlertTexts, ModelConfig, ModelInput } from '../../model/lifecycle-state.ts';
+import { GENERATED_TIMEOUT_S, type ModelPath } from '../../model/paths.ts';
 import type { HeardMatcher, Scenario, Step } from './scenario.schema.ts';
 
 /** The users of the generated fixtures, in the group's order. */

@@ -5,20 +5,20 @@
 
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
-import { deviceFaultProblem } from '../fixtures/device-faults.ts';
-import { flakyEveryProblem } from '../fixtures/flaky-every.ts';
-import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
-import { nearestWord, withSuggestion } from '../input/nearest-word.ts';
-import { hasOwn } from '../input/own.ts';
+import { deviceFaultProblem } from '../../fixtures/device-faults.ts';
+import { flakyEveryProblem } from '../../fixtures/flaky-every.ts';
+import { checkFixtures, FixtureError } from '../../fixtures/load-fixtures.ts';
+import { nearestWord, withSuggestion } from '../../input/nearest-word.ts';
+import { hasOwn } from '../../input/own.ts';
 import {
   describeError,
   parseYaml,
   type YamlSource,
   YamlSyntaxError,
-} from '../input/yaml-source.ts';
-import { formatDuration, parseDuration } from '../protocol/duration.ts';
-import { type ValidateFunction, validatorOf } from '../protocol/validator.ts';
-import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
+} from '../../input/yaml-source.ts';
+import { formatDuration, parseDuration } from '../../protocol/duration.ts';
+import { type ValidateFunction, validatorOf } from '../../protocol/validator.ts';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../../server-stub/engine/tokens.ts';
 import { decisionRow } from './decision-rows.ts';
 import { fixturesFileOf, withFixturesFile } from './fixtures-file.ts';
 import { Scenario, Step } from './scenario.schema.ts';

@@ -5,8 +5,8 @@
  * again, and a rerun (`run --watch`) that loads the scenario again sees the file as it is now.
  */
 import { dirname, resolve } from 'node:path';
-import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { hasOwn } from '../input/own.ts';
+import { FixtureError, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
+import { hasOwn } from '../../input/own.ts';
 import type { Scenario } from './scenario.schema.ts';
 
 /** Where a scenario's fixtures file is, absolute: beside `scenarioFile`, or the working folder. */

@@ -9,7 +9,7 @@ import { decisionRowsModule, parseDecisionRows } from './decision-rows.ts';
 import { Scenario } from './scenario.schema.ts';
 
 export const SCENARIO_SCHEMA_FILE = fileURLToPath(
-  new URL('./scenario.schema.json', import.meta.url),
+  new URL('../scenario.schema.json', import.meta.url),
 );
 
 export function scenarioJsonSchema(): string {
@@ -26,7 +26,7 @@ export function scenarioJsonSchema(): string {
 export const DECISION_ROWS_FILE = fileURLToPath(
   new URL('./decision-rows.generated.ts', import.meta.url),
 );
-export const DECISIONS_DOC = fileURLToPath(new URL('../docs/decisions.md', import.meta.url));
+export const DECISIONS_DOC = fileURLToPath(new URL('../../docs/decisions.md', import.meta.url));
 
 export function decisionRowsSource(): string {
   return decisionRowsModule(parseDecisionRows(readFileSync(DECISIONS_DOC, 'utf8')));

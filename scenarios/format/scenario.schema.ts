@@ -9,12 +9,12 @@ import {
   FixtureBehaviour,
   Fixtures,
   MAX_TAP_COPIES,
-} from '../fixtures/fixtures.schema.ts';
-import { CancelEvents, EnvironmentName } from '../protocol/control-api.schema.ts';
-import { BadgeStatus, BatteryStatus, Location } from '../protocol/device-frames.schema.ts';
-import { MAX_DURATION_TEXT } from '../protocol/duration.ts';
-import { FaultRequest } from '../protocol/faults.schema.ts';
-import { RequestMatcher } from '../protocol/journal.schema.ts';
+} from '../../fixtures/fixtures.schema.ts';
+import { CancelEvents, EnvironmentName } from '../../protocol/control-api.schema.ts';
+import { BadgeStatus, BatteryStatus, Location } from '../../protocol/device-frames.schema.ts';
+import { MAX_DURATION_TEXT } from '../../protocol/duration.ts';
+import { FaultRequest } from '../../protocol/faults.schema.ts';
+import { RequestMatcher } from '../../protocol/journal.schema.ts';
 
 const Duration = (description: string) =>
   Type.String({ maxLength: MAX_DURATION_TEXT, pattern: DURATION_PATTERN, description });

@@ -3,8 +3,8 @@
  * device or user): the name, where to look, the nearest one there is, and the ones there are
  * when they are few. The runner finds these only when it knows the fixtures, after loading.
  */
-import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { FEW_WORDS, nearestWord, withSuggestion } from '../input/nearest-word.ts';
+import type { FixtureAccount, Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { FEW_WORDS, nearestWord, withSuggestion } from '../../input/nearest-word.ts';
 
 export function noAccount(fixtures: Fixtures, account: string): string {
   return withSuggestion(
