@@ -87,9 +87,9 @@ export type {
   ErrorBody,
 } from './protocol/service-api.schema.ts';
 export type { TokenValidation } from './protocol/token-api.schema.ts';
+export type { ActualHeard, Failure } from './scenarios/checks/expectations.ts';
 // Scenarios: the file model, running one or a suite, and what comes out.
 export type { CoverageReport, DecisionCoverageReport } from './scenarios/coverage.ts';
-export type { ActualHeard, Failure } from './scenarios/expectations.ts';
 export type { DecisionRow } from './scenarios/format/decision-rows.ts';
 export type { LoadedScenario } from './scenarios/format/load-scenario.ts';
 export type { EventMatcher, Scenario, Step } from './scenarios/format/scenario.schema.ts';

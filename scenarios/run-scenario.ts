@@ -26,7 +26,6 @@ import type { FleetHandle } from '../simulator/fleet-options.ts';
 import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
 import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
 import type { StubConnection } from '../stub-connection/stub-connection.ts';
-import type { RunCoverage } from './coverage.ts';
 import {
   type ActualEvent,
   type ActualHeard,
@@ -35,7 +34,8 @@ import {
   type DeviceFacts,
   type Failure,
   type ScenarioActual,
-} from './expectations.ts';
+} from './checks/expectations.ts';
+import type { RunCoverage } from './coverage.ts';
 import { actionOf, type LoadedScenario, ScenarioError } from './format/load-scenario.ts';
 import { noAccount, noDevice, noGroup } from './format/missing-reference.ts';
 import type { Scenario, ScenarioSettings } from './format/scenario.schema.ts';

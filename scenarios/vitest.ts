@@ -31,7 +31,7 @@ import {
   describeEntry,
   describeMatcher,
   matchingRequests,
-} from './expectations.ts';
+} from './checks/expectations.ts';
 import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
 import type { EventMatcher } from './format/scenario.schema.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';

@@ -1,7 +1,7 @@
 import { clearLine } from 'node:readline';
 import { styleText } from 'node:util';
+import type { Failure } from '../checks/expectations.ts';
 import type { CoverageReport } from '../coverage.ts';
-import type { Failure } from '../expectations.ts';
 import type { ScenarioReport } from '../run-scenario.ts';
 import { type Reporter, type RunSummary, summaryLine } from './reporter.ts';
 

@@ -12,8 +12,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../../protocol/duration.ts';
+import type { Failure } from '../checks/expectations.ts';
 import type { CoverageReport } from '../coverage.ts';
-import type { Failure } from '../expectations.ts';
 import type { BadgeLane, ScenarioReport } from '../run-scenario.ts';
 import type { Reporter, RunSummary } from './reporter.ts';
 

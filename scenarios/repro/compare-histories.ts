@@ -6,7 +6,7 @@
  */
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
-import type { ActualHeard } from '../expectations.ts';
+import type { ActualHeard } from '../checks/expectations.ts';
 
 /** One event with its ids abstracted. */
 export interface HistoryEvent {

@@ -15,7 +15,7 @@ import {
   checkExpectations,
   type Failure,
   type ScenarioActual,
-} from '../../scenarios/expectations.ts';
+} from '../../scenarios/checks/expectations.ts';
 import type { Expectations } from '../../scenarios/format/scenario.schema.ts';
 
 const DEVICES: Record<string, string> = { Ada: 'dev-ada', Ben: 'dev-ben' };

@@ -5,11 +5,11 @@
  * marked.
  */
 
-import { ownValue } from '../input/own.ts';
-import type { DeviceFacts } from '../protocol/control-api.schema.ts';
-import { parseDuration } from '../protocol/duration.ts';
-import type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
-import { compilePathPattern, pathPatternProblem } from '../protocol/path-pattern.ts';
+import { ownValue } from '../../input/own.ts';
+import type { DeviceFacts } from '../../protocol/control-api.schema.ts';
+import { parseDuration } from '../../protocol/duration.ts';
+import type { JournalEntry, RequestMatcher } from '../../protocol/journal.schema.ts';
+import { compilePathPattern, pathPatternProblem } from '../../protocol/path-pattern.ts';
 import type {
   DeviceExpectation,
   EventMatcher,
@@ -17,7 +17,7 @@ import type {
   HeardExpectation,
   HeardMatcher,
   ResponseExpectation,
-} from './format/scenario.schema.ts';
+} from '../format/scenario.schema.ts';
 
 /** An analytic event as a scenario sees it: times in ms from the start of the scenario. */
 export interface ActualEvent {
