@@ -88,15 +88,20 @@ export type {
 } from './protocol/service-api.schema.ts';
 export type { TokenValidation } from './protocol/token-api.schema.ts';
 export type { ActualHeard, Failure } from './scenarios/checks/expectations.ts';
-// Scenarios: the file model, running one or a suite, and what comes out.
-export type { CoverageReport, DecisionCoverageReport } from './scenarios/coverage.ts';
 export type { DecisionRow } from './scenarios/format/decision-rows.ts';
 export type { LoadedScenario } from './scenarios/format/load-scenario.ts';
 export type { EventMatcher, Scenario, Step } from './scenarios/format/scenario.schema.ts';
-export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
-export type { BadgeLane, RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
-export type { SuiteOptions } from './scenarios/run-suite.ts';
-export type { StepObserver, StepProgress } from './scenarios/step-progress.ts';
+// Scenarios: the file model, running one or a suite, and what comes out.
+export type { CoverageReport, DecisionCoverageReport } from './scenarios/runner/coverage.ts';
+export type { Reporter, RunSummary } from './scenarios/runner/reporter.ts';
+export type {
+  BadgeLane,
+  RunMode,
+  RunOptions,
+  ScenarioReport,
+} from './scenarios/runner/run-scenario.ts';
+export type { SuiteOptions } from './scenarios/runner/run-suite.ts';
+export type { StepObserver, StepProgress } from './scenarios/runner/step-progress.ts';
 // The stub: how to start it, its settings, the handle.
 export type { CancelEvents } from './server-stub/engine/alert-engine.ts';
 export type { EnvironmentName } from './server-stub/engine/tokens.ts';

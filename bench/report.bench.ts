@@ -14,7 +14,7 @@ import {
   type PageData,
   renderHtmlReport,
 } from '../scenarios/reporters/html.reporter.ts';
-import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
+import { findScenarioFiles, runSuite } from '../scenarios/runner/run-suite.ts';
 import { browserUnavailable, launchBrowser } from '../test/support/browser.ts';
 
 const OPENS = 5;

@@ -13,7 +13,7 @@ import {
   type ReportKind,
   reportKind,
 } from '../scenarios/reporters/merge-reports.ts';
-import type { RunSummary } from '../scenarios/reporters/reporter.ts';
+import type { RunSummary } from '../scenarios/runner/reporter.ts';
 import { choiceOption, fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 

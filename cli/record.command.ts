@@ -122,7 +122,7 @@ function loadMade(yaml: string, name: string): LoadedScenario {
 /** Runs the made scenario (embedded, virtual clock); if it fails, exit 1 with its failures. */
 async function checkMade(loaded: LoadedScenario): Promise<void> {
   const [{ runScenario }, { formatFailure }] = await Promise.all([
-    import('../scenarios/run-scenario.ts'),
+    import('../scenarios/runner/run-scenario.ts'),
     import('../scenarios/reporters/console.reporter.ts'),
   ]);
   const report = await runScenario(loaded);

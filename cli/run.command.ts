@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Reporter, ReporterName } from '../scenarios/reporters/index.ts';
-import type { StepObserver } from '../scenarios/step-progress.ts';
+import type { StepObserver } from '../scenarios/runner/step-progress.ts';
 import { type Shard, shardOf, shardOption } from '../simulator/shard.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
@@ -113,9 +113,9 @@ Examples:
           );
         const [{ findScenarioFiles, runSuite }, { ScenarioError }, { summaryLine }] =
           await Promise.all([
-            import('../scenarios/run-suite.ts'),
+            import('../scenarios/runner/run-suite.ts'),
             import('../scenarios/format/load-scenario.ts'),
-            import('../scenarios/reporters/reporter.ts'),
+            import('../scenarios/runner/reporter.ts'),
           ]);
         let files: string[];
         try {
@@ -162,8 +162,8 @@ Examples:
 interface SuiteRunner {
   controlToken?: string;
   onStep?: StepObserver;
-  runSuite: typeof import('../scenarios/run-suite.ts').runSuite;
-  summaryLine: typeof import('../scenarios/reporters/reporter.ts').summaryLine;
+  runSuite: typeof import('../scenarios/runner/run-suite.ts').runSuite;
+  summaryLine: typeof import('../scenarios/runner/reporter.ts').summaryLine;
 }
 
 /**
@@ -194,7 +194,7 @@ async function runAndReport(
     controlToken,
     ...(onStep ? { onStep } : {}),
     ...(options.coverage
-      ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
+      ? { coverage: new (await import('../scenarios/runner/coverage.ts')).RunCoverage() }
       : {}),
   });
   for (const output of summary.outputs) {

@@ -11,7 +11,7 @@ import { journalEntry } from '../test/support/recording-lines.ts';
 import { checkScenario, defineScenario } from './format/load-scenario.ts';
 import { scenarioFromRecording } from './from-recording.ts';
 import { parseRecording } from './read-recording.ts';
-import { runScenario } from './run-scenario.ts';
+import { runScenario } from './runner/run-scenario.ts';
 
 const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
 const API = '/subscribers/100001/api/v1';

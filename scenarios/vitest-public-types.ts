@@ -8,7 +8,7 @@ export type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 export type { StubHandle } from '../server-stub/start-stub.ts';
 export type { FleetHandle } from '../simulator/fleet-options.ts';
 export type { EventMatcher } from './format/scenario.schema.ts';
-export type { RunMode, RunOptions } from './run-scenario.ts';
+export type { RunMode, RunOptions } from './runner/run-scenario.ts';
 export type {
   BadgeFixtures,
   EventSequenceOptions,

@@ -36,9 +36,9 @@ import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
 import type { EventMatcher } from './format/scenario.schema.ts';
 import { formatFailure, formatReport } from './reporters/console.reporter.ts';
 import { createHtmlReporter } from './reporters/html.reporter.ts';
-import type { RunSummary } from './reporters/reporter.ts';
-import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
-import { findScenarioFiles } from './run-suite.ts';
+import type { RunSummary } from './runner/reporter.ts';
+import { type RunOptions, runScenario, type ScenarioReport } from './runner/run-scenario.ts';
+import { findScenarioFiles } from './runner/run-suite.ts';
 
 export type * from './vitest-public-types.ts';
 

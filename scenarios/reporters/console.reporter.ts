@@ -1,9 +1,9 @@
 import { clearLine } from 'node:readline';
 import { styleText } from 'node:util';
 import type { Failure } from '../checks/expectations.ts';
-import type { CoverageReport } from '../coverage.ts';
-import type { ScenarioReport } from '../run-scenario.ts';
-import { type Reporter, type RunSummary, summaryLine } from './reporter.ts';
+import type { CoverageReport } from '../runner/coverage.ts';
+import { type Reporter, type RunSummary, summaryLine } from '../runner/reporter.ts';
+import type { ScenarioReport } from '../runner/run-scenario.ts';
 
 // Decided here, not by styleText's own check (which Node 20 releases differ on): colour on a
 // terminal unless NO_COLOR is set.

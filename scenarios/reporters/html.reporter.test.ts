@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { lateAcknowledgementScenario } from '../../test/support/late-scenario.ts';
-import { CATALOGUE_DIR, runSuite } from '../run-suite.ts';
+import { CATALOGUE_DIR, runSuite } from '../runner/run-suite.ts';
 import {
   createHtmlReporter,
   type PageData,

@@ -13,9 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../../protocol/duration.ts';
 import type { Failure } from '../checks/expectations.ts';
-import type { CoverageReport } from '../coverage.ts';
-import type { BadgeLane, ScenarioReport } from '../run-scenario.ts';
-import type { Reporter, RunSummary } from './reporter.ts';
+import type { CoverageReport } from '../runner/coverage.ts';
+import type { Reporter, RunSummary } from '../runner/reporter.ts';
+import type { BadgeLane, ScenarioReport } from '../runner/run-scenario.ts';
 
 /** An instant on a scenario's timeline, drawn across every lane. */
 export interface PageMarker {

@@ -1,8 +1,8 @@
+import type { Reporter } from '../runner/reporter.ts';
 import { createConsoleReporter } from './console.reporter.ts';
 import { createHtmlReporter } from './html.reporter.ts';
 import { createJsonReporter } from './json.reporter.ts';
 import { createJunitReporter } from './junit.reporter.ts';
-import type { Reporter } from './reporter.ts';
 
 /** Every reporter by the name `--reporter` takes. */
 export const REPORTERS = {
@@ -13,4 +13,4 @@ export const REPORTERS = {
 } as const satisfies Record<string, () => Reporter>;
 
 export type ReporterName = keyof typeof REPORTERS;
-export type { Reporter, RunSummary } from './reporter.ts';
+export type { Reporter } from '../runner/reporter.ts';

@@ -1,4 +1,4 @@
-import type { Reporter, RunSummary } from './reporter.ts';
+import type { Reporter, RunSummary } from '../runner/reporter.ts';
 
 /**
  * Everything that happened, as JSON. No wall-clock time in it: the same scenarios and seed

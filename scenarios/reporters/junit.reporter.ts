@@ -1,6 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
+import type { Reporter, RunSummary } from '../runner/reporter.ts';
 import { formatFailure } from './console.reporter.ts';
-import type { Reporter, RunSummary } from './reporter.ts';
 
 // The builder escapes markup characters (`<&>"'`) in attribute values and text.
 const xml = new XMLBuilder({

@@ -8,11 +8,11 @@
 import { resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { ownValue } from '../../input/own.ts';
-import { type CoverageReport, mergeCoverage } from '../coverage.ts';
-import type { ScenarioReport } from '../run-scenario.ts';
+import { type CoverageReport, mergeCoverage } from '../runner/coverage.ts';
+import type { RunSummary } from '../runner/reporter.ts';
+import type { ScenarioReport } from '../runner/run-scenario.ts';
 import { type PageData, renderHtmlReport } from './html.reporter.ts';
 import { junitXml } from './junit.reporter.ts';
-import type { RunSummary } from './reporter.ts';
 
 export type ReportKind = 'json' | 'junit' | 'html';
 

@@ -9,7 +9,7 @@ import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
 import { checkScenario, type LoadedScenario } from '../format/load-scenario.ts';
-import { runScenario } from '../run-scenario.ts';
+import { runScenario } from '../runner/run-scenario.ts';
 import {
   type Comparison,
   compareHistories,

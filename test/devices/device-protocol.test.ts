@@ -11,7 +11,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { CLOSE_CODES, DEVICE_WS_PATH, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { defineScenario } from '../../scenarios/format/load-scenario.ts';
 import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { MAX_TRACKED_FRAMES } from '../../server-stub/device-connection.ts';
 import { DeviceGateway } from '../../server-stub/device-gateway.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';

@@ -26,7 +26,7 @@ import {
   readJournalAlerts,
 } from '../../scenarios/repro/read-export.ts';
 import { reproduce } from '../../scenarios/repro/reproduce.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 

@@ -14,7 +14,7 @@ import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-sc
 import type { Step } from '../../scenarios/format/scenario.schema.ts';
 import { reproduce } from '../../scenarios/repro/reproduce.ts';
 import { label, searchAlternatives } from '../../scenarios/repro/search.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { runCli } from '../support/cli.ts';
 
 const LENA = '350000000000001';

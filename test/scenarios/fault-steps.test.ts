@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 
 const OUTAGE = {
   at: '0s',

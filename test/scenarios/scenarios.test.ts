@@ -14,8 +14,8 @@ import {
 import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/format/publish-schema.ts';
 import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
 import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { runSuite } from '../../scenarios/run-suite.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 import { expectRefused, QUORUM_OF_ONE } from '../support/scenario-files.ts';
 

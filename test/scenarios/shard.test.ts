@@ -15,7 +15,7 @@ import {
   mergeJsonReports,
   mergeJunitReports,
 } from '../../scenarios/reporters/merge-reports.ts';
-import { runSuite } from '../../scenarios/run-suite.ts';
+import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { shardOf } from '../../simulator/shard.ts';
 import { runCli } from '../support/cli.ts';
 

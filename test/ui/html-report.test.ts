@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { renderHtmlReport } from '../../scenarios/reporters/html.reporter.ts';
-import { CATALOGUE_DIR } from '../../scenarios/run-suite.ts';
+import { CATALOGUE_DIR } from '../../scenarios/runner/run-suite.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { BIN } from '../support/cli.ts';
 import { lateAcknowledgementScenario } from '../support/late-scenario.ts';

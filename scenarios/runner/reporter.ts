@@ -2,8 +2,8 @@
  * A reporter is an object of optional hooks (the vitest and Playwright shape); the runner
  * calls them in order. Reporters are registered in one map by name.
  */
-import type { CoverageReport } from '../coverage.ts';
-import type { ScenarioReport } from '../run-scenario.ts';
+import type { CoverageReport } from './coverage.ts';
+import type { ScenarioReport } from './run-scenario.ts';
 
 export interface RunSummary {
   passed: number;

@@ -11,21 +11,21 @@
  * the step handlers (steps.ts), collect what happened, check it (expectations.ts).
  */
 
-import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
-import { ServiceClient } from '../client/service-client.ts';
-import { formatTimestamp } from '../clock/clock.ts';
-import type { FixtureAccount, FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
-import type { StubSettings } from '../protocol/control-api.schema.ts';
-import { parseDuration } from '../protocol/duration.ts';
-import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import { startStub } from '../server-stub/start-stub.ts';
-import type { WorkflowInvocation } from '../server-stub/stub-core.ts';
-import type { Badge } from '../simulator/badge.ts';
-import { startFleet } from '../simulator/fleet.ts';
-import type { FleetHandle } from '../simulator/fleet-options.ts';
-import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
-import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
-import type { StubConnection } from '../stub-connection/stub-connection.ts';
+import { allJournalEntries, StubControlClient } from '../../client/control-client.ts';
+import { ServiceClient } from '../../client/service-client.ts';
+import { formatTimestamp } from '../../clock/clock.ts';
+import type { FixtureAccount, FixtureDevice, Fixtures } from '../../fixtures/fixtures.schema.ts';
+import type { StubSettings } from '../../protocol/control-api.schema.ts';
+import { parseDuration } from '../../protocol/duration.ts';
+import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
+import type { WorkflowInvocation } from '../../server-stub/stub-core.ts';
+import type { Badge } from '../../simulator/badge.ts';
+import { startFleet } from '../../simulator/fleet.ts';
+import type { FleetHandle } from '../../simulator/fleet-options.ts';
+import { HttpStubConnection } from '../../stub-connection/http-stub-connection.ts';
+import { InProcessStubConnection } from '../../stub-connection/in-process-stub-connection.ts';
+import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import {
   type ActualEvent,
   type ActualHeard,
@@ -34,11 +34,11 @@ import {
   type DeviceFacts,
   type Failure,
   type ScenarioActual,
-} from './checks/expectations.ts';
+} from '../checks/expectations.ts';
+import { actionOf, type LoadedScenario, ScenarioError } from '../format/load-scenario.ts';
+import { noAccount, noDevice, noGroup } from '../format/missing-reference.ts';
+import type { Scenario, ScenarioSettings } from '../format/scenario.schema.ts';
 import type { RunCoverage } from './coverage.ts';
-import { actionOf, type LoadedScenario, ScenarioError } from './format/load-scenario.ts';
-import { noAccount, noDevice, noGroup } from './format/missing-reference.ts';
-import type { Scenario, ScenarioSettings } from './format/scenario.schema.ts';
 import { injectFetch } from './inject-fetch.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
 import { type RunMode, rerunCommand } from './rerun-command.ts';

@@ -11,9 +11,9 @@
  * `closeScenarioStubs()` closes them at once.
  */
 import type { Socket } from 'node:net';
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { type StubHandle, startStub } from '../server-stub/start-stub.ts';
-import type { ScenarioSettings } from './format/scenario.schema.ts';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
+import type { ScenarioSettings } from '../format/scenario.schema.ts';
 
 /** Idle stubs kept at most, all settings together; one more released is closed. */
 const IDLE_STUBS_MAX = 4;

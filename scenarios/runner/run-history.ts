@@ -4,12 +4,12 @@
  * and from the stub's session recording the DELETE answers, the taps and what they did, and
  * the badges going off and on line. Times in ms from the run's start.
  */
-import type { StubControlClient } from '../client/control-client.ts';
-import type { Sent } from '../model/lifecycle-state.ts';
-import type { ServiceHistory } from '../model/observe.ts';
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import type { StubConnection } from '../stub-connection/stub-connection.ts';
+import type { StubControlClient } from '../../client/control-client.ts';
+import type { Sent } from '../../model/lifecycle-state.ts';
+import type { ServiceHistory } from '../../model/observe.ts';
+import type { RecordLine } from '../../protocol/recording.schema.ts';
+import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
+import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import type { RunCoverage } from './coverage.ts';
 
 /**

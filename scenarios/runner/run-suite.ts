@@ -6,14 +6,14 @@ import { type Stats, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globSync, isDynamicPattern } from 'tinyglobby';
-import { type LoadedScenario, loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
-import type { Reporter, RunSummary } from './reporters/index.ts';
+import { type LoadedScenario, loadScenarioFile, ScenarioError } from '../format/load-scenario.ts';
+import type { Reporter, RunSummary } from './reporter.ts';
 import { rerunCommand } from './rerun-command.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
 
 /** The built-in catalogue. */
 // From the package root, so the bundled CLI (dist/) finds it too.
-export const CATALOGUE_DIR = fileURLToPath(new URL('../scenarios/catalogue', import.meta.url));
+export const CATALOGUE_DIR = fileURLToPath(new URL('../catalogue', import.meta.url));
 
 /**
  * Scenario files from paths: a file, a directory (every `*.scenario.yaml` below it), or a

@@ -4,11 +4,11 @@
  * them (the stub copies what it is given), so a suite does not read or generate them again
  * for each scenario, and a kept stub (scenario-stubs.ts) sees the same document again.
  */
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { generateFixtures } from '../fixtures/generate-fixtures.ts';
-import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { hasOwn } from '../input/own.ts';
-import type { Scenario } from './format/scenario.schema.ts';
+import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
+import { hasOwn } from '../../input/own.ts';
+import type { Scenario } from '../format/scenario.schema.ts';
 
 let defaultFixtures: Fixtures | undefined;
 /** Fixtures generated for the last few `generate:` requests: the same request, the same ones. */

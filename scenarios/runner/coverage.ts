@@ -3,14 +3,14 @@
  * machine's transitions its badges took, the alert model's named transitions its stubs' histories
  * show, and the rows of docs/decisions.md its passing scenarios name.
  */
-import { type ServiceHistory, transitionsIn } from '../model/observe.ts';
+import { type ServiceHistory, transitionsIn } from '../../model/observe.ts';
 import {
   describeTransition,
   type LifecycleTransition,
   lifecycleTransitions,
-} from '../model/transitions.ts';
-import { BadgeCoverage, type TransitionCoverageReport } from '../simulator/badge-coverage.ts';
-import { type DecisionRow, decisionRows } from './format/decision-rows.ts';
+} from '../../model/transitions.ts';
+import { BadgeCoverage, type TransitionCoverageReport } from '../../simulator/badge-coverage.ts';
+import { type DecisionRow, decisionRows } from '../format/decision-rows.ts';
 
 /** Which rows of docs/decisions.md the run's scenarios name. */
 export interface DecisionCoverageReport {

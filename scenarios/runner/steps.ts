@@ -4,16 +4,16 @@
  * A new kind of step is a new row here and a new variant of `Step` in scenario.schema.ts.
  */
 import type { TObject } from 'typebox';
-import { type ServiceClient, ServiceError } from '../client/service-client.ts';
-import { formatTimestamp } from '../clock/clock.ts';
-import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
-import { parseDuration } from '../protocol/duration.ts';
-import { ACCESS_TOKEN_LIFETIME_MS } from '../server-stub/engine/tokens.ts';
-import type { TapFate } from '../simulator/device-faults.ts';
-import type { FleetHandle } from '../simulator/fleet-options.ts';
-import type { StubConnection } from '../stub-connection/stub-connection.ts';
-import { ScenarioError, STEP_ACTIONS, type StepAction } from './format/load-scenario.ts';
-import { Step } from './format/scenario.schema.ts';
+import { type ServiceClient, ServiceError } from '../../client/service-client.ts';
+import { formatTimestamp } from '../../clock/clock.ts';
+import type { FixtureDevice } from '../../fixtures/fixtures.schema.ts';
+import { parseDuration } from '../../protocol/duration.ts';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../../server-stub/engine/tokens.ts';
+import type { TapFate } from '../../simulator/device-faults.ts';
+import type { FleetHandle } from '../../simulator/fleet-options.ts';
+import type { StubConnection } from '../../stub-connection/stub-connection.ts';
+import { ScenarioError, STEP_ACTIONS, type StepAction } from '../format/load-scenario.ts';
+import { Step } from '../format/scenario.schema.ts';
 import type { StepAnswer, TriggerSteps } from './trigger-steps.ts';
 
 /** What a step may use: the stub, the badges, the clients, and the names given so far. */

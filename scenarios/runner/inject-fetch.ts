@@ -9,7 +9,7 @@
  * A fault on the emulated APIs acts on the connection (a reset destroys it, a stall holds the
  * answer's body on it), so while the stub has any fault, requests go on its port as before.
  */
-import type { StubHandle } from '../server-stub/start-stub.ts';
+import type { StubHandle } from '../../server-stub/start-stub.ts';
 import { fetchRequest, LoopbackResponse, loopbackFetch, NULL_BODY } from './loopback-fetch.ts';
 
 export function injectFetch(stub: StubHandle): typeof fetch {

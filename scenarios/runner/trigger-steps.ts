@@ -4,13 +4,13 @@
  * integration uses (cache, refresh on 401, retry once); the other credentials are sent as
  * raw requests. Every request to oauth2/token is counted for `expect.token_requests`.
  */
-import { readBody, ServiceError } from '../client/service-client.ts';
-import { TokenError, TriggerClient } from '../client/trigger-client.ts';
-import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
-import type { EnvironmentName } from '../server-stub/engine/tokens.ts';
-import type { EnvironmentSettings } from '../server-stub/settings.ts';
-import { ScenarioError } from './format/load-scenario.ts';
-import type { Bearer } from './format/scenario.schema.ts';
+import { readBody, ServiceError } from '../../client/service-client.ts';
+import { TokenError, TriggerClient } from '../../client/trigger-client.ts';
+import type { FixtureAccount } from '../../fixtures/fixtures.schema.ts';
+import type { EnvironmentName } from '../../server-stub/engine/tokens.ts';
+import type { EnvironmentSettings } from '../../server-stub/settings.ts';
+import { ScenarioError } from '../format/load-scenario.ts';
+import type { Bearer } from '../format/scenario.schema.ts';
 
 export interface StepAnswer {
   status: number;
