@@ -13,7 +13,7 @@ import {
   createHtmlReporter,
   type PageData,
   renderHtmlReport,
-} from '../scenarios/reporters/html.reporter.ts';
+} from '../scenarios/reports/html.reporter.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/runner/run-suite.ts';
 import { browserUnavailable, launchBrowser } from '../test/support/browser.ts';
 

@@ -123,7 +123,7 @@ function loadMade(yaml: string, name: string): LoadedScenario {
 async function checkMade(loaded: LoadedScenario): Promise<void> {
   const [{ runScenario }, { formatFailure }] = await Promise.all([
     import('../scenarios/runner/run-scenario.ts'),
-    import('../scenarios/reporters/console.reporter.ts'),
+    import('../scenarios/reports/console.reporter.ts'),
   ]);
   const report = await runScenario(loaded);
   if (report.passed) return;

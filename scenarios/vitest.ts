@@ -34,8 +34,8 @@ import {
 } from './checks/expectations.ts';
 import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
 import type { EventMatcher } from './format/scenario.schema.ts';
-import { formatFailure, formatReport } from './reporters/console.reporter.ts';
-import { createHtmlReporter } from './reporters/html.reporter.ts';
+import { formatFailure, formatReport } from './reports/console.reporter.ts';
+import { createHtmlReporter } from './reports/html.reporter.ts';
 import type { RunSummary } from './runner/reporter.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './runner/run-scenario.ts';
 import { findScenarioFiles } from './runner/run-suite.ts';

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createHtmlReporter } from '../scenarios/reporters/html.reporter.ts';
+import { createHtmlReporter } from '../scenarios/reports/html.reporter.ts';
 import { RunCoverage } from '../scenarios/runner/coverage.ts';
 import { findScenarioFiles, runSuite } from '../scenarios/runner/run-suite.ts';
 import { launchBrowser } from '../test/support/browser.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { CLOSE_CODES, DEVICE_WS_PATH, MAX_INSTANT } from '../../protocol/device-frames.schema.ts';
 import { defineScenario } from '../../scenarios/format/load-scenario.ts';
-import { createConsoleReporter, formatReport } from '../../scenarios/reporters/console.reporter.ts';
+import { createConsoleReporter, formatReport } from '../../scenarios/reports/console.reporter.ts';
 import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { MAX_TRACKED_FRAMES } from '../../server-stub/device-connection.ts';
 import { DeviceGateway } from '../../server-stub/device-gateway.ts';

@@ -12,8 +12,8 @@ import { DECISION_ROWS } from '../../scenarios/format/decision-rows.generated.ts
 import { parseDecisionRows } from '../../scenarios/format/decision-rows.ts';
 import { defineScenario } from '../../scenarios/format/load-scenario.ts';
 import { DECISIONS_DOC } from '../../scenarios/format/publish-schema.ts';
-import { REPORTERS } from '../../scenarios/reporters/index.ts';
-import { mergeHtmlReports, mergeJsonReports } from '../../scenarios/reporters/merge-reports.ts';
+import { REPORTERS } from '../../scenarios/reports/index.ts';
+import { mergeHtmlReports, mergeJsonReports } from '../../scenarios/reports/merge-reports.ts';
 import { RunCoverage } from '../../scenarios/runner/coverage.ts';
 import { findScenarioFiles, runSuite } from '../../scenarios/runner/run-suite.ts';
 import { startStub } from '../../server-stub/start-stub.ts';

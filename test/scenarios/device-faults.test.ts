@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { defineScenario } from '../../scenarios/format/load-scenario.ts';
-import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
+import { createJsonReporter } from '../../scenarios/reports/json.reporter.ts';
 import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { expectRefused, scenarioFile } from '../support/scenario-files.ts';

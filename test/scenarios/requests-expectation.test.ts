@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
-import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
+import { formatReport } from '../../scenarios/reports/console.reporter.ts';
 import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 
 const REQUESTS = (expect: string) => `name: Requests verified

@@ -12,8 +12,8 @@ import {
   ScenarioError,
 } from '../../scenarios/format/load-scenario.ts';
 import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/format/publish-schema.ts';
-import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
-import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
+import { formatReport } from '../../scenarios/reports/console.reporter.ts';
+import { createJsonReporter } from '../../scenarios/reports/json.reporter.ts';
 import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';

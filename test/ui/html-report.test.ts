@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { renderHtmlReport } from '../../scenarios/reporters/html.reporter.ts';
+import { renderHtmlReport } from '../../scenarios/reports/html.reporter.ts';
 import { CATALOGUE_DIR } from '../../scenarios/runner/run-suite.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { BIN } from '../support/cli.ts';
