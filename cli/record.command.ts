@@ -1,22 +1,22 @@
 /**
  * `badge-sim record <recording> --to <scenario.yaml>`: a session recording (`badge-sim stub
  * --record`, `GET /_stub/recording`) turned into a scenario that replays it and expects what
- * was observed (scenarios/from-recording.ts).
+ * was observed (scenarios/field-bugs/recording/from-recording.ts).
  */
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
 import {
-  type LoadedScenario,
-  loadScenarioText,
-  ScenarioError,
-} from '../scenarios/format/load-scenario.ts';
-import {
   RECORDING_FILE_MAX_CHARS,
   RecordingError,
   readRecording,
   scenarioFromRecording,
-} from '../scenarios/from-recording.ts';
+} from '../scenarios/field-bugs/recording/from-recording.ts';
+import {
+  type LoadedScenario,
+  loadScenarioText,
+  ScenarioError,
+} from '../scenarios/format/load-scenario.ts';
 import { fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 

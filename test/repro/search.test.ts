@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { reproduce } from '../../scenarios/field-bugs/repro/reproduce.ts';
+import { label, searchAlternatives } from '../../scenarios/field-bugs/repro/search.ts';
 import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
 import type { Step } from '../../scenarios/format/scenario.schema.ts';
-import { reproduce } from '../../scenarios/repro/reproduce.ts';
-import { label, searchAlternatives } from '../../scenarios/repro/search.ts';
 import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { runCli } from '../support/cli.ts';
 

@@ -3,8 +3,8 @@
  * comments where something was inferred (`badge-sim record`).
  */
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import type { Scenario } from './format/scenario.schema.ts';
+import type { RecordLine } from '../../../protocol/recording.schema.ts';
+import type { Scenario } from '../../format/scenario.schema.ts';
 
 /** Comments to attach: at a path of the document (`timeline.3`), the text. */
 export type Comments = Map<string, string[]>;

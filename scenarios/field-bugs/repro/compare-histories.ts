@@ -4,9 +4,9 @@
  * order; the first difference, said in one plain sentence, with what the stub's badges were
  * hearing at that instant. Pure: a search can compare many runs with it.
  */
-import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
-import { parseTimestamp } from '../../protocol/timestamp.ts';
-import type { ActualHeard } from '../checks/expectations.ts';
+import type { AnalyticEvent } from '../../../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../../../protocol/timestamp.ts';
+import type { ActualHeard } from '../../checks/expectations.ts';
 
 /** One event with its ids abstracted. */
 export interface HistoryEvent {

@@ -6,13 +6,18 @@
  * is data, so a search can vary it and run it again.
  */
 import { Document, isMap, type Node } from 'yaml';
-import type { FixtureAccount, FixtureDevice, Fixtures } from '../../fixtures/fixtures.schema.ts';
-import { ownValue } from '../../input/own.ts';
-import type { CancelEvents } from '../../protocol/control-api.schema.ts';
-import { TIMEOUT_MAX_S } from '../../protocol/service-api.schema.ts';
-import { formatMicros } from '../../protocol/timestamp.ts';
-import { checkScenario } from '../format/load-scenario.ts';
-import type { EventMatcher, Scenario, ScenarioSettings, Step } from '../format/scenario.schema.ts';
+import type { FixtureAccount, FixtureDevice, Fixtures } from '../../../fixtures/fixtures.schema.ts';
+import { ownValue } from '../../../input/own.ts';
+import type { CancelEvents } from '../../../protocol/control-api.schema.ts';
+import { TIMEOUT_MAX_S } from '../../../protocol/service-api.schema.ts';
+import { formatMicros } from '../../../protocol/timestamp.ts';
+import { checkScenario } from '../../format/load-scenario.ts';
+import type {
+  EventMatcher,
+  Scenario,
+  ScenarioSettings,
+  Step,
+} from '../../format/scenario.schema.ts';
 import { ExportError, type FieldEvent, type SentAlert } from './read-export.ts';
 
 /** One alert of the field, as its events tell it. */

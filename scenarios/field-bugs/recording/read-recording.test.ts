@@ -3,7 +3,7 @@
  * last line cut short, and a file without the `end` record a stub writes when it stops.
  */
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../../fixtures/load-fixtures.ts';
 import { scenarioFromRecording } from './from-recording.ts';
 import { readRecording } from './read-recording.ts';
 

@@ -5,9 +5,9 @@
  * credentials inferred from the answers; token, trigger and other accounts' requests left out
  * with the reason.
  */
-import type { FixtureAccount } from '../fixtures/fixtures.schema.ts';
-import { ownValue } from '../input/own.ts';
-import type { JournalEntry } from '../protocol/journal.schema.ts';
+import type { FixtureAccount } from '../../../fixtures/fixtures.schema.ts';
+import { ownValue } from '../../../input/own.ts';
+import type { JournalEntry } from '../../../protocol/journal.schema.ts';
 import { decodedSegment } from './recording-timing.ts';
 
 type StepBody = Record<string, unknown>;

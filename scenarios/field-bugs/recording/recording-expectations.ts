@@ -2,9 +2,9 @@
  * What a scenario made from a recording expects: the account's events (RS8, RS11) and what
  * each badge heard (RS17), with comments where something was inferred.
  */
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import type { EventMatcher, HeardExpectation } from './format/scenario.schema.ts';
+import type { RecordLine } from '../../../protocol/recording.schema.ts';
+import type { AnalyticEvent } from '../../../protocol/service-api.schema.ts';
+import type { EventMatcher, HeardExpectation } from '../../format/scenario.schema.ts';
 import { heardOnReplay } from './recording-heard.ts';
 import type { RecordTiming } from './recording-timing.ts';
 import type { Comments } from './recording-yaml.ts';

@@ -8,11 +8,11 @@
  * effects share one instant, gives them all that instant.
  */
 
-import { ownValue } from '../input/own.ts';
-import type { JournalEntry } from '../protocol/journal.schema.ts';
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import { type AnalyticEvent, TIMEOUT_DEFAULT_S } from '../protocol/service-api.schema.ts';
-import { parseTimestamp } from '../protocol/timestamp.ts';
+import { ownValue } from '../../../input/own.ts';
+import type { JournalEntry } from '../../../protocol/journal.schema.ts';
+import type { RecordLine } from '../../../protocol/recording.schema.ts';
+import { type AnalyticEvent, TIMEOUT_DEFAULT_S } from '../../../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../../../protocol/timestamp.ts';
 
 /** When the stub acted on a record: its instant (µs) and, among records of one instant, its place. */
 export interface Acted {

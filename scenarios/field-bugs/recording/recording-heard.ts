@@ -7,9 +7,9 @@
  * Clip lengths are the estimate a scenario's badges use (`EstimateTts`), so the list is what
  * the replay's badges hear, not the live ones (whose engine may differ).
  */
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import { EstimateTts } from '../simulator/tts/engine.ts';
-import type { HeardExpectation, HeardMatcher } from './format/scenario.schema.ts';
+import type { RecordLine } from '../../../protocol/recording.schema.ts';
+import { EstimateTts } from '../../../simulator/tts/engine.ts';
+import type { HeardExpectation, HeardMatcher } from '../../format/scenario.schema.ts';
 
 /** A clip a badge will hear: its kind as `heard:` writes it, its text, why, and its task. */
 interface Clip {

@@ -7,12 +7,12 @@
  * when things happened `recording-timing.ts`, the YAML `recording-yaml.ts`.
  */
 import { basename } from 'node:path';
-import type { FixtureAccount, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { ownValue } from '../input/own.ts';
-import type { JournalEntry } from '../protocol/journal.schema.ts';
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
-import type { Scenario, ScenarioSettings, Step } from './format/scenario.schema.ts';
+import type { FixtureAccount, Fixtures } from '../../../fixtures/fixtures.schema.ts';
+import { ownValue } from '../../../input/own.ts';
+import type { JournalEntry } from '../../../protocol/journal.schema.ts';
+import type { RecordLine } from '../../../protocol/recording.schema.ts';
+import { DEFAULT_SETTINGS } from '../../../server-stub/settings.ts';
+import type { Scenario, ScenarioSettings, Step } from '../../format/scenario.schema.ts';
 import { RecordingError } from './read-recording.ts';
 import { expectedEvents, expectedHeard, type ReplayView } from './recording-expectations.ts';
 import { trimmedFixtures } from './recording-fixtures.ts';

@@ -2,14 +2,14 @@
  * Reading a session recording (`badge-sim stub --record`, `GET /_stub/recording`): its text
  * made records, each checked, the first bad one named by its line (decision RS10).
  */
-import { checkFixtures, FixtureError } from '../fixtures/load-fixtures.ts';
-import { readJsonLines } from '../input/json-lines.ts';
-import { ownValue } from '../input/own.ts';
-import { JournalEntry } from '../protocol/journal.schema.ts';
-import { RECORD_KINDS, type RecordLine } from '../protocol/recording.schema.ts';
-import { AnalyticEvent } from '../protocol/service-api.schema.ts';
-import { parseTimestamp } from '../protocol/timestamp.ts';
-import { fieldPath, type ValidateFunction, validatorOf } from '../protocol/validator.ts';
+import { checkFixtures, FixtureError } from '../../../fixtures/load-fixtures.ts';
+import { readJsonLines } from '../../../input/json-lines.ts';
+import { ownValue } from '../../../input/own.ts';
+import { JournalEntry } from '../../../protocol/journal.schema.ts';
+import { RECORD_KINDS, type RecordLine } from '../../../protocol/recording.schema.ts';
+import { AnalyticEvent } from '../../../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../../../protocol/timestamp.ts';
+import { fieldPath, type ValidateFunction, validatorOf } from '../../../protocol/validator.ts';
 
 /** A recording that cannot be read: the message names the line (1-based) and what is wrong. */
 export class RecordingError extends Error {

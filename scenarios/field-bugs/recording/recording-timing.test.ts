@@ -5,13 +5,13 @@
  * replays, on the virtual clock, to the same events at the same ms.
  */
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import type { JournalEntry } from '../protocol/journal.schema.ts';
-import { journalEntry } from '../test/support/recording-lines.ts';
-import { checkScenario, defineScenario } from './format/load-scenario.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../../fixtures/load-fixtures.ts';
+import type { JournalEntry } from '../../../protocol/journal.schema.ts';
+import { journalEntry } from '../../../test/support/recording-lines.ts';
+import { checkScenario, defineScenario } from '../../format/load-scenario.ts';
+import { runScenario } from '../../runner/run-scenario.ts';
 import { scenarioFromRecording } from './from-recording.ts';
 import { parseRecording } from './read-recording.ts';
-import { runScenario } from './runner/run-scenario.ts';
 
 const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
 const API = '/subscribers/100001/api/v1';

@@ -12,8 +12,8 @@
  * and late on the way; or its wearer off the network before it, so that what they hear on
  * return is what they tap. A mend is kept only when the histories then part later.
  */
-import { TAP_RULES, type TapRule } from '../../fixtures/fixtures.schema.ts';
-import type { Step } from '../format/scenario.schema.ts';
+import { TAP_RULES, type TapRule } from '../../../fixtures/fixtures.schema.ts';
+import type { Step } from '../../format/scenario.schema.ts';
 import { type Comparison, clock } from './compare-histories.ts';
 import { at, type Inferred, scenarioYaml, sortSteps } from './infer-scenario.ts';
 import type { FieldEvent } from './read-export.ts';

@@ -5,8 +5,8 @@
  * events name; another account only when a step needs its key (`auth: other-account`), with
  * nothing but its credentials. `record --all-fixtures` keeps them all.
  */
-import type { FixtureAccount, FixtureGroup, Fixtures } from '../fixtures/fixtures.schema.ts';
-import { ownValue } from '../input/own.ts';
+import type { FixtureAccount, FixtureGroup, Fixtures } from '../../../fixtures/fixtures.schema.ts';
+import { ownValue } from '../../../input/own.ts';
 
 /** What the scenario's steps and expectations use of the fixtures. */
 export interface FixturesUsed {

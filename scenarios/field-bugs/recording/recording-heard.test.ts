@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { RecordLine } from '../protocol/recording.schema.ts';
-import { EstimateTts } from '../simulator/tts/engine.ts';
+import type { RecordLine } from '../../../protocol/recording.schema.ts';
+import { EstimateTts } from '../../../simulator/tts/engine.ts';
 import { heardOnReplay } from './recording-heard.ts';
 
 const ADA = '350000000000001';

@@ -6,13 +6,13 @@
  * refusal names the file, the line or event, what is wrong and what to do.
  */
 
-import { readJsonLines } from '../../input/json-lines.ts';
-import { hasOwn, ownValue } from '../../input/own.ts';
-import { describeError } from '../../input/yaml-source.ts';
-import { ANALYTICS_TABLE_COLUMNS } from '../../protocol/analytics-table.ts';
-import { AnalyticEvent } from '../../protocol/service-api.schema.ts';
-import { parseTimestamp } from '../../protocol/timestamp.ts';
-import { validatorOf } from '../../protocol/validator.ts';
+import { readJsonLines } from '../../../input/json-lines.ts';
+import { hasOwn, ownValue } from '../../../input/own.ts';
+import { describeError } from '../../../input/yaml-source.ts';
+import { AnalyticEvent } from '../../../protocol/service-api.schema.ts';
+import { parseTimestamp } from '../../../protocol/timestamp.ts';
+import { validatorOf } from '../../../protocol/validator.ts';
+import { ANALYTICS_TABLE_COLUMNS } from './analytics-table.ts';
 
 /** The most events `repro` reads, all files together (decision FB1). */
 export const MAX_EXPORT_EVENTS = 100_000;

@@ -3,13 +3,13 @@
  * as YAML and load that back with the project's own loader, run it on the virtual clock (an
  * embedded stub) and compare the histories.
  */
-import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
-import { parseYaml } from '../../input/yaml-source.ts';
-import type { CancelEvents } from '../../protocol/control-api.schema.ts';
-import { parseDuration } from '../../protocol/duration.ts';
-import { parseTimestamp } from '../../protocol/timestamp.ts';
-import { checkScenario, type LoadedScenario } from '../format/load-scenario.ts';
-import { runScenario } from '../runner/run-scenario.ts';
+import type { Fixtures } from '../../../fixtures/fixtures.schema.ts';
+import { parseYaml } from '../../../input/yaml-source.ts';
+import type { CancelEvents } from '../../../protocol/control-api.schema.ts';
+import { parseDuration } from '../../../protocol/duration.ts';
+import { parseTimestamp } from '../../../protocol/timestamp.ts';
+import { checkScenario, type LoadedScenario } from '../../format/load-scenario.ts';
+import { runScenario } from '../../runner/run-scenario.ts';
 import {
   type Comparison,
   compareHistories,

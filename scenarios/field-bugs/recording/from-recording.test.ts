@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import type { JournalEntry } from '../protocol/journal.schema.ts';
-import { journalEntry } from '../test/support/recording-lines.ts';
-import { checkScenario } from './format/load-scenario.ts';
+import type { Fixtures } from '../../../fixtures/fixtures.schema.ts';
+import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../../fixtures/load-fixtures.ts';
+import type { JournalEntry } from '../../../protocol/journal.schema.ts';
+import { journalEntry } from '../../../test/support/recording-lines.ts';
+import { checkScenario } from '../../format/load-scenario.ts';
 import { parseRecording, scenarioFromRecording } from './from-recording.ts';
 
 const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
