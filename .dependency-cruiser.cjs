@@ -26,6 +26,20 @@ function below(name, from, to, comment) {
   };
 }
 
+/** The vitest entry point and its public types, on top of the scenario folders. */
+const SCENARIOS_TOP = 'scenarios/[^/]+\\.ts$';
+
+/** A rule that scenarios/`from` imports none of scenarios/`to` (folders, or the entry point). */
+function scenariosBelow(name, from, to, comment) {
+  return {
+    name,
+    comment,
+    severity: 'error',
+    from: { path: `^scenarios/(${from})/`, pathNot: NOT_TESTS },
+    to: { path: `^scenarios/(${to})/|^${SCENARIOS_TOP}` },
+  };
+}
+
 module.exports = {
   forbidden: [
     {
@@ -94,6 +108,36 @@ module.exports = {
       'scenarios',
       'container|contract|cli|dashboard',
       'The runner and its reports are a library; the CLI and the container are thin edges over it.',
+    ),
+    scenariosBelow(
+      'scenario-format-is-the-base',
+      'format',
+      'checks|runner|reports|field-bugs',
+      'The format (schema, loader, decision rows) is what every scenario part reads; it reads none.',
+    ),
+    scenariosBelow(
+      'checks-know-only-the-format',
+      'checks',
+      'runner|reports|field-bugs',
+      'A check compares what happened with what a scenario expects: it never runs one.',
+    ),
+    scenariosBelow(
+      'runner-knows-no-reports',
+      'runner',
+      'reports|field-bugs',
+      'The runner calls reporters through its Reporter interface; reports and field bugs use it.',
+    ),
+    scenariosBelow(
+      'reports-and-field-bugs-apart',
+      'reports',
+      'field-bugs',
+      'Reports read runs; field bugs make scenarios of exports and recordings: neither needs the other.',
+    ),
+    scenariosBelow(
+      'reports-and-field-bugs-apart',
+      'field-bugs',
+      'reports',
+      'Reports read runs; field bugs make scenarios of exports and recordings: neither needs the other.',
     ),
     below(
       'container-and-contract-below-commands',
