@@ -25,13 +25,12 @@ import type { FleetHandle } from '../simulator/fleet-options.ts';
 import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
 import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import {
-  type ActualEvent,
-  checkEvents,
   checkRequestMatcher,
   describeEntry,
   describeMatcher,
   matchingRequests,
-} from './checks/expectations.ts';
+} from './checks/request-checks.ts';
+import { type ActualEvent, checkEvents } from './checks/timeline-checks.ts';
 import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
 import type { EventMatcher } from './format/scenario.schema.ts';
 import { formatFailure, formatReport } from './reports/console.reporter.ts';
