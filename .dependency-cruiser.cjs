@@ -31,13 +31,9 @@ const SCENARIOS_TOP = 'scenarios/[^/]+\\.ts$';
 
 /** A rule that scenarios/`from` imports none of scenarios/`to` (folders, or the entry point). */
 function scenariosBelow(name, from, to, comment) {
-  return {
-    name,
-    comment,
-    severity: 'error',
-    from: { path: `^scenarios/(${from})/`, pathNot: NOT_TESTS },
-    to: { path: `^scenarios/(${to})/|^${SCENARIOS_TOP}` },
-  };
+  const rule = below(name, `scenarios/(${from})`, `scenarios/(${to})`, comment);
+  rule.to.path += `|^${SCENARIOS_TOP}`;
+  return rule;
 }
 
 module.exports = {
