@@ -2,7 +2,7 @@
  * Which folder may import which: the layers of docs/architecture.md ("Layers"), checked by
  * `npm run lint` (and so by `npm test` and CI). From the bottom up:
  *
- *   protocol → fixtures → client, server-stub → stub-connection → simulator → model → scenarios
+ *   protocol → clock, input → fixtures → client, server-stub → stub-connection → simulator → model → scenarios
  *     → container, contract → cli (and the package's entry points at the root)
  *
  * A folder imports only from the layers below it; the dashboard (a page in the browser) only
@@ -12,7 +12,7 @@
  * new one can land.
  */
 const PRODUCT =
-  '^(protocol|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard)/';
+  '^(protocol|clock|input|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard)/';
 const NOT_TESTS = '\\.test\\.ts$';
 
 /** A rule that `from` (a folder of the product) imports none of `to` (folders). */
@@ -24,6 +24,16 @@ function below(name, from, to, comment) {
     from: { path: `^(${from})/`, pathNot: NOT_TESTS },
     to: { path: `^(${to})/` },
   };
+}
+
+/** The vitest entry point and its public types, on top of the scenario folders. */
+const SCENARIOS_TOP = 'scenarios/[^/]+\\.ts$';
+
+/** A rule that scenarios/`from` imports none of scenarios/`to` (folders, or the entry point). */
+function scenariosBelow(name, from, to, comment) {
+  const rule = below(name, `scenarios/(${from})`, `scenarios/(${to})`, comment);
+  rule.to.path += `|^${SCENARIOS_TOP}`;
+  return rule;
 }
 
 module.exports = {
@@ -38,8 +48,20 @@ module.exports = {
     below(
       'protocol-is-the-bottom',
       'protocol',
-      'fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
+      'clock|input|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
       'Wire shapes, the clock and ids: everything builds on them, they build on nothing of ours.',
+    ),
+    below(
+      'clock-on-protocol-only',
+      'clock',
+      'input|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
+      'The virtual clock the stub and the badges share: it reads timestamps, nothing above.',
+    ),
+    below(
+      'input-on-protocol-only',
+      'input',
+      'clock|fixtures|client|server-stub|stub-connection|simulator|model|scenarios|container|contract|cli|dashboard',
+      'Reading what comes from outside (YAML with its lines, JSON lines, foreign keys, mistyped words): any layer may, it knows none.',
     ),
     below(
       'fixtures-on-protocol-only',
@@ -82,6 +104,36 @@ module.exports = {
       'scenarios',
       'container|contract|cli|dashboard',
       'The runner and its reports are a library; the CLI and the container are thin edges over it.',
+    ),
+    scenariosBelow(
+      'scenario-format-is-the-base',
+      'format',
+      'checks|runner|reports|field-bugs',
+      'The format (schema, loader, decision rows) is what every scenario part reads; it reads none.',
+    ),
+    scenariosBelow(
+      'checks-know-only-the-format',
+      'checks',
+      'runner|reports|field-bugs',
+      'A check compares what happened with what a scenario expects: it never runs one.',
+    ),
+    scenariosBelow(
+      'runner-knows-no-reports',
+      'runner',
+      'reports|field-bugs',
+      'The runner calls reporters through its Reporter interface; reports and field bugs use it.',
+    ),
+    scenariosBelow(
+      'reports-and-field-bugs-apart',
+      'reports',
+      'field-bugs',
+      'Reports read runs; field bugs make scenarios of exports and recordings: neither needs the other.',
+    ),
+    scenariosBelow(
+      'reports-and-field-bugs-apart',
+      'field-bugs',
+      'reports',
+      'Reports read runs; field bugs make scenarios of exports and recordings: neither needs the other.',
     ),
     below(
       'container-and-contract-below-commands',

@@ -7,15 +7,19 @@ export { StubControlClient } from './client/control-client.ts';
 export { PagingError, ServiceClient, ServiceError } from './client/service-client.ts';
 export { TokenError, TriggerClient } from './client/trigger-client.ts';
 export { fetchTrusting } from './client/trust.ts';
+export { SystemClock, VirtualClock } from './clock/clock.ts';
 export { generateFixtures } from './fixtures/generate-fixtures.ts';
 export { DEFAULT_FIXTURES_FILE, loadFixturesFile } from './fixtures/load-fixtures.ts';
-export { SystemClock, VirtualClock } from './protocol/clock.ts';
 export { CONTROL_TOKEN_HEADER } from './protocol/control-api.schema.ts';
 export type * from './public-types.ts';
-export { RunCoverage } from './scenarios/coverage.ts';
-export { defineScenario, loadScenarioFile, ScenarioError } from './scenarios/load-scenario.ts';
-export { runScenario } from './scenarios/run-scenario.ts';
-export { findScenarioFiles, runSuite } from './scenarios/run-suite.ts';
+export {
+  defineScenario,
+  loadScenarioFile,
+  ScenarioError,
+} from './scenarios/format/load-scenario.ts';
+export { RunCoverage } from './scenarios/runner/coverage.ts';
+export { runScenario } from './scenarios/runner/run-scenario.ts';
+export { findScenarioFiles, runSuite } from './scenarios/runner/run-suite.ts';
 export { TlsSetupError } from './server-stub/tls.ts';
 export { BadgeCoverage, badgeTransitions } from './simulator/badge-coverage.ts';
 export { startFleet, waitForStub } from './simulator/fleet.ts';

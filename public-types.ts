@@ -16,6 +16,8 @@ export type {
 export type { RawResponse, ServiceClientOptions } from './client/service-client.ts';
 export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
 export type { CaPem } from './client/trust.ts';
+// Clocks.
+export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './clock/clock.ts';
 // Fixtures: the accounts, groups and devices a stub serves.
 export type {
   BatteryDrain,
@@ -29,8 +31,6 @@ export type { GenerateOptions } from './fixtures/generate-fixtures.ts';
 // The alert model's history, as `run --coverage` reads a run (RunCoverage.addHistory).
 export type { Sent } from './model/lifecycle-state.ts';
 export type { ServiceHistory } from './model/observe.ts';
-// Clocks.
-export type { Clock, ClockMode, ClockState, SettleHook, TimerId } from './protocol/clock.ts';
 export type {
   AwaitedEvent,
   ClockAdvanced,
@@ -88,16 +88,21 @@ export type {
 } from './protocol/service-api.schema.ts';
 export type { WorldSnapshot } from './protocol/snapshot.schema.ts';
 export type { TokenValidation } from './protocol/token-api.schema.ts';
+export type { ActualHeard, Failure } from './scenarios/checks/expectations.ts';
+export type { DecisionRow } from './scenarios/format/decision-rows.ts';
+export type { LoadedScenario } from './scenarios/format/load-scenario.ts';
+export type { EventMatcher, Scenario, Step } from './scenarios/format/scenario.schema.ts';
 // Scenarios: the file model, running one or a suite, and what comes out.
-export type { CoverageReport, DecisionCoverageReport } from './scenarios/coverage.ts';
-export type { DecisionRow } from './scenarios/decision-rows.ts';
-export type { ActualHeard, Failure } from './scenarios/expectations.ts';
-export type { LoadedScenario } from './scenarios/load-scenario.ts';
-export type { Reporter, RunSummary } from './scenarios/reporters/reporter.ts';
-export type { BadgeLane, RunMode, RunOptions, ScenarioReport } from './scenarios/run-scenario.ts';
-export type { SuiteOptions } from './scenarios/run-suite.ts';
-export type { EventMatcher, Scenario, Step } from './scenarios/scenario.schema.ts';
-export type { StepObserver, StepProgress } from './scenarios/step-progress.ts';
+export type { CoverageReport, DecisionCoverageReport } from './scenarios/runner/coverage.ts';
+export type { Reporter, RunSummary } from './scenarios/runner/reporter.ts';
+export type {
+  BadgeLane,
+  RunMode,
+  RunOptions,
+  ScenarioReport,
+} from './scenarios/runner/run-scenario.ts';
+export type { SuiteOptions } from './scenarios/runner/run-suite.ts';
+export type { StepObserver, StepProgress } from './scenarios/runner/step-progress.ts';
 // The stub: how to start it, its settings, the handle.
 export type { CancelEvents } from './server-stub/engine/alert-engine.ts';
 export type { EnvironmentName } from './server-stub/engine/tokens.ts';

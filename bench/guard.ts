@@ -15,9 +15,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadScenarioFile } from '../scenarios/load-scenario.ts';
-import { runScenario } from '../scenarios/run-scenario.ts';
-import { findScenarioFiles } from '../scenarios/run-suite.ts';
+import { loadScenarioFile } from '../scenarios/format/load-scenario.ts';
+import { runScenario } from '../scenarios/runner/run-scenario.ts';
+import { findScenarioFiles } from '../scenarios/runner/run-suite.ts';
 import { environmentLines, loadavg } from './bench-support.ts';
 import { GOALS, GUARD } from './goals.ts';
 import { killChildren, measureTargets, ratioOf } from './http-measure.ts';

@@ -17,7 +17,7 @@
  * Exits on SIGTERM or SIGINT, and when its stdin closes (the parent went away).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { formatTimestamp } from '../protocol/clock.ts';
+import { formatTimestamp } from '../clock/clock.ts';
 import { type AnalyticEvent, EventList } from '../protocol/service-api.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';
 import { EVENTS_CAP } from '../server-stub/engine/event-store.ts';

@@ -7,9 +7,9 @@
  */
 import fc from 'fast-check';
 import { enumeratePaths, FEATURES } from '../model/paths.ts';
-import { generatedConfig, scenarioOf } from '../scenarios/from-model.ts';
-import { defineScenario } from '../scenarios/load-scenario.ts';
-import { runSuite } from '../scenarios/run-suite.ts';
+import { generatedConfig, scenarioOf } from '../scenarios/format/from-model.ts';
+import { defineScenario } from '../scenarios/format/load-scenario.ts';
+import { runSuite } from '../scenarios/runner/run-suite.ts';
 import { problems, runOnEngine } from '../test/model/engine-run.ts';
 import { schedule } from '../test/model/schedules.ts';
 

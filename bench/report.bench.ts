@@ -13,8 +13,8 @@ import {
   createHtmlReporter,
   type PageData,
   renderHtmlReport,
-} from '../scenarios/reporters/html.reporter.ts';
-import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
+} from '../scenarios/reports/html.reporter.ts';
+import { findScenarioFiles, runSuite } from '../scenarios/runner/run-suite.ts';
 import { browserUnavailable, launchBrowser } from '../test/support/browser.ts';
 
 const OPENS = 5;

@@ -4,8 +4,8 @@
  * virtual clock; and `repro --search` on the same export (the three tap rules, since the
  * defaults already match). Markdown on stdout.
  */
-import { reproduce } from '../scenarios/repro/reproduce.ts';
-import { searchAlternatives } from '../scenarios/repro/search.ts';
+import { reproduce } from '../scenarios/field-bugs/repro/reproduce.ts';
+import { searchAlternatives } from '../scenarios/field-bugs/repro/search.ts';
 
 const ALERTS = 2_000;
 const TASK_TYPE = { major: 1, minor: 4, name: 'alerts', namespace: 'system' };

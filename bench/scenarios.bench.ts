@@ -12,10 +12,10 @@ import {
   defineScenario,
   type LoadedScenario,
   loadScenarioFile,
-} from '../scenarios/load-scenario.ts';
-import { runScenario } from '../scenarios/run-scenario.ts';
-import { findScenarioFiles } from '../scenarios/run-suite.ts';
-import { closeScenarioStubs } from '../scenarios/scenario-stubs.ts';
+} from '../scenarios/format/load-scenario.ts';
+import { runScenario } from '../scenarios/runner/run-scenario.ts';
+import { findScenarioFiles } from '../scenarios/runner/run-suite.ts';
+import { closeScenarioStubs } from '../scenarios/runner/scenario-stubs.ts';
 import { GOALS, verdict } from './goals.ts';
 
 /** The goals of issue 28, point 2. */

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { PagingError, ServiceClient, ServiceError } from '../client/service-client.ts';
 import { untrustedCertificateHint } from '../client/trust.ts';
-import { ANALYTICS_TABLE_COLUMNS } from '../protocol/analytics-table.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
+import { ANALYTICS_TABLE_COLUMNS } from '../scenarios/field-bugs/repro/analytics-table.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { table } from './env.command.ts';

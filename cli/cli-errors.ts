@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
+import { nearestWord } from '../input/nearest-word.ts';
 import { parseDuration } from '../protocol/duration.ts';
-import { nearestWord } from '../protocol/nearest-word.ts';
 
 /** Parses a whole number option, or says what to fix. */
 export function integerOption(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {

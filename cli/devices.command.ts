@@ -6,12 +6,12 @@ import {
   type FixtureBehaviour,
   MAX_TAP_COPIES,
 } from '../fixtures/fixtures.schema.ts';
+import { flakyEveryProblem } from '../fixtures/flaky-every.ts';
 import { formatDuration, parseDuration, parseDurationRange } from '../protocol/duration.ts';
-import { flakyEveryProblem } from '../protocol/flaky.ts';
-import { type Shard, shardOption } from '../protocol/shard.ts';
 import { FleetActivity, type FleetActivityCounts } from '../simulator/fleet-activity.ts';
 import type { FleetHandle, FleetSummary } from '../simulator/fleet-options.ts';
 import { MAX_WORKERS, type WorkerFleetHandle } from '../simulator/fleet-workers.ts';
+import { type Shard, shardOption } from '../simulator/shard.ts';
 import { TTS_NAMES, type TtsName, TtsUnavailableError } from '../simulator/tts/text-to-speech.ts';
 import {
   choiceOption,

@@ -1,7 +1,7 @@
 /**
  * `badge-sim generate --devices 3 --quorum default,1,2 --with cancel,timeout --out DIR`: the
  * paths of the alert model (model/paths.ts), each written as an ordinary scenario file whose
- * expectations are the model's prediction (scenarios/from-model.ts).
+ * expectations are the model's prediction (scenarios/format/from-model.ts).
  */
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import {
   PathLimitError,
   type QuorumChoice,
 } from '../model/paths.ts';
-import { generatedConfig, scenarioOf, scenarioYaml } from '../scenarios/from-model.ts';
+import { generatedConfig, scenarioOf, scenarioYaml } from '../scenarios/format/from-model.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 

@@ -1,9 +1,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { createConsoleReporter } from '../scenarios/reporters/console.reporter.ts';
-import { pageData, renderHtmlReport } from '../scenarios/reporters/html.reporter.ts';
-import { createJsonReporter } from '../scenarios/reporters/json.reporter.ts';
-import { createJunitReporter } from '../scenarios/reporters/junit.reporter.ts';
+import { createConsoleReporter } from '../scenarios/reports/console.reporter.ts';
+import { pageData, renderHtmlReport } from '../scenarios/reports/html.reporter.ts';
+import { createJsonReporter } from '../scenarios/reports/json.reporter.ts';
+import { createJunitReporter } from '../scenarios/reports/junit.reporter.ts';
 import {
   MergeError,
   mergeHtmlReports,
@@ -12,8 +12,8 @@ import {
   type ReportFile,
   type ReportKind,
   reportKind,
-} from '../scenarios/reporters/merge-reports.ts';
-import type { RunSummary } from '../scenarios/reporters/reporter.ts';
+} from '../scenarios/reports/merge-reports.ts';
+import type { RunSummary } from '../scenarios/runner/reporter.ts';
 import { choiceOption, fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 

@@ -1,7 +1,7 @@
 /**
  * `badge-sim record <recording> --to <scenario.yaml>`: a session recording (`badge-sim stub
  * --record`, `GET /_stub/recording`) turned into a scenario that replays it and expects what
- * was observed (scenarios/from-recording.ts).
+ * was observed (scenarios/field-bugs/recording/from-recording.ts).
  */
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -11,12 +11,12 @@ import {
   RecordingError,
   readRecording,
   scenarioFromRecording,
-} from '../scenarios/from-recording.ts';
+} from '../scenarios/field-bugs/recording/from-recording.ts';
 import {
   type LoadedScenario,
   loadScenarioText,
   ScenarioError,
-} from '../scenarios/load-scenario.ts';
+} from '../scenarios/format/load-scenario.ts';
 import { fail } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 
@@ -122,8 +122,8 @@ function loadMade(yaml: string, name: string): LoadedScenario {
 /** Runs the made scenario (embedded, virtual clock); if it fails, exit 1 with its failures. */
 async function checkMade(loaded: LoadedScenario): Promise<void> {
   const [{ runScenario }, { formatFailure }] = await Promise.all([
-    import('../scenarios/run-scenario.ts'),
-    import('../scenarios/reporters/console.reporter.ts'),
+    import('../scenarios/runner/run-scenario.ts'),
+    import('../scenarios/reports/console.reporter.ts'),
   ]);
   const report = await runScenario(loaded);
   if (report.passed) return;

@@ -2,8 +2,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSyn
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { ScenarioError } from '../scenarios/load-scenario.ts';
-import { TIMELINE_FULL_ROWS, timeline } from '../scenarios/repro/compare-histories.ts';
+import { TIMELINE_FULL_ROWS, timeline } from '../scenarios/field-bugs/repro/compare-histories.ts';
 import {
   ExportError,
   type ExportFile,
@@ -13,15 +12,16 @@ import {
   readAlertLines,
   readJournalAlerts,
   type SentAlert,
-} from '../scenarios/repro/read-export.ts';
-import { reproduce } from '../scenarios/repro/reproduce.ts';
+} from '../scenarios/field-bugs/repro/read-export.ts';
+import { reproduce } from '../scenarios/field-bugs/repro/reproduce.ts';
 import {
   label,
   SEARCH_MAX_MS,
   SEARCH_MAX_RUNS,
   type SearchResult,
   searchAlternatives,
-} from '../scenarios/repro/search.ts';
+} from '../scenarios/field-bugs/repro/search.ts';
+import { ScenarioError } from '../scenarios/format/load-scenario.ts';
 import { durationOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 

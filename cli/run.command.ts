@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { type Shard, shardOf, shardOption } from '../protocol/shard.ts';
-import type { Reporter, ReporterName } from '../scenarios/reporters/index.ts';
-import type { StepObserver } from '../scenarios/step-progress.ts';
+import type { Reporter, ReporterName } from '../scenarios/reports/index.ts';
+import type { StepObserver } from '../scenarios/runner/step-progress.ts';
+import { type Shard, shardOf, shardOption } from '../simulator/shard.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
@@ -26,15 +26,15 @@ interface RunOptions {
 
 /**
  * Each reporter by the name `--reporter` takes, loaded only when chosen (JUnit brings an XML
- * library, HTML its page). The same table as scenarios/reporters/index.ts, which the library
+ * library, HTML its page). The same table as scenarios/reports/index.ts, which the library
  * and its tests use: `satisfies` keeps the names the same.
  */
 const REPORTER_MODULES = {
   console: async () =>
-    (await import('../scenarios/reporters/console.reporter.ts')).createConsoleReporter,
-  junit: async () => (await import('../scenarios/reporters/junit.reporter.ts')).createJunitReporter,
-  json: async () => (await import('../scenarios/reporters/json.reporter.ts')).createJsonReporter,
-  html: async () => (await import('../scenarios/reporters/html.reporter.ts')).createHtmlReporter,
+    (await import('../scenarios/reports/console.reporter.ts')).createConsoleReporter,
+  junit: async () => (await import('../scenarios/reports/junit.reporter.ts')).createJunitReporter,
+  json: async () => (await import('../scenarios/reports/json.reporter.ts')).createJsonReporter,
+  html: async () => (await import('../scenarios/reports/html.reporter.ts')).createHtmlReporter,
 } satisfies Record<ReporterName, () => Promise<(stream?: NodeJS.WritableStream) => Reporter>>;
 const names = Object.keys(REPORTER_MODULES) as ReporterName[];
 
@@ -113,9 +113,9 @@ Examples:
           );
         const [{ findScenarioFiles, runSuite }, { ScenarioError }, { summaryLine }] =
           await Promise.all([
-            import('../scenarios/run-suite.ts'),
-            import('../scenarios/load-scenario.ts'),
-            import('../scenarios/reporters/reporter.ts'),
+            import('../scenarios/runner/run-suite.ts'),
+            import('../scenarios/format/load-scenario.ts'),
+            import('../scenarios/runner/reporter.ts'),
           ]);
         let files: string[];
         try {
@@ -162,8 +162,8 @@ Examples:
 interface SuiteRunner {
   controlToken?: string;
   onStep?: StepObserver;
-  runSuite: typeof import('../scenarios/run-suite.ts').runSuite;
-  summaryLine: typeof import('../scenarios/reporters/reporter.ts').summaryLine;
+  runSuite: typeof import('../scenarios/runner/run-suite.ts').runSuite;
+  summaryLine: typeof import('../scenarios/runner/reporter.ts').summaryLine;
 }
 
 /**
@@ -194,7 +194,7 @@ async function runAndReport(
     controlToken,
     ...(onStep ? { onStep } : {}),
     ...(options.coverage
-      ? { coverage: new (await import('../scenarios/coverage.ts')).RunCoverage() }
+      ? { coverage: new (await import('../scenarios/runner/coverage.ts')).RunCoverage() }
       : {}),
   });
   for (const output of summary.outputs) {

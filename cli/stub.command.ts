@@ -1,7 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { formatTimestamp } from '../clock/clock.ts';
+import { holdMessage } from '../clock/hold-message.ts';
 import { DEFAULT_FIXTURES_FILE, FixtureError } from '../fixtures/load-fixtures.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import {
   CLOCK_SCALE_MAX,
   CLOCK_SCALE_MIN,
@@ -10,9 +11,7 @@ import {
   ENVIRONMENTS,
   type EnvironmentName,
 } from '../protocol/control-api.schema.ts';
-import { holdMessage } from '../protocol/hold-message.ts';
 import { JOURNAL_LIMIT_MAX } from '../protocol/journal.schema.ts';
-import { OPEN_FILES_HEADROOM, roomForBadges } from '../protocol/open-files.ts';
 import { RECORDING_LIMIT_DEFAULT, RECORDING_LIMIT_MAX } from '../protocol/recording.schema.ts';
 import { CLIENT_ID_PATTERN } from '../protocol/token-api.schema.ts';
 import {
@@ -22,6 +21,7 @@ import {
 import { DEFAULT_SETTINGS } from '../server-stub/settings.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import type { StubTlsInfo, StubTlsOptions, TlsSetupError } from '../server-stub/tls.ts';
+import { OPEN_FILES_HEADROOM, roomForBadges } from '../simulator/open-files.ts';
 import {
   choiceOption,
   durationOption,

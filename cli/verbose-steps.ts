@@ -3,7 +3,7 @@
  * scenario's name: its index in the timeline, its time on the scenario's clock, what it does
  * and how it came out. Loaded only when --verbose is given.
  */
-import type { StepObserver } from '../scenarios/step-progress.ts';
+import type { StepObserver } from '../scenarios/runner/step-progress.ts';
 
 /** How long a step's value may print before it is cut (with …). */
 const VALUE_WIDTH = 100;

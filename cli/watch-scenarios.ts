@@ -9,8 +9,8 @@
  */
 import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { loadScenarioFile } from '../scenarios/load-scenario.ts';
-import { findScenarioFiles } from '../scenarios/run-suite.ts';
+import { loadScenarioFile } from '../scenarios/format/load-scenario.ts';
+import { findScenarioFiles } from '../scenarios/runner/run-suite.ts';
 
 /** Editors write a file in several steps (truncate, write, rename): one change, one rerun. */
 export const DEBOUNCE_MS = 150;

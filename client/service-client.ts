@@ -4,7 +4,7 @@
  * puts the API key in an error message.
  */
 
-import { ownValue } from '../protocol/own.ts';
+import { ownValue } from '../input/own.ts';
 import type {
   AlertRequest,
   AnalyticEvent,

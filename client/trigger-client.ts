@@ -7,8 +7,8 @@
  * error messages.
  */
 
+import { ownValue } from '../input/own.ts';
 import type { DeviceInfo } from '../protocol/device-info.schema.ts';
-import { ownValue } from '../protocol/own.ts';
 import type { TokenValidation } from '../protocol/token-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';

@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { allJournalEntries, StubControlClient } from '../client/control-client.ts';
-import { DEFAULT_VIRTUAL_START } from '../protocol/clock.ts';
+import { DEFAULT_VIRTUAL_START } from '../clock/clock.ts';
 import { type JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
@@ -25,20 +25,19 @@ import type { FleetHandle } from '../simulator/fleet-options.ts';
 import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
 import type { StubConnection } from '../stub-connection/stub-connection.ts';
 import {
-  type ActualEvent,
-  checkEvents,
   checkRequestMatcher,
   describeEntry,
   describeMatcher,
   matchingRequests,
-} from './expectations.ts';
-import { loadScenarioFile, ScenarioError } from './load-scenario.ts';
-import { formatFailure, formatReport } from './reporters/console.reporter.ts';
-import { createHtmlReporter } from './reporters/html.reporter.ts';
-import type { RunSummary } from './reporters/reporter.ts';
-import { type RunOptions, runScenario, type ScenarioReport } from './run-scenario.ts';
-import { findScenarioFiles } from './run-suite.ts';
-import type { EventMatcher } from './scenario.schema.ts';
+} from './checks/request-checks.ts';
+import { type ActualEvent, checkEvents } from './checks/timeline-checks.ts';
+import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
+import type { EventMatcher } from './format/scenario.schema.ts';
+import { formatFailure, formatReport } from './reports/console.reporter.ts';
+import { createHtmlReporter } from './reports/html.reporter.ts';
+import type { RunSummary } from './runner/reporter.ts';
+import { type RunOptions, runScenario, type ScenarioReport } from './runner/run-scenario.ts';
+import { findScenarioFiles } from './runner/run-suite.ts';
 
 export type * from './vitest-public-types.ts';
 

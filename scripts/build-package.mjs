@@ -21,7 +21,7 @@ const ASSETS = [
   'dashboard/style.css',
   'fixtures/default.fixtures.yaml',
   'scenarios/catalogue',
-  'scenarios/reporters/html-report',
+  'scenarios/reports/html-report',
   'scenarios/scenario.schema.json',
 ];
 

@@ -8,9 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { RunCoverage } from '../scenarios/coverage.ts';
-import { createHtmlReporter } from '../scenarios/reporters/html.reporter.ts';
-import { findScenarioFiles, runSuite } from '../scenarios/run-suite.ts';
+import { createHtmlReporter } from '../scenarios/reports/html.reporter.ts';
+import { RunCoverage } from '../scenarios/runner/coverage.ts';
+import { findScenarioFiles, runSuite } from '../scenarios/runner/run-suite.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
 const OUT = fileURLToPath(new URL('../docs/coverage.png', import.meta.url));

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 
 /** Writes dist/fixtures/default-fixtures.prebuilt.js from dist/fixtures/default.fixtures.yaml. */
 export async function prebuildDefaultFixtures(dist) {
-  const { parseYaml } = await import(pathToFileURL(join(dist, 'protocol/yaml-source.js')).href);
+  const { parseYaml } = await import(pathToFileURL(join(dist, 'input/yaml-source.js')).href);
   const file = join(dist, 'fixtures/default.fixtures.yaml');
   const text = readFileSync(file, 'utf8');
   const prebuilt = {

@@ -15,9 +15,9 @@ import { pathToFileURL } from 'node:url';
 export async function prebuildValidators(dist) {
   const load = (path) => import(pathToFileURL(join(dist, path)).href);
   const validator = await load('protocol/validator.js');
-  const { findScenarioFiles } = await load('scenarios/run-suite.js');
-  const { loadScenarioFile } = await load('scenarios/load-scenario.js');
-  const { runScenario } = await load('scenarios/run-scenario.js');
+  const { findScenarioFiles } = await load('scenarios/runner/run-suite.js');
+  const { loadScenarioFile } = await load('scenarios/format/load-scenario.js');
+  const { runScenario } = await load('scenarios/runner/run-scenario.js');
   for (const file of findScenarioFiles([])) {
     // Whether it passes is the tests' business: here it only has to use its schemas.
     await runScenario(loadScenarioFile(file)).catch(() => undefined);

@@ -8,8 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createHtmlReporter } from '../scenarios/reporters/html.reporter.ts';
-import { CATALOGUE_DIR, runSuite } from '../scenarios/run-suite.ts';
+import { createHtmlReporter } from '../scenarios/reports/html.reporter.ts';
+import { CATALOGUE_DIR, runSuite } from '../scenarios/runner/run-suite.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
 const OUT = fileURLToPath(new URL('../docs/report.png', import.meta.url));

@@ -3,7 +3,7 @@
  * `clock` frame after a jump or a mode switch, and one when the instant a badge's `wake` asked
  * for comes. Each frame holds the virtual clock until the badge has handled it (clock-holds.ts).
  */
-import type { VirtualClock } from '../protocol/clock.ts';
+import type { VirtualClock } from '../clock/clock.ts';
 import type { ClockHolds } from './clock-holds.ts';
 import type { Connection } from './device-connection.ts';
 

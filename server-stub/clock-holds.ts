@@ -6,7 +6,7 @@
  * counted unresponsive: the clock goes on without it, and what it has not answered no longer
  * holds the clock, until it answers again.
  */
-import type { VirtualClock } from '../protocol/clock.ts';
+import type { VirtualClock } from '../clock/clock.ts';
 import type { OutgoingStubFrame } from '../protocol/device-frames.schema.ts';
 import type { FrameOpening } from '../protocol/numbered-frame.ts';
 import { type Connection, MAX_TRACKED_FRAMES } from './device-connection.ts';

@@ -1,4 +1,4 @@
-import { formatTimestamp, type VirtualClock } from '../protocol/clock.ts';
+import { formatTimestamp, type VirtualClock } from '../clock/clock.ts';
 import type { ClockView } from '../protocol/control-api.schema.ts';
 
 /** The clock as the control API and the live stream show it. */

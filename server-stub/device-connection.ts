@@ -2,7 +2,7 @@
  * One badge's connection as the gateway holds it: the frames it owes (what the clock waits
  * for), its writes queued for the next flush (decision D12), its timers and flood counts.
  */
-import type { TimerId } from '../protocol/clock.ts';
+import type { TimerId } from '../clock/clock.ts';
 import { sendCorked } from '../protocol/corked-send.ts';
 import type { OutgoingStubFrame } from '../protocol/device-frames.schema.ts';
 import { type FrameSocket, SOCKET_STATE } from '../protocol/frame-socket.ts';

@@ -10,15 +10,15 @@
  */
 import { createHash } from 'node:crypto';
 import { en, Faker } from '@faker-js/faker';
+import { formatTimestamp } from '../clock/clock.ts';
 import type { FixtureDevice } from '../fixtures/fixtures.schema.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
+import { luhnCheckDigit } from '../fixtures/luhn.ts';
 import { LOW_BATTERY_LEVEL } from '../protocol/control-api.schema.ts';
 import {
   CAPABILITIES,
   type DeviceInfo,
   type FixtureDeviceHardware,
 } from '../protocol/device-info.schema.ts';
-import { luhnCheckDigit } from '../protocol/luhn.ts';
 import type { DeviceLiveState } from './device-live-state.ts';
 
 type Hardware = DeviceInfo['device_details']['device_info'];

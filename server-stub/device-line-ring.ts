@@ -4,7 +4,7 @@
  * allocation whether or not a dashboard is open; instants are printed only when read.
  * Readers remember `count` (how many lines were ever written) and ask for what came since.
  */
-import { formatTimestamp } from '../protocol/clock.ts';
+import { formatTimestamp } from '../clock/clock.ts';
 
 export class DeviceLineRing<Payload, Line> {
   readonly #times: Float64Array;

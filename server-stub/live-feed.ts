@@ -7,7 +7,7 @@
  * STREAM_PENDING_EVENTS_MAX events (older ones dropped and counted). A subscriber that cannot
  * take more (`writable` false) is skipped, its changes merged, until it drains (UI2).
  */
-import { formatTimestamp } from '../protocol/clock.ts';
+import { formatTimestamp } from '../clock/clock.ts';
 import type { ClockView } from '../protocol/control-api.schema.ts';
 import {
   type LiveDevice,

@@ -6,8 +6,9 @@
  * began (RS2): past either, records are counted as dropped, neither kept nor given to the
  * sinks, and one `capped` record says so.
  */
+
+import { formatTimestamp } from '../clock/clock.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import {
   RECORDING_MAX_CHARS,
   type Recording,

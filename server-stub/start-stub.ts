@@ -1,8 +1,8 @@
 import { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { ClockMode } from '../clock/clock.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import type { ClockMode } from '../protocol/clock.ts';
 import {
   CLOCK_SCALE_MAX,
   CLOCK_SCALE_MIN,

@@ -4,8 +4,8 @@
  * or timer behind. On the virtual clock.
  */
 import { describe, expect, it } from 'vitest';
+import { formatTimestamp } from '../clock/clock.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
-import { formatTimestamp } from '../protocol/clock.ts';
 import type { EngineError } from './engine/engine-error.ts';
 import { StubCore, type WorkflowInvocation } from './stub-core.ts';
 

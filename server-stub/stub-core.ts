@@ -1,6 +1,6 @@
+import { type ClockMode, formatTimestamp, VirtualClock } from '../clock/clock.ts';
 import type { FixtureDevice, Fixtures } from '../fixtures/fixtures.schema.ts';
 import { checkFixtures } from '../fixtures/load-fixtures.ts';
-import { type ClockMode, formatTimestamp, VirtualClock } from '../protocol/clock.ts';
 import type {
   EnvironmentName,
   StubKept,
@@ -325,7 +325,7 @@ export class StubCore {
    * not given) and this seed: what `reset` does, and besides ids, fault draws and tokens from
    * the first of the seed (no reset generation in tokens: U3), a new request journal (ids
    * from 1), the session recording off and empty, the clock virtual at its start. For a stub
-   * reused from one scenario to the next (scenarios/scenario-stubs.ts, decision SP1): nothing
+   * reused from one scenario to the next (scenarios/runner/scenario-stubs.ts, decision SP1): nothing
    * of the previous scenario is held by anyone, so nothing of it need stay unique.
    */
   renew({ fixtures, seed }: { fixtures?: Fixtures; seed?: number }): void {

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, type InspectionEvent } from 'xstate';
-import { type TimerId, VirtualClock } from '../protocol/clock.ts';
+import { type TimerId, VirtualClock } from '../clock/clock.ts';
 import { type BadgeEmitted, type BadgeEvent, type BadgeIo, badgeMachine } from './badge.machine.ts';
 import { transitionKey } from './badge-coverage.ts';
 import { BadgeRunner, EmittedListeners } from './badge-runner.ts';

@@ -4,7 +4,7 @@
  * the badge's clock, what became of them, and which alerts a button frame named until their
  * stop (so a stop nobody tapped for is known as a control tap). A snapshot keeps all of it.
  */
-import type { Clock, TimerId } from '../protocol/clock.ts';
+import type { Clock, TimerId } from '../clock/clock.ts';
 import type { BadgeState, SavedTimer, TapCounts } from './badge-types.ts';
 import type { TapFate } from './device-faults.ts';
 

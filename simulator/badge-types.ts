@@ -3,7 +3,7 @@
  * activity and its taps. Apart from the class so that badge.ts stays about behaviour.
  */
 import type { InspectionEvent } from 'xstate';
-import type { Clock } from '../protocol/clock.ts';
+import type { Clock } from '../clock/clock.ts';
 import type { Location, StubFrame } from '../protocol/device-frames.schema.ts';
 import type { BadgeEmitted } from './badge.machine.ts';
 import type { PersistedBadge } from './badge-runner.ts';

@@ -3,7 +3,7 @@
  * timers on a virtual clock, and every time asserted is in ms since the badge started.
  */
 import { describe, expect, it } from 'vitest';
-import { type TimerId, VirtualClock } from '../protocol/clock.ts';
+import { type TimerId, VirtualClock } from '../clock/clock.ts';
 import type { BadgeStateName } from '../protocol/device-frames.schema.ts';
 import type { BadgeEmitted, BadgeEvent, BadgeIo } from './badge.machine.ts';
 import { BadgeRunner } from './badge-runner.ts';

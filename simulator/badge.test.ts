@@ -4,7 +4,7 @@
  * to it as the stub would send them.
  */
 import { expect, test } from 'vitest';
-import { VirtualClock } from '../protocol/clock.ts';
+import { VirtualClock } from '../clock/clock.ts';
 import { Badge } from './badge.ts';
 import type { BadgeLink, LinkHandlers } from './transport.ts';
 

@@ -1,4 +1,4 @@
-import { type Clock, formatTimestamp, type TimerId } from '../protocol/clock.ts';
+import { type Clock, formatTimestamp, type TimerId } from '../clock/clock.ts';
 import {
   type BadgeStatus,
   type BatteryStatus,

@@ -3,7 +3,7 @@
  * (ms since the behaviour started, on a virtual clock), and lets the test start alert plays.
  */
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../protocol/clock.ts';
+import { VirtualClock } from '../clock/clock.ts';
 import { draw, seededRandom } from '../protocol/seeded-random.ts';
 import { type Behaviour, type BehaviourTarget, runBehaviour } from './behaviours.ts';
 

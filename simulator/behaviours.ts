@@ -8,10 +8,10 @@
  * keeps it and a restored badge carries on (docs/decisions.md FS5).
  */
 
+import type { Clock, TimerId } from '../clock/clock.ts';
 import type { FixtureBehaviour, TapRule } from '../fixtures/fixtures.schema.ts';
-import type { Clock, TimerId } from '../protocol/clock.ts';
+import { hasOwn } from '../input/own.ts';
 import { parseDuration, parseDurationRange } from '../protocol/duration.ts';
-import { hasOwn } from '../protocol/own.ts';
 import { draw } from '../protocol/seeded-random.ts';
 import { type BatteryTarget, type DropTarget, type TapFate, tapFates } from './device-faults.ts';
 

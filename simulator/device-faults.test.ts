@@ -3,7 +3,7 @@
  * badge-clock ms they left at), fed `welcome` and `play` frames as the stub would send them.
  */
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../protocol/clock.ts';
+import { VirtualClock } from '../clock/clock.ts';
 import { seededRandom } from '../protocol/seeded-random.ts';
 import { Badge, TAPS_IN_FLIGHT_CAP } from './badge.ts';
 import { runBehaviour } from './behaviours.ts';

@@ -4,9 +4,10 @@
  * carried on from a fleet's snapshot (docs/decisions.md FS2–FS6), whose timers are then set
  * again in the order they would have fired.
  */
+
+import type { VirtualClock } from '../clock/clock.ts';
 import type { FixtureBehaviour, FixtureDevice } from '../fixtures/fixtures.schema.ts';
-import type { VirtualClock } from '../protocol/clock.ts';
-import { ownValue } from '../protocol/own.ts';
+import { ownValue } from '../input/own.ts';
 import { resumedRandom, seededRandom } from '../protocol/seeded-random.ts';
 import { Badge } from './badge.ts';
 import type { BadgeOptions, SavedTimer } from './badge-types.ts';

@@ -7,10 +7,10 @@
 import { StubControlClient } from '../client/control-client.ts';
 import { type CaPem, fetchTrusting, untrustedCertificateHint } from '../client/trust.ts';
 import { CONTROL_PREFIX } from '../protocol/control-api.schema.ts';
-import { OPEN_FILES_HEADROOM } from '../protocol/open-files.ts';
 import { HttpStubConnection } from '../stub-connection/http-stub-connection.ts';
 import { InProcessStubConnection } from '../stub-connection/in-process-stub-connection.ts';
 import type { StubConnection, StubTarget } from '../stub-connection/stub-connection.ts';
+import { OPEN_FILES_HEADROOM } from './open-files.ts';
 import { Backoff, DEFAULT_RECONNECT, type ReconnectOptions } from './transport.ts';
 
 /** A fleet option that cannot work, or a fleet that cannot go on; the message says what to fix. */

@@ -5,6 +5,7 @@
  */
 import type { InspectionEvent } from 'xstate';
 import type { CaPem } from '../client/trust.ts';
+import type { Clock } from '../clock/clock.ts';
 import { deviceFaultProblem } from '../fixtures/device-faults.ts';
 import {
   FixtureBehaviour as BehaviourSchema,
@@ -12,16 +13,15 @@ import {
   type FixtureDevice,
   type Fixtures,
 } from '../fixtures/fixtures.schema.ts';
-import type { Clock } from '../protocol/clock.ts';
+import { flakyEveryProblem } from '../fixtures/flaky-every.ts';
+import { nearestWord } from '../input/nearest-word.ts';
+import { hasOwn } from '../input/own.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
-import { flakyEveryProblem } from '../protocol/flaky.ts';
-import { nearestWord } from '../protocol/nearest-word.ts';
-import { hasOwn } from '../protocol/own.ts';
-import { shardOf } from '../protocol/shard.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubTarget } from '../stub-connection/stub-connection.ts';
 import { ACTIVITY_CAP, type Badge, type BadgeStatus, HEARD_CAP, type HeardEntry } from './badge.ts';
 import { FleetError } from './fleet-connect.ts';
+import { shardOf } from './shard.ts';
 import type { FleetSnapshot } from './snapshot/fleet-snapshot.ts';
 import type { TextToSpeech, TtsName } from './tts/text-to-speech.ts';
 

@@ -10,7 +10,6 @@
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { StubControlClient } from '../client/control-client.ts';
-import { roomForBadges } from '../protocol/open-files.ts';
 import { addActivity, emptyActivity, type FleetActivityCounts } from './fleet-activity.ts';
 import {
   checkOpenFiles,
@@ -25,6 +24,7 @@ import {
   type FleetSummary,
   selectDevices,
 } from './fleet-options.ts';
+import { roomForBadges } from './open-files.ts';
 import { DEFAULT_RECONNECT, type ReconnectOptions } from './transport.ts';
 
 /** At most this many worker threads (more than cores only costs memory). */

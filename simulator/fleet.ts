@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { locationsOnConnect } from '../fixtures/badge-location.ts';
-import { roomForBadges } from '../protocol/open-files.ts';
 import { formatTimestamp } from '../protocol/timestamp.ts';
 import type { BadgeClock, StubConnection } from '../stub-connection/stub-connection.ts';
 import type { Badge } from './badge.ts';
@@ -30,6 +29,7 @@ import {
   type WorkerFleetOptions,
 } from './fleet-options.ts';
 import type { WorkerFleetHandle } from './fleet-workers.ts';
+import { roomForBadges } from './open-files.ts';
 import {
   readFleetSnapshot,
   type SavedFleet,

@@ -12,8 +12,9 @@ import type {
 } from '../client/control-client.ts';
 import { ServiceError } from '../client/service-client.ts';
 import type { CaPem } from '../client/trust.ts';
+import { type ClockMode, type TimerId, VirtualClock } from '../clock/clock.ts';
+import { holdMessage } from '../clock/hold-message.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import { type ClockMode, type TimerId, VirtualClock } from '../protocol/clock.ts';
 import {
   DEVICE_WANT_FIELDS,
   type DeviceWant,
@@ -21,7 +22,6 @@ import {
 } from '../protocol/control-api.schema.ts';
 import { DEVICE_WS_PATH, type StubFrame } from '../protocol/device-frames.schema.ts';
 import type { FaultRequest } from '../protocol/faults.schema.ts';
-import { holdMessage } from '../protocol/hold-message.ts';
 import type { BadgeClock, StubConnection, WakeMessenger } from './stub-connection.ts';
 
 export interface HttpStubConnectionOptions {

@@ -9,11 +9,11 @@ import type {
   WaitForEventOptions,
 } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
+import { holdMessage } from '../clock/hold-message.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import type { DeviceWant, StubSettings } from '../protocol/control-api.schema.ts';
 import type { FaultRequest } from '../protocol/faults.schema.ts';
 import type { FrameSocket } from '../protocol/frame-socket.ts';
-import { holdMessage } from '../protocol/hold-message.ts';
 import type { StubHandle } from '../server-stub/start-stub.ts';
 import type { BadgeClock, StubConnection } from './stub-connection.ts';
 

@@ -13,8 +13,8 @@
 import type { Static } from 'typebox';
 import type { JournalFilter, WaitForEventOptions } from '../client/control-client.ts';
 import type { CaPem } from '../client/trust.ts';
+import type { VirtualClock } from '../clock/clock.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
-import type { VirtualClock } from '../protocol/clock.ts';
 import type {
   AwaitedEvent,
   DeviceView,

@@ -48,6 +48,8 @@ describe('the layers are checked', () => {
 
   test.each([
     ['protocol-is-the-bottom', 'protocol/a.ts', 'server-stub/b.ts'],
+    ['clock-on-protocol-only', 'clock/a.ts', 'fixtures/b.ts'],
+    ['input-on-protocol-only', 'input/a.ts', 'fixtures/b.ts'],
     ['fixtures-on-protocol-only', 'fixtures/a.ts', 'simulator/b.ts'],
     ['client-knows-no-stub', 'client/a.ts', 'server-stub/b.ts'],
     ['stub-knows-no-badges', 'server-stub/a.ts', 'simulator/b.ts'],
@@ -56,6 +58,11 @@ describe('the layers are checked', () => {
     ['badges-know-no-stub-internals', 'simulator/a.ts', 'server-stub/b.ts'],
     ['model-below-scenarios', 'model/a.ts', 'scenarios/b.ts'],
     ['scenarios-below-commands', 'scenarios/a.ts', 'cli/b.ts'],
+    ['scenario-format-is-the-base', 'scenarios/format/a.ts', 'scenarios/runner/b.ts'],
+    ['scenario-format-is-the-base', 'scenarios/format/a.ts', 'scenarios/vitest.ts'],
+    ['checks-know-only-the-format', 'scenarios/checks/a.ts', 'scenarios/runner/b.ts'],
+    ['runner-knows-no-reports', 'scenarios/runner/a.ts', 'scenarios/reports/b.ts'],
+    ['reports-and-field-bugs-apart', 'scenarios/field-bugs/a.ts', 'scenarios/reports/b.ts'],
     ['container-and-contract-below-commands', 'container/a.ts', 'scenarios/b.ts'],
     ['dashboard-reads-protocol-only', 'dashboard/a.ts', 'fixtures/b.ts'],
     ['product-imports-no-tests', 'scenarios/a.ts', 'test/support/b.ts'],

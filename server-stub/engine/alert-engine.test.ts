@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { formatTimestamp, VirtualClock } from '../../clock/clock.ts';
 import { checkFixtures } from '../../fixtures/load-fixtures.ts';
-import { formatTimestamp, VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
 import type { AlertRequest } from '../../protocol/service-api.schema.ts';
 import { toMicros } from '../../protocol/timestamp.ts';

@@ -5,7 +5,7 @@
  * source; what each device plays, is given and keeps in its transcript is the delivery
  * bookkeeping of device-deliveries.ts, which sends every `DeviceCommand` to the listeners.
  */
-import { type Clock, formatTimestamp } from '../../protocol/clock.ts';
+import { type Clock, formatTimestamp } from '../../clock/clock.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
 import type {

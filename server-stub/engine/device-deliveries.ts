@@ -5,7 +5,7 @@
  * goes to the delivery listeners (the device gateway, the live feed). The lifecycle of the
  * tasks (alert-engine.ts) decides what happens; this says it to the devices.
  */
-import { type Clock, formatTimestamp } from '../../protocol/clock.ts';
+import { type Clock, formatTimestamp } from '../../clock/clock.ts';
 import type { DeviceCommand, SpeechCause, StopCause, TranscriptEntry } from './device-command.ts';
 import type { EngineStats } from './engine-types.ts';
 import { Lane } from './lane.ts';

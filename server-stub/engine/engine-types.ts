@@ -2,7 +2,7 @@
  * What the alert engine is given and answers, apart from its tasks (task-record.ts): its
  * options, an acknowledgement's result, which events a GET asks for, what it keeps and holds.
  */
-import type { Clock } from '../../protocol/clock.ts';
+import type { Clock } from '../../clock/clock.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';

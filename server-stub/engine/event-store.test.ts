@@ -1,6 +1,6 @@
 /** The event store keeps events in shared pieces (decision H5): what it answers is unchanged. */
 import { expect, test } from 'vitest';
-import { formatTimestamp } from '../../protocol/clock.ts';
+import { formatTimestamp } from '../../clock/clock.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import { toMicros } from '../../protocol/timestamp.ts';
 import { EventStore } from './event-store.ts';

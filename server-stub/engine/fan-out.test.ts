@@ -6,9 +6,9 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../clock/clock.ts';
 import { generateFixtures } from '../../fixtures/generate-fixtures.ts';
 import { checkFixtures } from '../../fixtures/load-fixtures.ts';
-import { VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
 import { AlertEngine } from './alert-engine.ts';
 import { Directory } from './directory.ts';

@@ -5,8 +5,8 @@
  * ended tasks past their caps go early, counted. All on the virtual clock.
  */
 import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../clock/clock.ts';
 import { checkFixtures } from '../../fixtures/load-fixtures.ts';
-import { VirtualClock } from '../../protocol/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
 import { AlertEngine } from './alert-engine.ts';
 import { Directory } from './directory.ts';

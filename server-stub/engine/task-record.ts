@@ -2,7 +2,7 @@
  * An alert task as the engine keeps it: its record and its devices' (what the lifecycle
  * changes), the snapshot the control API shows, and an ended task's devices in a few bytes.
  */
-import { formatTimestamp, type TimerId } from '../../protocol/clock.ts';
+import { formatTimestamp, type TimerId } from '../../clock/clock.ts';
 import type { CancelEvents } from '../../protocol/control-api.schema.ts';
 import {
   type AlertRequest,

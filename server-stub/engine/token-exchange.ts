@@ -4,8 +4,9 @@
  * refresh token exchanged. Refusals are OAuth 2.0 error bodies (RFC 6749 §5.2), the shape
  * token clients read.
  */
+
+import { ownValue } from '../../input/own.ts';
 import type { EnvironmentName, StubSettings } from '../../protocol/control-api.schema.ts';
-import { ownValue } from '../../protocol/own.ts';
 import type { OAuthErrorBody } from '../../protocol/service-api.schema.ts';
 import type { TokensIssued } from '../../protocol/token-api.schema.ts';
 import type { TokenRefusal, TokenStore } from './tokens.ts';

@@ -1,6 +1,6 @@
 /** The token store's memory (docs/decisions.md H7): long-expired tokens are forgotten. */
 import { expect, test } from 'vitest';
-import { VirtualClock } from '../../protocol/clock.ts';
+import { VirtualClock } from '../../clock/clock.ts';
 import { IdSource } from '../../protocol/ids.ts';
 import {
   ACCESS_TOKEN_LIFETIME_MS,

@@ -4,7 +4,7 @@
  * tokens exchanged for them (2 hours on the stub's clock). Each belongs to one environment,
  * one account and one user. Pure: no HTTP here, time from the injected clock.
  */
-import type { Clock } from '../../protocol/clock.ts';
+import type { Clock } from '../../clock/clock.ts';
 import type { EnvironmentName } from '../../protocol/control-api.schema.ts';
 import type { IdSource } from '../../protocol/ids.ts';
 import type { SnapshotTokens } from '../../protocol/snapshot.schema.ts';

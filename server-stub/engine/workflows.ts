@@ -4,7 +4,7 @@
  * workflows of the fixtures it may invoke. `StubCore.invokeWorkflow` keeps and plays it.
  */
 import type { FixtureWorkflow } from '../../fixtures/fixtures.schema.ts';
-import { ownValue } from '../../protocol/own.ts';
+import { ownValue } from '../../input/own.ts';
 import { MAX_STORED_JSON_BYTES } from '../../protocol/trigger-api.schema.ts';
 import { EngineError } from './engine-error.ts';
 

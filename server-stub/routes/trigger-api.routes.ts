@@ -7,9 +7,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { ownValue } from '../../input/own.ts';
 import type { EnvironmentName } from '../../protocol/control-api.schema.ts';
 import { DeviceInfo } from '../../protocol/device-info.schema.ts';
-import { ownValue } from '../../protocol/own.ts';
 import { ErrorBody } from '../../protocol/service-api.schema.ts';
 import {
   ACCESS_TOKEN_SCOPES,

@@ -4,7 +4,7 @@
  * ended tasks' order, the lanes, transcripts and events; and putting them back into an engine
  * just reset, making each timer again from the record that owns it (WS3, WS11-WS13).
  */
-import type { VirtualClock } from '../../protocol/clock.ts';
+import type { VirtualClock } from '../../clock/clock.ts';
 import type { SnapshotTask, SnapshotTimer, WorldSnapshot } from '../../protocol/snapshot.schema.ts';
 import { parseTimestamp } from '../../protocol/timestamp.ts';
 import type { AlertEngine } from '../engine/alert-engine.ts';

@@ -4,9 +4,10 @@
  * holds, an acknowledgement a device of the task...). A refusal names the field and says
  * what to do (WS2, WS9, WS14-WS17).
  */
+
+import { isHoldableInstant } from '../../clock/clock.ts';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import { checkFixtures, FixtureError } from '../../fixtures/load-fixtures.ts';
-import { isHoldableInstant } from '../../protocol/clock.ts';
 import {
   SNAPSHOT_FORMAT,
   type SnapshotTask,

@@ -3,8 +3,9 @@
  * whole at one instant, restored whole or not at all. What the engine keeps is
  * engine-snapshot.ts's; what may be refused is snapshot-checks.ts's.
  */
+
+import { formatTimestamp } from '../../clock/clock.ts';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
-import { formatTimestamp } from '../../protocol/clock.ts';
 import {
   OMITTED_SECRET,
   SNAPSHOT_FORMAT,

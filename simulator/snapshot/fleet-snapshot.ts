@@ -5,8 +5,9 @@
  * `fleet.snapshot()` and checked here before `startFleet({ snapshot })` starts anything
  * (docs/decisions.md FS1–FS19).
  */
+
+import type { VirtualClock } from '../../clock/clock.ts';
 import type { FixtureBehaviour } from '../../fixtures/fixtures.schema.ts';
-import type { VirtualClock } from '../../protocol/clock.ts';
 import type { SeededRandom } from '../../protocol/seeded-random.ts';
 import { fieldPath, validatorOf } from '../../protocol/validator.ts';
 import type { Badge } from '../badge.ts';

@@ -12,8 +12,8 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { existingFiles, writeInitFiles } from '../../cli/init.command.ts';
 import { initFiles } from '../../cli/init-templates.ts';
-import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { BIN } from '../support/cli.ts';
 
 const WRITTEN = [

@@ -145,7 +145,7 @@ duration: 1m`,
     );
     expect(result.status).toBe(0);
     const loaded = readFileSync(log, 'utf8');
-    expect(loaded).toContain('/scenarios/run-suite.ts');
+    expect(loaded).toContain('/scenarios/runner/run-suite.ts');
     expect(loaded).not.toContain('watch-scenarios');
     expect(loaded).not.toContain('verbose-steps');
   }, 90_000);

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { rerunCommand } from '../../scenarios/rerun-command.ts';
+import { rerunCommand } from '../../scenarios/runner/rerun-command.ts';
 import { BIN, runCli, startCli } from '../support/cli.ts';
 import { freePort } from '../support/http.ts';
 

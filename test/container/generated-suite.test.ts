@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
-import { findScenarioFiles, runSuite } from '../../scenarios/run-suite.ts';
+import { findScenarioFiles, runSuite } from '../../scenarios/runner/run-suite.ts';
 import { runCli } from '../support/cli.ts';
 import { GENERATE_3_BADGES } from '../support/generated-suite.ts';
 

@@ -5,10 +5,10 @@
 import { afterAll, describe, expect, inject, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
-import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { findScenarioFiles } from '../../scenarios/run-suite.ts';
+import { loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { formatReport } from '../../scenarios/reports/console.reporter.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { findScenarioFiles } from '../../scenarios/runner/run-suite.ts';
 
 const files = findScenarioFiles(['scenarios/catalogue']);
 

@@ -16,8 +16,8 @@ import {
   FixtureError,
   loadFixturesFile,
 } from '../../fixtures/load-fixtures.ts';
+import { passesLuhn } from '../../fixtures/luhn.ts';
 import { DeviceInfo } from '../../protocol/device-info.schema.ts';
-import { passesLuhn } from '../../protocol/luhn.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { RIVERSIDE, request } from '../support/http.ts';

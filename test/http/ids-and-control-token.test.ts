@@ -5,8 +5,8 @@
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { ServiceError } from '../../client/service-client.ts';
-import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { type StartStubOptions, type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { HARBOUR, RIVERSIDE, request, serviceClient } from '../support/http.ts';

@@ -4,9 +4,9 @@
  * refusal is a 400 naming the field that changes nothing, so every view still answers.
  */
 import { describe, expect, test } from 'vitest';
-import { formatTimestamp, MAX_INSTANT, VirtualClock } from '../../protocol/clock.ts';
+import { formatTimestamp, MAX_INSTANT, VirtualClock } from '../../clock/clock.ts';
 import { MAX_DURATION_MS, parseDuration } from '../../protocol/duration.ts';
-import { defineScenario } from '../../scenarios/load-scenario.ts';
+import { defineScenario } from '../../scenarios/format/load-scenario.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { FleetError } from '../../simulator/fleet-connect.ts';
 import { checkBehaviour } from '../../simulator/fleet-options.ts';

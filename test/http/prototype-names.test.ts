@@ -5,7 +5,7 @@
  * answer for an unknown word; never a 5xx, and the stub stays up (docs/decisions.md I10).
  */
 import { describe, expect, test } from 'vitest';
-import { partialDifference } from '../../scenarios/expectations.ts';
+import { partialDifference } from '../../scenarios/checks/request-checks.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { HARBOUR, RIVERSIDE, request } from '../support/http.ts';
 

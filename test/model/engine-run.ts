@@ -12,7 +12,7 @@ import {
   GENERATED_TEXTS,
   GENERATED_USERS,
   generatedFixtures,
-} from '../../scenarios/from-model.ts';
+} from '../../scenarios/format/from-model.ts';
 import type { AlertEngine } from '../../server-stub/engine/alert-engine.ts';
 import { EngineError } from '../../server-stub/engine/engine-error.ts';
 import { StubCore } from '../../server-stub/stub-core.ts';

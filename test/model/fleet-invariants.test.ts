@@ -11,7 +11,7 @@ import { describe, expect, test } from 'vitest';
 import { ServiceClient, ServiceError } from '../../client/service-client.ts';
 import { predict } from '../../model/alert.model.ts';
 import type { ModelInput } from '../../model/lifecycle-state.ts';
-import { generatedConfig } from '../../scenarios/from-model.ts';
+import { generatedConfig } from '../../scenarios/format/from-model.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import type { FleetHandle } from '../../simulator/fleet-options.ts';

@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { findScenarioFiles, runSuite } from '../../scenarios/run-suite.ts';
+import { loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { findScenarioFiles, runSuite } from '../../scenarios/runner/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 import { GENERATE_3_BADGES as ALL } from '../support/generated-suite.ts';
 

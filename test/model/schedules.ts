@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ModelInput } from '../../model/lifecycle-state.ts';
-import { scheduleScenario } from '../../scenarios/from-model.ts';
+import { scheduleScenario } from '../../scenarios/format/from-model.ts';
 
 export const DEVICES = 3;
 /** Past the longest timeout a schedule can ask for: every task has ended by then. */

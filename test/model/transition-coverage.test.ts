@@ -10,7 +10,7 @@ import { serviceConfig } from '../../model/configs.ts';
 import type { ModelInput } from '../../model/lifecycle-state.ts';
 import { historyOfModel, type ServiceHistory, transitionsIn } from '../../model/observe.ts';
 import { lifecycleTransitions } from '../../model/transitions.ts';
-import { GENERATED_TEXTS, GENERATED_USERS } from '../../scenarios/from-model.ts';
+import { GENERATED_TEXTS, GENERATED_USERS } from '../../scenarios/format/from-model.ts';
 import { type EngineRun, runOnEngine } from './engine-run.ts';
 import { DEVICES, schedule } from './schedules.ts';
 

@@ -11,12 +11,11 @@ import { allJournalEntries, StubControlClient } from '../../client/control-clien
 import { ServiceClient } from '../../client/service-client.ts';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
 import {
   compareHistories,
   type HistoryEvent,
   timeline,
-} from '../../scenarios/repro/compare-histories.ts';
+} from '../../scenarios/field-bugs/repro/compare-histories.ts';
 import {
   ExportError,
   MAX_EXPORT_BYTES,
@@ -24,9 +23,10 @@ import {
   readAlertLines,
   readExports,
   readJournalAlerts,
-} from '../../scenarios/repro/read-export.ts';
-import { reproduce } from '../../scenarios/repro/reproduce.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+} from '../../scenarios/field-bugs/repro/read-export.ts';
+import { reproduce } from '../../scenarios/field-bugs/repro/reproduce.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { reproduce } from '../../scenarios/repro/reproduce.ts';
-import { label, searchAlternatives } from '../../scenarios/repro/search.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import type { Step } from '../../scenarios/scenario.schema.ts';
+import { reproduce } from '../../scenarios/field-bugs/repro/reproduce.ts';
+import { label, searchAlternatives } from '../../scenarios/field-bugs/repro/search.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import type { Step } from '../../scenarios/format/scenario.schema.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { runCli } from '../support/cli.ts';
 
 const LENA = '350000000000001';

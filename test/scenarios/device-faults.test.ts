@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { defineScenario } from '../../scenarios/load-scenario.ts';
-import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { runSuite } from '../../scenarios/run-suite.ts';
+import { defineScenario } from '../../scenarios/format/load-scenario.ts';
+import { createJsonReporter } from '../../scenarios/reports/json.reporter.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { expectRefused, scenarioFile } from '../support/scenario-files.ts';
 
 const file = scenarioFile;

@@ -15,8 +15,8 @@ import {
   checkExpectations,
   type Failure,
   type ScenarioActual,
-} from '../../scenarios/expectations.ts';
-import type { Expectations } from '../../scenarios/scenario.schema.ts';
+} from '../../scenarios/checks/expectations.ts';
+import type { Expectations } from '../../scenarios/format/scenario.schema.ts';
 
 const DEVICES: Record<string, string> = { Ada: 'dev-ada', Ben: 'dev-ben' };
 const USERS = new Map(Object.entries(DEVICES).map(([user, id]) => [id, user]));

@@ -1,8 +1,8 @@
 /** A scenario against a stub in another process that is not there says so, as a ScenarioError. */
 import { createServer } from 'node:net';
 import { expect, test } from 'vitest';
-import { loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { loadScenarioFile, ScenarioError } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 
 test('external mode against a port where no stub listens: "the stub at … is unreachable"', async () => {
   // A port that was free a moment ago: nothing listens there now.

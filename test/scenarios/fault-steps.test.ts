@@ -3,8 +3,8 @@
  * step's `retry:` honouring Retry-After on the stub's clock.
  */
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 
 const OUTAGE = {
   at: '0s',

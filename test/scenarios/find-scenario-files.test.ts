@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ScenarioError } from '../../scenarios/load-scenario.ts';
-import { findScenarioFiles } from '../../scenarios/run-suite.ts';
+import { ScenarioError } from '../../scenarios/format/load-scenario.ts';
+import { findScenarioFiles } from '../../scenarios/runner/run-suite.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'badge-sim-find-'));
 const cwd = join(root, 'project');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { initFiles } from '../../cli/init-templates.ts';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
 
 const [scenario, fixtures] = initFiles('.');
 

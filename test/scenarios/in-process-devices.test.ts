@@ -5,10 +5,10 @@
  * stub's port.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { findScenarioFiles } from '../../scenarios/run-suite.ts';
-import { closeScenarioStubs } from '../../scenarios/scenario-stubs.ts';
+import { loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { findScenarioFiles } from '../../scenarios/runner/run-suite.ts';
+import { closeScenarioStubs } from '../../scenarios/runner/scenario-stubs.ts';
 
 afterAll(closeScenarioStubs);
 

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
-import { injectFetch } from '../../scenarios/inject-fetch.ts';
-import { loopbackFetch } from '../../scenarios/loopback-fetch.ts';
+import { injectFetch } from '../../scenarios/runner/inject-fetch.ts';
+import { loopbackFetch } from '../../scenarios/runner/loopback-fetch.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 
 const stub = await startStub({ clock: 'virtual', seed: 1 });

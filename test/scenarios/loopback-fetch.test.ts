@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, expect, test } from 'vitest';
-import { loopbackFetch } from '../../scenarios/loopback-fetch.ts';
+import { loopbackFetch } from '../../scenarios/runner/loopback-fetch.ts';
 
 /** A server that answers with what it received, in the status and headers the path asks. */
 const server = createServer(async (request: IncomingMessage, response) => {

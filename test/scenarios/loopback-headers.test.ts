@@ -1,10 +1,10 @@
 /**
- * The loopback fetch's headers (scenarios/loopback-headers.ts) read and list as the WHATWG
+ * The loopback fetch's headers (scenarios/runner/loopback-headers.ts) read and list as the WHATWG
  * `Headers` class it stands in for, which the loopback fetch used before: the same names,
  * values, order and refusals, without loading undici.
  */
 import { expect, test } from 'vitest';
-import { LoopbackHeaders, requestHeaderList } from '../../scenarios/loopback-headers.ts';
+import { LoopbackHeaders, requestHeaderList } from '../../scenarios/runner/loopback-headers.ts';
 
 type Given = NonNullable<RequestInit['headers']>;
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, test } from 'vitest';
-import { createJunitReporter } from '../../scenarios/reporters/junit.reporter.ts';
-import type { ScenarioReport } from '../../scenarios/run-scenario.ts';
+import { createJunitReporter } from '../../scenarios/reports/junit.reporter.ts';
+import type { ScenarioReport } from '../../scenarios/runner/run-scenario.ts';
 import { BIN } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'badge-sim-reporters-'));

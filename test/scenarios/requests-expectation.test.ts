@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile } from '../../scenarios/load-scenario.ts';
-import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { defineScenario, loadScenarioFile } from '../../scenarios/format/load-scenario.ts';
+import { formatReport } from '../../scenarios/reports/console.reporter.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 
 const REQUESTS = (expect: string) => `name: Requests verified
 proves: The journal holds the alert sent, the refused one and the events read.

@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { choiceOption } from '../../cli/cli-errors.ts';
-import { loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { loadScenarioFile, ScenarioError } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { QUORUM_OF_ONE, scenarioFile } from '../support/scenario-files.ts';

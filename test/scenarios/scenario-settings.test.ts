@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
-import { defineScenario } from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
+import { defineScenario } from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 
 const CANCELLED_AS_NORMAL = defineScenario({

@@ -8,10 +8,10 @@ import {
   defineScenario,
   type LoadedScenario,
   loadScenarioFile,
-} from '../../scenarios/load-scenario.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { findScenarioFiles } from '../../scenarios/run-suite.ts';
-import { closeScenarioStubs, scenarioStubCounts } from '../../scenarios/scenario-stubs.ts';
+} from '../../scenarios/format/load-scenario.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { findScenarioFiles } from '../../scenarios/runner/run-suite.ts';
+import { closeScenarioStubs, scenarioStubCounts } from '../../scenarios/runner/scenario-stubs.ts';
 
 /** Fails on purpose: its failure names the request journal's entries by their ids. */
 const JOURNAL_IDS = defineScenario({

@@ -6,12 +6,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { defineScenario, loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
-import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/publish-schema.ts';
-import { formatReport } from '../../scenarios/reporters/console.reporter.ts';
-import { createJsonReporter } from '../../scenarios/reporters/json.reporter.ts';
-import { runScenario } from '../../scenarios/run-scenario.ts';
-import { runSuite } from '../../scenarios/run-suite.ts';
+import {
+  defineScenario,
+  loadScenarioFile,
+  ScenarioError,
+} from '../../scenarios/format/load-scenario.ts';
+import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from '../../scenarios/format/publish-schema.ts';
+import { formatReport } from '../../scenarios/reports/console.reporter.ts';
+import { createJsonReporter } from '../../scenarios/reports/json.reporter.ts';
+import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
 import { expectRefused, QUORUM_OF_ONE } from '../support/scenario-files.ts';
 

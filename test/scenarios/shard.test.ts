@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { shardOf } from '../../protocol/shard.ts';
-import { REPORTERS } from '../../scenarios/reporters/index.ts';
-import { createJunitReporter } from '../../scenarios/reporters/junit.reporter.ts';
+import { REPORTERS } from '../../scenarios/reports/index.ts';
+import { createJunitReporter } from '../../scenarios/reports/junit.reporter.ts';
 import {
   mergeHtmlReports,
   mergeJsonReports,
   mergeJunitReports,
-} from '../../scenarios/reporters/merge-reports.ts';
-import { runSuite } from '../../scenarios/run-suite.ts';
+} from '../../scenarios/reports/merge-reports.ts';
+import { runSuite } from '../../scenarios/runner/run-suite.ts';
+import { shardOf } from '../../simulator/shard.ts';
 import { runCli } from '../support/cli.ts';
 
 const SUITE = readdirSync('scenarios/catalogue')

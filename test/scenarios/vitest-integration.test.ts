@@ -3,7 +3,7 @@
  * fixtures, and the event matcher.
  */
 import { describe, expect } from 'vitest';
-import { CATALOGUE_DIR } from '../../scenarios/run-suite.ts';
+import { CATALOGUE_DIR } from '../../scenarios/runner/run-suite.ts';
 import { badgeTest, scenarioTests } from '../../scenarios/vitest.ts';
 import { serviceClient } from '../support/http.ts';
 

@@ -4,8 +4,9 @@
  * the stub's frames itself. Fresh, or restored from a fleet snapshot's JSON text. Used by the
  * fleet snapshot's property test and its bench.
  */
+
+import { VirtualClock } from '../../clock/clock.ts';
 import type { FixtureBehaviour, FixtureDevice } from '../../fixtures/fixtures.schema.ts';
-import { VirtualClock } from '../../protocol/clock.ts';
 import { makeFleetBadges } from '../../simulator/fleet-badges.ts';
 import { readFleetSnapshot } from '../../simulator/snapshot/fleet-snapshot.ts';
 import type { LinkHandlers } from '../../simulator/transport.ts';

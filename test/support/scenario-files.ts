@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loadScenarioFile, ScenarioError } from '../../scenarios/load-scenario.ts';
+import { loadScenarioFile, ScenarioError } from '../../scenarios/format/load-scenario.ts';
 
 /**
  * A scenario that loads and passes: loader tests break it one way each (line numbers of their

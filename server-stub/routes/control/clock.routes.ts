@@ -3,7 +3,8 @@
  * which answers with the timers it fired and the badges the clock went on without.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from '../../../protocol/clock.ts';
+import { formatTimestamp, isHoldableInstant, MAX_INSTANT } from '../../../clock/clock.ts';
+import { holdMessage } from '../../../clock/hold-message.ts';
 import {
   ClockAdvance,
   ClockAdvanced,
@@ -12,7 +13,6 @@ import {
   ClockView,
 } from '../../../protocol/control-api.schema.ts';
 import { parseDuration } from '../../../protocol/duration.ts';
-import { holdMessage } from '../../../protocol/hold-message.ts';
 import type { ClockHold } from '../../clock-holds.ts';
 import { clockView } from '../../clock-view.ts';
 import type { DeviceGateway } from '../../device-gateway.ts';

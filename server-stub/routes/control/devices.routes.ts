@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { formatTimestamp } from '../../../protocol/clock.ts';
+import { formatTimestamp } from '../../../clock/clock.ts';
 import {
   ControlDeviceParams,
   DeviceAwaited,

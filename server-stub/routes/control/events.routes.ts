@@ -3,7 +3,7 @@
  * `advance=true` the clock runs to it, up to `advance_max` (await-event.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { formatTimestamp, MAX_INSTANT } from '../../../protocol/clock.ts';
+import { formatTimestamp, MAX_INSTANT } from '../../../clock/clock.ts';
 import {
   AWAIT_ADVANCE_MAX_DEFAULT_MS,
   AwaitedEvent,

@@ -1,0 +1,384 @@
+/**
+ * Reading scenarios: YAML files for QA, `defineScenario(...)` for developers. Both go through
+ * the same check, and every error names the file, the line and the field.
+ */
+
+import { readFileSync } from 'node:fs';
+import Type from 'typebox';
+import { deviceFaultProblem } from '../../fixtures/device-faults.ts';
+import { flakyEveryProblem } from '../../fixtures/flaky-every.ts';
+import { checkFixtures, FixtureError } from '../../fixtures/load-fixtures.ts';
+import { nearestWord, withSuggestion } from '../../input/nearest-word.ts';
+import { hasOwn } from '../../input/own.ts';
+import {
+  describeError,
+  parseYaml,
+  type YamlSource,
+  YamlSyntaxError,
+} from '../../input/yaml-source.ts';
+import { formatDuration, parseDuration } from '../../protocol/duration.ts';
+import { type ValidateFunction, validatorOf } from '../../protocol/validator.ts';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../../server-stub/engine/tokens.ts';
+import { decisionRow } from './decision-rows.ts';
+import { fixturesFileOf, withFixturesFile } from './fixtures-file.ts';
+import { Scenario, Step } from './scenario.schema.ts';
+
+/** A scenario that cannot be used; the message says where and what. */
+export class ScenarioError extends Error {
+  constructor(
+    message: string,
+    readonly path = '',
+  ) {
+    super(message);
+    this.name = 'ScenarioError';
+  }
+}
+
+/** A checked scenario and where it came from. */
+export interface LoadedScenario {
+  scenario: Scenario;
+  /** The file, or `<code>` for `defineScenario`. */
+  source: string;
+  /** The fixtures file it names (`fixtures: { file }`), absolute, read into `scenario`. */
+  fixturesFile?: string;
+  /**
+   * Where the thing at a path (`badges.group`, `timeline[2].tap`) is written, as
+   * `file:line:column`, for errors found when the scenario runs (a group or a device the
+   * fixtures lack). The file is read again only then: a loaded scenario keeps no YAML tree.
+   */
+  where?: (path: string) => string;
+}
+
+/** The action keys of a step: exactly one per step. */
+export const STEP_ACTIONS = [
+  'alert',
+  'broadcast',
+  'cancel',
+  'events',
+  'request',
+  'workflow',
+  'device_info',
+  'expire_tokens',
+  'tap',
+  'offline',
+  'vanish',
+  'online',
+  'drop',
+  'battery',
+  'move',
+  'jump',
+  'fault',
+  'clear_fault',
+] as const;
+export type StepAction = (typeof STEP_ACTIONS)[number];
+
+/** Every field some step may have: its action and the fields that go with it. */
+const STEP_FIELDS: ReadonlySet<string> = new Set([
+  ...STEP_ACTIONS,
+  ...Step.anyOf.flatMap((v: { properties: Record<string, unknown> }) => Object.keys(v.properties)),
+]);
+
+/** The scenario with its steps left to `validateStep`, for precise errors. */
+const validateShell: ValidateFunction = validatorOf({
+  ...Scenario,
+  properties: { ...Scenario.properties, timeline: Type.Array(Type.Object({})) },
+});
+const stepValidators = new Map<StepAction, ValidateFunction>(
+  STEP_ACTIONS.map((action) => {
+    const variant = Step.anyOf.find(
+      (v: { properties: Record<string, unknown> }) => action in v.properties,
+    );
+    return [action, validatorOf(variant!)];
+  }),
+);
+
+/** Reads a `*.scenario.yaml` file. */
+export function loadScenarioFile(file: string): LoadedScenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(`badge-sim: cannot read scenario ${file}: ${(error as Error).message}`);
+  }
+  return loadScenarioText(text, file);
+}
+
+/** Reads a scenario's YAML text, as the file `file` would be read (before it is written, say). */
+export function loadScenarioText(text: string, file: string): LoadedScenario {
+  let source: ReturnType<typeof parseYaml>;
+  try {
+    source = parseYaml(text, file);
+  } catch (error) {
+    if (error instanceof YamlSyntaxError) throw new ScenarioError(error.message);
+    throw error;
+  }
+  try {
+    const scenario = checkScenario(source.value);
+    const fixturesFile = fixturesFileOf(scenario, file);
+    return {
+      scenario: fixturesFile ? withFixturesFile(scenario, fixturesFile) : scenario,
+      source: file,
+      ...(fixturesFile ? { fixturesFile } : {}),
+      where: (path) => placeIn(file, parseYaml(text, file), path),
+    };
+  } catch (error) {
+    if (!(error instanceof ScenarioError || error instanceof FixtureError)) throw error;
+    throw new ScenarioError(
+      `badge-sim: ${placeIn(file, source, error.path)}: ${error.message}`,
+      error.path,
+    );
+  }
+}
+
+/** `file:line:column` of a path in a parsed file, or the file alone. */
+function placeIn(file: string, source: YamlSource, path: string): string {
+  const at = source.positionOf(path);
+  return at ? `${file}:${at.line}:${at.col}` : file;
+}
+
+/** A scenario written in TypeScript: typed by the model, checked like a file. */
+export function defineScenario(scenario: Scenario): LoadedScenario {
+  try {
+    const checked = checkScenario(structuredClone(scenario));
+    const fixturesFile = fixturesFileOf(checked);
+    return {
+      scenario: fixturesFile ? withFixturesFile(checked, fixturesFile) : checked,
+      source: '<code>',
+    };
+  } catch (error) {
+    if (error instanceof ScenarioError || error instanceof FixtureError) {
+      throw new ScenarioError(
+        `badge-sim: scenario '${scenario.name}': ${error.message}`,
+        error.path,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Checks a scenario document: shape, steps, fixtures, and what refers to what. */
+export function checkScenario(input: unknown): Scenario {
+  if (!validateShell(input)) {
+    const { path, message } = describeError(validateShell.errors!, '', {
+      schema: validateShell.schema as object,
+      data: input,
+    });
+    throw new ScenarioError(message, path);
+  }
+  const scenario = input as Scenario;
+  scenario.decisions?.forEach((id, i) => {
+    if (!decisionRow(id))
+      throw new ScenarioError(
+        `decisions[${i}]: '${id}' is no row of docs/decisions.md (ids such as L1, D3; see the Decisions table of the README)`,
+        `decisions[${i}]`,
+      );
+  });
+  scenario.timeline.forEach((step, i) => {
+    checkStep(step, `timeline[${i}]`);
+  });
+  if (typeof scenario.fixtures === 'object' && hasOwn(scenario.fixtures, 'accounts')) {
+    try {
+      checkFixtures(scenario.fixtures);
+    } catch (error) {
+      if (error instanceof FixtureError)
+        throw new ScenarioError(`fixtures.${error.message}`, `fixtures.${error.path}`);
+      throw error;
+    }
+  }
+  // A flaky badge drops at most once a second (I18), and device faults are whole: the same
+  // checks as fixtures and fleets.
+  for (const [ref, behaviour] of Object.entries(scenario.behaviours ?? {})) {
+    const every = behaviour?.flaky?.every;
+    const problem = every === undefined ? undefined : flakyEveryProblem(every);
+    if (problem)
+      throw new ScenarioError(
+        `behaviours.${ref}.flaky.every ${problem}`,
+        `behaviours.${ref}.flaky.every`,
+      );
+    const fault = deviceFaultProblem(behaviour);
+    if (fault)
+      throw new ScenarioError(
+        `behaviours.${ref}.${fault.path} ${fault.message}`,
+        `behaviours.${ref}.${fault.path}`,
+      );
+  }
+  // A name given with `as` is what `task:` and `cancel:` refer to: check them now.
+  const names = new Set<string>();
+  let last = 0;
+  let jump: { index: number; at: number; end: number } | undefined;
+  scenario.timeline.forEach((step, i) => {
+    if (step.as) {
+      if (names.has(step.as))
+        throw new ScenarioError(
+          `timeline[${i}].as '${step.as}' is already the name of an earlier step`,
+          `timeline[${i}].as`,
+        );
+      names.add(step.as);
+    }
+    if (hasOwn(step, 'clear_fault') && step.clear_fault !== 'all' && !names.has(step.clear_fault))
+      throw new ScenarioError(
+        withSuggestion(
+          `timeline[${i}].clear_fault: no earlier step is named '${step.clear_fault}' (write all for every fault)`,
+          step.clear_fault,
+          [...names],
+          'steps named so far',
+          true,
+        ),
+        `timeline[${i}].clear_fault`,
+      );
+    // A request step stays under the service API: `..`, plain or percent-encoded, would
+    // reach other paths (the token endpoint, whose answer would then land in a report).
+    if (hasOwn(step, 'request') && /\.\.|%2e/i.test(step.request.path))
+      throw new ScenarioError(
+        `timeline[${i}].request.path '${step.request.path}' must stay under /subscribers/{id}/api/v1/: no '..'`,
+        `timeline[${i}].request.path`,
+      );
+    checkFaultWords(step, `timeline[${i}]`);
+    const at = duration(step.at, `timeline[${i}].at`);
+    if (step.repeat) duration(step.repeat.every, `timeline[${i}].repeat.every`);
+    if (at < last) {
+      throw new ScenarioError(
+        `timeline[${i}].at ${step.at} is before the step above it: steps go in time order`,
+        `timeline[${i}].at`,
+      );
+    }
+    // A jump moves the clock on: a later step inside it would silently run at its end.
+    if (jump && at > jump.at && at < jump.end) {
+      throw new ScenarioError(
+        `timeline[${i}].at ${step.at} falls inside the jump of timeline[${jump.index}] (${formatDuration(jump.at)} → ${formatDuration(jump.end)}): write at: ${formatDuration(jump.at)} to run right after it, or ${formatDuration(jump.end)} or later`,
+        `timeline[${i}].at`,
+      );
+    }
+    const by = hasOwn(step, 'jump')
+      ? duration(step.jump, `timeline[${i}].jump`)
+      : hasOwn(step, 'expire_tokens')
+        ? ACCESS_TOKEN_LIFETIME_MS
+        : 0;
+    if (by > 0) {
+      const from = Math.max(at, jump?.end ?? 0);
+      jump = { index: i, at, end: from + by };
+    }
+    last = at;
+  });
+  const tasks = Object.keys(scenario.expect.tasks ?? {});
+  for (const name of tasks) {
+    if (!names.has(name))
+      throw new ScenarioError(
+        withSuggestion(
+          `expect.tasks.${name}: no step is named '${name}' (as: ${name})`,
+          name,
+          [...names],
+          'steps named',
+          true,
+        ),
+        `expect.tasks.${name}`,
+      );
+  }
+  const items =
+    scenario.expect.events === undefined
+      ? []
+      : Array.isArray(scenario.expect.events)
+        ? scenario.expect.events
+        : scenario.expect.events.items;
+  const itemsPath = Array.isArray(scenario.expect.events) ? 'expect.events' : 'expect.events.items';
+  items.forEach((item, i) => {
+    if (item.task && !names.has(item.task)) {
+      throw new ScenarioError(
+        withSuggestion(
+          `${itemsPath}[${i}].task: no step is named '${item.task}'`,
+          item.task,
+          [...names],
+          'steps named',
+          true,
+        ),
+        `${itemsPath}[${i}].task`,
+      );
+    }
+  });
+  const length =
+    scenario.duration === undefined ? undefined : duration(scenario.duration, 'duration');
+  if (length !== undefined && jump && length > jump.at && length < jump.end) {
+    throw new ScenarioError(
+      `duration ${scenario.duration} ends inside the jump of timeline[${jump.index}] (${formatDuration(jump.at)} → ${formatDuration(jump.end)}): write ${formatDuration(jump.end)} or later, or leave it out`,
+      'duration',
+    );
+  }
+  if (length !== undefined && length < last) {
+    throw new ScenarioError(
+      `duration ${scenario.duration} ends before the last step (${scenario.timeline.at(-1)?.at})`,
+      'duration',
+    );
+  }
+  return scenario;
+}
+
+/**
+ * A duration the schema's pattern let through, in ms; too long (over 3650 days) or not whole
+ * milliseconds (`0.5ms`) is refused.
+ */
+function duration(text: string, path: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new ScenarioError(
+      `${path} '${text}' is not a duration of whole milliseconds up to 3650 days`,
+      path,
+    );
+  }
+  return ms;
+}
+
+/**
+ * A tap step's fault words go together only one way: a lost tap is neither delayed nor
+ * duplicated, and a gap is between copies; a drop lasts a duration in bounds.
+ */
+function checkFaultWords(step: Step, path: string): void {
+  if (hasOwn(step, 'drop')) duration(step.for, `${path}.for`);
+  if (!hasOwn(step, 'tap')) return;
+  if (step.delay !== undefined) duration(step.delay, `${path}.delay`);
+  if (step.gap !== undefined) duration(step.gap, `${path}.gap`);
+  if (step.lost && (step.delay !== undefined || step.duplicate !== undefined))
+    throw new ScenarioError(
+      `${path}.lost: a lost tap never leaves, so it is neither delayed nor duplicated: give lost alone`,
+      `${path}.lost`,
+    );
+  if (step.gap !== undefined && step.duplicate === undefined)
+    throw new ScenarioError(
+      `${path}.gap is the time between the copies of a duplicated tap: give duplicate too`,
+      `${path}.gap`,
+    );
+}
+
+/** The action of a step. */
+export function actionOf(step: Step): StepAction {
+  return STEP_ACTIONS.find((action) => Object.hasOwn(step, action))!;
+}
+
+function checkStep(step: unknown, path: string): void {
+  const keys = step && typeof step === 'object' ? Object.keys(step) : [];
+  const actions = STEP_ACTIONS.filter((action) => keys.includes(action));
+  // A misspelt action (`alrt`) is what to name, not the list of the eighteen there are.
+  const unknown = keys.find((key) => !STEP_FIELDS.has(key));
+  const nearest = unknown === undefined ? undefined : nearestWord(unknown, STEP_FIELDS);
+  if (actions.length === 0 && unknown !== undefined && nearest !== undefined) {
+    throw new ScenarioError(
+      `${path}.${unknown} is no step kind or field of a step: did you mean ${nearest}?`,
+      `${path}.${unknown}`,
+    );
+  }
+  if (actions.length !== 1) {
+    throw new ScenarioError(
+      actions.length === 0
+        ? `${path} needs one action: ${STEP_ACTIONS.join(', ')} (it has: ${keys.join(', ') || 'nothing'})`
+        : `${path} has ${actions.join(' and ')}: one action a step`,
+      path,
+    );
+  }
+  const validate = stepValidators.get(actions[0]!)!;
+  if (!validate(step)) {
+    const { path: at, message } = describeError(validate.errors!, path, {
+      schema: validate.schema as object,
+      data: step,
+    });
+    throw new ScenarioError(message, at);
+  }
+}
