@@ -5,8 +5,8 @@ import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { ANALYTICS_TABLE_COLUMNS } from '../scenarios/field-bugs/repro/analytics-table.ts';
 import { fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
-import { table } from './env.command.ts';
 import { fetchFailure, httpBaseUrl } from './stub-check.ts';
+import { table } from './text-table.ts';
 
 interface AnalyticsOptions {
   baseUrl: string;

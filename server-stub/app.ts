@@ -3,7 +3,7 @@
  * handler, the OpenAPI document, the emulated service API and the control API beside it.
  * `start-stub.ts` is the process around it.
  */
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import {
@@ -101,46 +101,7 @@ async function stubApp(
   // rest (openapi.ts). Registered before the routes: a hook sees only routes added after it.
   documentRoutes(app, (route) => ({ answers: commonAnswers(route) }));
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'badge-sim stub',
-        version: '1',
-        description:
-          'The voice-badge alerting service as badge-sim emulates it (tag `service`), and the ' +
-          `control API that only tests use, under ${CONTROL_PREFIX} (tag \`control\`).`,
-      },
-      tags: [
-        { name: 'service', description: 'The notification and events interface of the spec.' },
-        {
-          name: 'control',
-          description: 'badge-sim control API: reset, fixtures, clock, transcripts.',
-        },
-      ],
-      components: {
-        securitySchemes: {
-          apiKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: `${core.settings.authScheme} <API_KEY>`,
-          },
-          bearerToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An access token from `oauth2/token` of the same environment.',
-          },
-          controlToken: {
-            type: 'apiKey',
-            in: 'header',
-            name: CONTROL_TOKEN_HEADER,
-            description: 'Only when the stub was started with a control token.',
-          },
-        },
-      },
-    },
-  });
+  await app.register(swagger, { openapi: openApiDocument(core.settings.authScheme) });
 
   await app.register(serviceApiRoutes, { core });
   for (const [environment, settings] of Object.entries(core.settings.environments)) {
@@ -167,6 +128,48 @@ async function stubApp(
 }
 
 export default fp(stubApp, { name: 'badge-sim-stub', fastify: '5.x' });
+
+/** The OpenAPI document's head: its two tags and how each part is authorised. */
+function openApiDocument(authScheme: string): FastifyDynamicSwaggerOptions['openapi'] {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'badge-sim stub',
+      version: '1',
+      description:
+        'The voice-badge alerting service as badge-sim emulates it (tag `service`), and the ' +
+        `control API that only tests use, under ${CONTROL_PREFIX} (tag \`control\`).`,
+    },
+    tags: [
+      { name: 'service', description: 'The notification and events interface of the spec.' },
+      {
+        name: 'control',
+        description: 'badge-sim control API: reset, fixtures, clock, transcripts.',
+      },
+    ],
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: `${authScheme} <API_KEY>`,
+        },
+        bearerToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An access token from `oauth2/token` of the same environment.',
+        },
+        controlToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: CONTROL_TOKEN_HEADER,
+          description: 'Only when the stub was started with a control token.',
+        },
+      },
+    },
+  };
+}
 
 const acceptAll = (() => true) as unknown as ValidateFunction;
 

@@ -1,5 +1,4 @@
-import { Socket } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ClockMode } from '../clock/clock.ts';
 import type { Fixtures } from '../fixtures/fixtures.schema.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../fixtures/load-fixtures.ts';
@@ -12,10 +11,10 @@ import {
 import { DEVICE_WS_PATH } from '../protocol/device-frames.schema.ts';
 import type { WorldSnapshot } from '../protocol/snapshot.schema.ts';
 import stubApp from './app.ts';
-import { clientErrorHandler, handleError } from './http-errors.ts';
 import type { LocalBadges } from './live-feed.ts';
 import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettingsInput } from './settings.ts';
 import { StubCore } from './stub-core.ts';
+import { stubServer } from './stub-server.ts';
 import type { PreparedTls, StubTlsInfo, StubTlsOptions } from './tls.ts';
 
 /**
@@ -141,17 +140,7 @@ export async function startStub(
   options: StartStubOptions = {},
   runBadges?: StubBadgeRunner,
 ): Promise<StubHandle> {
-  if (options.controlToken !== undefined) {
-    const problem = controlTokenProblem(options.controlToken);
-    if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
-  }
-  // The bounds of PUT /_stub/clock and of `badge-sim stub --scale` (I16).
-  const scale = options.clockScale;
-  if (scale !== undefined && !(scale >= CLOCK_SCALE_MIN && scale <= CLOCK_SCALE_MAX)) {
-    throw new RangeError(
-      `badge-sim: clockScale must be from ${CLOCK_SCALE_MIN} to ${CLOCK_SCALE_MAX}, got ${scale}`,
-    );
-  }
+  checkStartOptions(options);
   const fixtures =
     typeof options.fixtures === 'object'
       ? options.fixtures
@@ -164,16 +153,6 @@ export async function startStub(
   const tls: PreparedTls | undefined = options.tls
     ? tlsSetup!.prepareTls(options.tls, listenHost)
     : undefined;
-  // Node's HTTP server options; an HTTPS server takes them beside the certificate.
-  const serverOptions = {
-    headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.requestMs,
-    // Node checks the headers and request deadlines on this interval (30 s by default).
-    connectionsCheckingInterval: Math.max(
-      10,
-      Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)),
-    ),
-  };
   let core: StubCore;
   try {
     core = new StubCore({
@@ -195,46 +174,7 @@ export async function startStub(
     tls?.dispose();
     throw error;
   }
-  const app = Fastify({
-    logger: false,
-    bodyLimit: core.settings.bodyLimit,
-    // A path fastify cannot decode (`/tasks/%`) is refused with the stub's error body too.
-    frameworkErrors: handleError,
-    // What Node's parser refuses (408, 431, malformed HTTP) gets the stub's error body too.
-    clientErrorHandler: clientErrorHandler(timeouts),
-    // A client that sends nothing, or its headers or body a byte at a time, is cut off by the
-    // headers and request deadlines; an idle keep-alive connection by keepAliveTimeout. No
-    // socket idle timeout (0): it would also cut an answer still being worked on (I9).
-    connectionTimeout: 0,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    requestTimeout: timeouts.requestMs,
-    http: serverOptions,
-    // A TLS handshake gets the headers' deadline too: a client that stalls in it is cut off.
-    ...(tls && {
-      https: {
-        cert: tls.cert,
-        key: tls.key,
-        handshakeTimeout: timeouts.headersMs,
-        ...serverOptions,
-      },
-    }),
-  }) as FastifyInstance;
-  if (tls) tlsSetup!.refusePlainHttp(app.server, timeouts.headersMs);
-  // An upgraded WebSocket (a badge) is no longer an HTTP request: no idle timeout applies
-  // (Node drops its own on upgrade; this says so and keeps it so).
-  app.server.on('upgrade', (_request, socket: Socket) => socket.setTimeout(0));
-  // While a handler works, nothing cuts the connection; once its answer is being written, a
-  // client that stops reading it gets `stalledAnswerMs` (no progress) and is dropped, so an
-  // unread answer is not held in memory for ever. Keep-alive takes over when it is written.
-  app.addHook('onRequest', (request, _reply, done) => {
-    // A request `inject`ed by a runner in this process (SP6) has no socket to time.
-    if (request.raw.socket instanceof Socket) request.raw.socket.setTimeout(0);
-    done();
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (reply.raw.socket instanceof Socket) reply.raw.socket.setTimeout(timeouts.stalledAnswerMs);
-    done(null, payload);
-  });
+  const app = stubServer(timeouts, core.settings.bodyLimit, tls, tlsSetup);
   await app.register(stubApp, { core, controlToken: options.controlToken });
   if (options.onResponse) {
     const log = options.onResponse;
@@ -289,19 +229,46 @@ export async function startStub(
     close,
     [Symbol.asyncDispose]: close,
   };
-  if (options.badges !== undefined) {
-    try {
-      if (!runBadges)
-        throw new Error(
-          "badge-sim: startStub's `badges` runs the simulator: import startStub from 'badge-sim', not from its server module",
-        );
-      const badges = await runBadges(handle, options.badges);
-      fleet = badges;
-      app.feed.localBadges = badges;
-    } catch (error) {
-      await close();
-      throw error;
-    }
-  }
+  if (options.badges !== undefined)
+    fleet = await startBadges(handle, options.badges, runBadges, close);
   return handle;
+}
+
+/** The options `startStub` refuses before anything starts. */
+function checkStartOptions(options: StartStubOptions): void {
+  if (options.controlToken !== undefined) {
+    const problem = controlTokenProblem(options.controlToken);
+    if (problem) throw new TypeError(`badge-sim: controlToken ${problem}`);
+  }
+  // The bounds of PUT /_stub/clock and of `badge-sim stub --scale` (I16).
+  const scale = options.clockScale;
+  if (scale !== undefined && !(scale >= CLOCK_SCALE_MIN && scale <= CLOCK_SCALE_MAX)) {
+    throw new RangeError(
+      `badge-sim: clockScale must be from ${CLOCK_SCALE_MIN} to ${CLOCK_SCALE_MAX}, got ${scale}`,
+    );
+  }
+}
+
+/**
+ * The badges of `startStub({ badges })`, run by `runBadges` and shown on the dashboard; if
+ * they cannot start, the stub is closed and the error thrown.
+ */
+async function startBadges(
+  handle: StubHandle,
+  which: string,
+  runBadges: StubBadgeRunner | undefined,
+  close: () => Promise<void>,
+): Promise<{ close(): Promise<void> }> {
+  try {
+    if (!runBadges)
+      throw new Error(
+        "badge-sim: startStub's `badges` runs the simulator: import startStub from 'badge-sim', not from its server module",
+      );
+    const badges = await runBadges(handle, which);
+    handle.app.feed.localBadges = badges;
+    return badges;
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

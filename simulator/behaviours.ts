@@ -129,33 +129,6 @@ export function startBehaviour(
         if (badge.online === false) acked.delete(act.taskId);
         else badge.tap(act.taskId);
         return;
-      case 'offline': {
-        badge.goOffline();
-        const away = behaviour.offline?.[act.index]?.for;
-        if (away) at(parseDuration(away)!, { do: 'comeBack' });
-        return;
-      }
-      case 'vanish': {
-        badge.vanish();
-        const away = behaviour.vanish?.[act.index]?.for;
-        if (away) at(draw(random, parseDurationRange(away)!), { do: 'comeBack' });
-        return;
-      }
-      case 'comeBack':
-        badge.comeBack();
-        return;
-      case 'flakyOff':
-        badge.goOffline();
-        at(draw(random, parseDurationRange(behaviour.flaky!.down)!), { do: 'flakyBack' });
-        return;
-      case 'flakyBack':
-        badge.comeBack();
-        at(draw(random, parseDurationRange(behaviour.flaky!.every)!), { do: 'flakyOff' });
-        return;
-      case 'dropOff':
-        badge.goOffline();
-        at(draw(faultRandom, parseDurationRange(behaviour.drop!.for)!), { do: 'dropBack' });
-        return;
       case 'dropBack':
         dropping = false;
         badge.comeBack();
@@ -165,6 +138,8 @@ export function startBehaviour(
         badge.setBattery(level, 'discharging');
         if (level > 0) at(batteryStepMs, { do: 'batteryStep' });
         return;
+      default:
+        fireNetworkAct(act, badge, behaviour, { random, faultRandom }, at);
     }
   }
 
@@ -204,6 +179,45 @@ export function startBehaviour(
     }),
     rearm: ({ due, act }) => at(due - clock.now(), act),
   };
+}
+
+/** The acts that take a badge off the network and bring it back, each scheduling what follows. */
+function fireNetworkAct(
+  act: BehaviourAct,
+  badge: BehaviourTarget,
+  behaviour: Behaviour,
+  { random, faultRandom }: { random: () => number; faultRandom: () => number },
+  at: (delayMs: number, act: BehaviourAct) => void,
+): void {
+  switch (act.do) {
+    case 'offline': {
+      badge.goOffline();
+      const away = behaviour.offline?.[act.index]?.for;
+      if (away) at(parseDuration(away)!, { do: 'comeBack' });
+      return;
+    }
+    case 'vanish': {
+      badge.vanish();
+      const away = behaviour.vanish?.[act.index]?.for;
+      if (away) at(draw(random, parseDurationRange(away)!), { do: 'comeBack' });
+      return;
+    }
+    case 'comeBack':
+      badge.comeBack();
+      return;
+    case 'flakyOff':
+      badge.goOffline();
+      at(draw(random, parseDurationRange(behaviour.flaky!.down)!), { do: 'flakyBack' });
+      return;
+    case 'flakyBack':
+      badge.comeBack();
+      at(draw(random, parseDurationRange(behaviour.flaky!.every)!), { do: 'flakyOff' });
+      return;
+    case 'dropOff':
+      badge.goOffline();
+      at(draw(faultRandom, parseDurationRange(behaviour.drop!.for)!), { do: 'dropBack' });
+      return;
+  }
 }
 
 /** The behaviour's listeners of alert plays (ack after a delay or on a repeat, drops). */

@@ -97,6 +97,13 @@ export async function triggerApiRoutes(
     },
   );
 
+  authHostRoutes(app, core, environment);
+  // The API host: behind a firewall that wants a User-Agent, then a bearer token.
+  await app.register(apiHostRoutes, { core, gateway, environment });
+}
+
+/** The token endpoint and oauth2/validate, on the auth host. */
+function authHostRoutes(app: FastifyInstance, core: StubCore, environment: EnvironmentName): void {
   app.post(
     '/oauth2/token',
     {
@@ -144,109 +151,124 @@ export async function triggerApiRoutes(
       } satisfies TokenValidation;
     },
   );
+}
 
-  // The API host: behind a firewall that wants a User-Agent, then a bearer token.
-  await app.register(async (api) => {
-    documentRoutes(api, () => ({
-      security: [{ bearerToken: [] }],
-      headers: {
-        'user-agent': Type.String({
-          minLength: 1,
-          description: 'Any value: the firewall in front of the API host wants one (403).',
-        }),
-      },
-      answers: {
-        400: answer('`subscriber_id` is missing from the query string.'),
-        401: answer(
-          'No bearer token, or one that is unknown, expired, an id_token or of another environment (`WWW-Authenticate: Bearer`).',
-        ),
-        403: answer(
-          'No `User-Agent` header (`firewall`), or the token does not grant `subscriber_id` (`forbidden`).',
-        ),
-        404: answer('No such device in the account (`unknown_device`).'),
-      },
-    }));
-    api.addHook('onRequest', (request, _reply, done) => {
-      try {
-        firewall(request);
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
-    });
-
-    const account = (request: FastifyRequest, subscriberId: unknown): string => {
-      const granted = bearerGrant(core, environment, request);
-      if (typeof subscriberId !== 'string' || subscriberId === '') {
-        throw new HttpError(
-          400,
-          'invalid_field',
-          'subscriber_id is required in the query string',
-          'subscriber_id',
-        );
-      }
-      if (subscriberId !== granted.subscriberId) {
-        throw new HttpError(
-          403,
-          'forbidden',
-          `this access token does not grant subscriber ${subscriberId}`,
-          'subscriber_id',
-        );
-      }
-      return subscriberId;
-    };
-    api.post(
-      '/ibot/workflow/:workflow_id',
-      {
-        schema: {
-          tags: ['service'],
-          summary: `Invoke an HTTP workflow (${environment}).`,
-          params: WorkflowParams,
-          querystring: workflowQuery,
-          body: workflowInvocation,
-          response: {
-            200: WorkflowInvoked,
-            404: answer(
-              'No such workflow in the account (`unknown_workflow`), not an HTTP workflow (`not_an_http_workflow`), or no such user or target device.',
-            ),
-            405: answer('The workflow is triggered with another method (`wrong_trigger_method`).'),
-          },
-        },
-      },
-      async (request) => {
-        const { workflow_id: workflowId } = request.params as WorkflowParams;
-        const subscriberId = account(request, ownValue(request.query, 'subscriber_id'));
-        return core.invokeWorkflow(environment, subscriberId, workflowId, {
-          userId: ownValue(request.query, 'user_id'),
-          body: request.body,
-        });
-      },
-    );
-
-    api.get(
-      `/${core.settings.brandWord}/api/v1/device/:device_id`,
-      {
-        schema: {
-          tags: ['service'],
-          summary: `Device information (${environment}).`,
-          params: DeviceParams,
-          querystring: deviceQuery,
-          response: { 200: DeviceInfo },
-        },
-      },
-      async (request) => {
-        const { device_id: deviceId } = request.params as DeviceParams;
-        const subscriberId = account(request, ownValue(request.query, 'subscriber_id'));
-        const device = core.accountDevice(subscriberId, deviceId, 'device_id');
-        return buildDeviceInfo({
-          device,
-          fixture: core.deviceFixture(device.id),
-          live: gateway.liveState(device.id),
-          groups: core.directory.groups(subscriberId).filter((g) => g.members.includes(device.id)),
-        });
-      },
-    );
+/** The workflow trigger and device information, on the API host. */
+async function apiHostRoutes(
+  api: FastifyInstance,
+  { core, gateway, environment }: TriggerApiOptions,
+) {
+  documentRoutes(api, apiHostDocs);
+  api.addHook('onRequest', (request, _reply, done) => {
+    try {
+      firewall(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
+
+  api.post(
+    '/ibot/workflow/:workflow_id',
+    {
+      schema: {
+        tags: ['service'],
+        summary: `Invoke an HTTP workflow (${environment}).`,
+        params: WorkflowParams,
+        querystring: workflowQuery,
+        body: workflowInvocation,
+        response: {
+          200: WorkflowInvoked,
+          404: answer(
+            'No such workflow in the account (`unknown_workflow`), not an HTTP workflow (`not_an_http_workflow`), or no such user or target device.',
+          ),
+          405: answer('The workflow is triggered with another method (`wrong_trigger_method`).'),
+        },
+      },
+    },
+    async (request) => {
+      const { workflow_id: workflowId } = request.params as WorkflowParams;
+      const subscriberId = grantedAccount(core, environment, request);
+      return core.invokeWorkflow(environment, subscriberId, workflowId, {
+        userId: ownValue(request.query, 'user_id'),
+        body: request.body,
+      });
+    },
+  );
+
+  api.get(
+    `/${core.settings.brandWord}/api/v1/device/:device_id`,
+    {
+      schema: {
+        tags: ['service'],
+        summary: `Device information (${environment}).`,
+        params: DeviceParams,
+        querystring: deviceQuery,
+        response: { 200: DeviceInfo },
+      },
+    },
+    async (request) => {
+      const { device_id: deviceId } = request.params as DeviceParams;
+      const subscriberId = grantedAccount(core, environment, request);
+      const device = core.accountDevice(subscriberId, deviceId, 'device_id');
+      return buildDeviceInfo({
+        device,
+        fixture: core.deviceFixture(device.id),
+        live: gateway.liveState(device.id),
+        groups: core.directory.groups(subscriberId).filter((g) => g.members.includes(device.id)),
+      });
+    },
+  );
+}
+
+/** What every route of the API host documents: its credential, header and refusals. */
+function apiHostDocs() {
+  return {
+    security: [{ bearerToken: [] }],
+    headers: {
+      'user-agent': Type.String({
+        minLength: 1,
+        description: 'Any value: the firewall in front of the API host wants one (403).',
+      }),
+    },
+    answers: {
+      400: answer('`subscriber_id` is missing from the query string.'),
+      401: answer(
+        'No bearer token, or one that is unknown, expired, an id_token or of another environment (`WWW-Authenticate: Bearer`).',
+      ),
+      403: answer(
+        'No `User-Agent` header (`firewall`), or the token does not grant `subscriber_id` (`forbidden`).',
+      ),
+      404: answer('No such device in the account (`unknown_device`).'),
+    },
+  };
+}
+
+/** The account of the query's `subscriber_id`, if the bearer token grants it; else 400, 401 or 403. */
+function grantedAccount(
+  core: StubCore,
+  environment: EnvironmentName,
+  request: FastifyRequest,
+): string {
+  const granted = bearerGrant(core, environment, request);
+  const subscriberId = ownValue(request.query, 'subscriber_id');
+  if (typeof subscriberId !== 'string' || subscriberId === '') {
+    throw new HttpError(
+      400,
+      'invalid_field',
+      'subscriber_id is required in the query string',
+      'subscriber_id',
+    );
+  }
+  if (subscriberId !== granted.subscriberId) {
+    throw new HttpError(
+      403,
+      'forbidden',
+      `this access token does not grant subscriber ${subscriberId}`,
+      'subscriber_id',
+    );
+  }
+  return subscriberId;
 }
 
 /** The firewall in front of the API host refuses a request without a User-Agent first. */
