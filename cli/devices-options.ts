@@ -1,4 +1,4 @@
-import type { Shard } from '../simulator/shard.ts';
+import type { Shard } from '../input/shard.ts';
 import type { TtsName } from '../simulator/tts/text-to-speech.ts';
 
 /** The options of `badge-sim devices` as its command parsed them. */

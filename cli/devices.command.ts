@@ -4,9 +4,9 @@ import {
   BATTERY_DRAIN_MIN,
   MAX_TAP_COPIES,
 } from '../fixtures/fixtures.schema.ts';
+import { shardOption } from '../input/shard.ts';
 import { parseDuration } from '../protocol/duration.ts';
 import { MAX_WORKERS } from '../simulator/fleet-workers.ts';
-import { shardOption } from '../simulator/shard.ts';
 import { TTS_NAMES } from '../simulator/tts/text-to-speech.ts';
 import {
   choiceOption,

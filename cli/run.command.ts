@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { type Shard, shardOf, shardOption } from '../input/shard.ts';
 import type { Reporter, ReporterName } from '../scenarios/reports/index.ts';
 import type { StepObserver } from '../scenarios/runner/step-progress.ts';
-import { type Shard, shardOf, shardOption } from '../simulator/shard.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';

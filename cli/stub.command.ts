@@ -24,12 +24,8 @@ import {
 } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { booleanFromEnv, fromEnv } from './env-options.ts';
-import { runStub } from './run-stub.ts';
 import type { StubOptions } from './stub-options.ts';
 import { tlsOptionsFrom } from './stub-tls-options.ts';
-
-// What the stub says of its recording as it stops, which tests read from here.
-export { recordingSaid } from './stub-banner.ts';
 
 /**
  * `badge-sim stub`: its options (each a flag or a BADGE_SIM_ variable), checked together, then
@@ -42,6 +38,8 @@ export function stubCommand(): Command {
   return command.addHelpText('after', HELP_AFTER).action(async (options: StubOptions) => {
     checkStubOptions(options);
     options.quiet ??= booleanFromEnv('BADGE_SIM_QUIET');
+    // Loaded once the options are read: `stub --help` loads no more than its options need.
+    const { runStub } = await import('./run-stub.ts');
     await runStub(options, tlsOptionsFrom(options));
   });
 }

@@ -16,12 +16,12 @@ import {
 import { flakyEveryProblem } from '../fixtures/flaky-every.ts';
 import { nearestWord } from '../input/nearest-word.ts';
 import { hasOwn } from '../input/own.ts';
+import { shardOf } from '../input/shard.ts';
 import { parseDurationRange } from '../protocol/duration.ts';
 import { fieldPath, validatorOf } from '../protocol/validator.ts';
 import type { StubTarget } from '../stub-connection/stub-connection.ts';
 import { ACTIVITY_CAP, type Badge, type BadgeStatus, HEARD_CAP, type HeardEntry } from './badge.ts';
 import { FleetError } from './fleet-connect.ts';
-import { shardOf } from './shard.ts';
 import type { FleetSnapshot } from './snapshot/fleet-snapshot.ts';
 import type { TextToSpeech, TtsName } from './tts/text-to-speech.ts';
 

@@ -94,9 +94,9 @@ describe('file lengths', () => {
     const grown = checkFiles({ 'simulator/badge.ts': linesOf(allowance + 1) });
     expect(grown.output).toContain(`past its allowance of ${allowance}`);
     expect(grown.status).toBe(1);
-    const moved = fileAllowance('\\*\\*/expectations.ts');
-    expect(checkFiles({ 'scenarios/run/expectations.ts': linesOf(moved) }).status).toBe(0);
-    expect(checkFiles({ 'scenarios/run/expectations.ts': linesOf(moved + 1) }).status).toBe(1);
+    const moved = fileAllowance('\\*\\*/run-scenario.ts');
+    expect(checkFiles({ 'scenarios/run/run-scenario.ts': linesOf(moved) }).status).toBe(0);
+    expect(checkFiles({ 'scenarios/run/run-scenario.ts': linesOf(moved + 1) }).status).toBe(1);
   });
 });
 

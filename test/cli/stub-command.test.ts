@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { recordingSaid } from '../../cli/stub.command.ts';
+import { recordingSaid } from '../../cli/stub-banner.ts';
 import { DEFAULT_FIXTURES_FILE } from '../../fixtures/load-fixtures.ts';
 import { runCli as run, startCli as start } from '../support/cli.ts';
 import { RIVERSIDE, request } from '../support/http.ts';

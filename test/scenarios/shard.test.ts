@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { shardOf } from '../../input/shard.ts';
 import { REPORTERS } from '../../scenarios/reports/index.ts';
 import { createJunitReporter } from '../../scenarios/reports/junit.reporter.ts';
 import {
@@ -16,7 +17,6 @@ import {
   mergeJunitReports,
 } from '../../scenarios/reports/merge-reports.ts';
 import { runSuite } from '../../scenarios/runner/run-suite.ts';
-import { shardOf } from '../../simulator/shard.ts';
 import { runCli } from '../support/cli.ts';
 
 const SUITE = readdirSync('scenarios/catalogue')
