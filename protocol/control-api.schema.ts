@@ -7,6 +7,7 @@ import { ClockModeSchema } from './clock.schema.ts';
 import { BatteryStatus } from './device-frames.schema.ts';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT } from './duration.ts';
 import { AnalyticEvent, ISO_8601 } from './service-api.schema.ts';
+import { TaskOutcome, TaskState } from './task-outcome.schema.ts';
 import { TokenUserEmail, TokenUserId } from './token-api.schema.ts';
 
 export const CONTROL_PREFIX = '/_stub';
@@ -219,13 +220,8 @@ export const TaskView = Type.Object({
   subscriber_id: Type.String(),
   name: Type.String(),
   notification: Type.String(),
-  state: Type.Union([Type.Literal('alerting'), Type.Literal('ended')]),
-  outcome: Type.Union([
-    Type.Literal('quorum'),
-    Type.Literal('timed_out'),
-    Type.Literal('cancelled'),
-    Type.Null(),
-  ]),
+  state: TaskState,
+  outcome: TaskOutcome,
   created_at: Type.String(),
   ended_at: Type.Union([Type.String(), Type.Null()]),
   quorum: Type.Integer(),

@@ -8,6 +8,7 @@
 import Type, { type Static } from 'typebox';
 import { CancelEvents, EnvironmentName, WorkflowInvocation } from './control-api.schema.ts';
 import { AlertRequest, AnalyticEvent } from './service-api.schema.ts';
+import { TaskOutcome, TaskState } from './task-outcome.schema.ts';
 
 /** The one format this stub writes and reads; another is refused (WS2). */
 export const SNAPSHOT_FORMAT = 'badge-sim-snapshot/1';
@@ -58,13 +59,8 @@ const SnapshotTask = Type.Object(
     subscriber_id: Type.String(),
     request: AlertRequest,
     created_at: Ms,
-    state: Type.Union([Type.Literal('alerting'), Type.Literal('ended')]),
-    outcome: Type.Union([
-      Type.Literal('quorum'),
-      Type.Literal('timed_out'),
-      Type.Literal('cancelled'),
-      Type.Null(),
-    ]),
+    state: TaskState,
+    outcome: TaskOutcome,
     ended_at: Type.Union([Ms, Type.Null()]),
     acknowledgements: Type.Integer({ minimum: 0 }),
     devices: Type.Array(
