@@ -189,7 +189,7 @@ function controlAndRecording(command: Command): Command {
       .addOption(
         fromEnv(
           '--control-token <token>',
-          `lock the control API (all of /_stub but /_stub/health and /_stub/openapi.json): callers send the header ${CONTROL_TOKEN_HEADER}: <token>. Prefer the variable: a flag shows in the process list`,
+          `lock the control API (all of /_stub but /_stub/health, /_stub/openapi.json and /_stub/asyncapi.json): callers send the header ${CONTROL_TOKEN_HEADER}: <token>. Prefer the variable: a flag shows in the process list`,
           'CONTROL_TOKEN',
         ),
       )
