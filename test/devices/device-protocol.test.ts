@@ -392,13 +392,13 @@ describe('hardening: a wake cannot hold the clock at one instant', () => {
       await using stub = await startStub();
       const badge = await wakeEveryClock(stub.devicesUrl, step);
       await expect.poll(() => stub.app.gateway.connected()).toEqual([ADA]);
-      const started = performance.now();
       const answer = await Promise.race([
         controlClient(stub).advance('1m'),
         new Promise((resolve) => setTimeout(() => resolve('held'), 3_000)),
       ]);
       expect(answer).not.toBe('held');
-      expect(performance.now() - started).toBeLessThan(500);
+      // Not held, and not by the answer bound either (a wall-clock bound here failed under load).
+      expect((answer as any).body.held_by ?? []).toEqual([]);
       expect((answer as any).body.clock.now).toBe('2026-01-01T00:01:00.000000Z');
       // At most the jump's own announcement, not one clock frame per wake.
       expect(badge.counts.clock).toBeLessThanOrEqual(1);
