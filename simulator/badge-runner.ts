@@ -1,16 +1,15 @@
 /**
- * Runs one badge machine without an xstate actor: the badge is its machine snapshot, advanced
- * by the machine's own pure `transition`, and the runner carries out the actions that
- * transition returns, the way an actor would. The machine stays the single source of a
- * badge's behaviour; what goes is the actor's per-badge apparatus (a system, a mailbox,
- * observers, about twenty closures): 4.8 KB of heap a badge against 0.9 KB here, and a third
- * less CPU a play (docs/decisions.md SC4).
+ * Runs one badge machine without an xstate actor: the badge is its state and context, advanced
+ * by the machine stepper (decision SC5) on the machine's own definition, and the runner carries
+ * out the actions a step returns, the way an actor would. The machine stays the single source
+ * of a badge's behaviour; what goes is the actor's per-badge apparatus (a system, a mailbox,
+ * observers, about twenty closures: 4.8 KB of heap a badge against 0.9 KB here, decision SC4)
+ * and xstate's general interpreter (a quarter of a scenario's time, decision SC5).
  *
  * Faithful to the actor where the badge relies on it (a test runs both on random events and
  * compares): custom actions run in order, then the emitted events reach their listeners once
- * the new snapshot is in place; an event sent while the runner is busy waits its turn; a
- * stopped runner ignores events. What it leaves out, the badge machine does not use: children,
- * delayed events, `raise`, final states.
+ * the new state is in place; an event sent while the runner is busy waits its turn; a stopped
+ * runner ignores events.
  */
 import type { InspectionEvent } from 'xstate';
 import {
@@ -18,88 +17,37 @@ import {
   type BadgeEmitted,
   type BadgeEvent,
   type BadgeInput,
-  type BadgeIo,
   badgeMachine,
 } from './badge.machine.ts';
+import type { MachineLike, StateNodeLike, TransitionLike } from './machine-definition.ts';
+import { MachineStepper, type Stepped } from './machine-stepper.ts';
 
-type Snapshot = ReturnType<typeof badgeMachine.getInitialSnapshot>;
+type StateValue = ReturnType<typeof badgeMachine.getInitialSnapshot>['value'];
 
 /** A badge machine's state as a snapshot keeps it: its state value and its context but the io. */
 export interface PersistedBadge {
-  value: Snapshot['value'];
+  value: StateValue;
   context: Omit<BadgeContext, 'io'>;
 }
 
-/** What xstate hands the executor: a custom action, or a built-in such as `emit`. */
-interface ExecutableAction {
-  type: string;
-  info: unknown;
-  params: unknown;
-  exec: ((info: unknown, params: unknown) => void) | undefined;
-}
-
-/**
- * The runner whose transition is being computed, and what it produced: xstate reports both
- * through the scope, and a transition is synchronous and runs none of our code but the
- * machine's pure guards and assigns, so one slot for the process is enough.
- */
-let collecting: ExecutableAction[] = [];
-let inspecting: BadgeRunner | undefined;
-
-/**
- * One scope for every badge of the process: the pure transition reads from it only what an
- * action's arguments name (`self`, set per call) and where to put what it decided.
- */
-const scopeFields = {
-  self: undefined as unknown,
-  id: '',
-  sessionId: '',
-  logger: () => {},
-  defer: () => {},
-  emit: () => {},
-  stopChild: () => {},
-  actionExecutor: (action: ExecutableAction) => {
-    collecting.push(action);
-  },
-  system: {
-    _sendInspectionEvent: (event: InspectionEvent) => inspecting?.inspect?.(event),
-  },
-};
-const scope = scopeFields as unknown as Parameters<typeof badgeMachine.transition>[2];
-
-/** A state value resolved once a process (xstate's `resolveState` walks the machine). */
-const resolvedStates = new Map<string, Snapshot>();
-
-/**
- * A restored machine snapshot: the state resolved once for each state value, with this
- * badge's context (a snapshot is a plain object; a thousand badges restore in milliseconds).
- */
-function resolvedState(resumed: PersistedBadge, io: BadgeIo): Snapshot {
-  const key = JSON.stringify(resumed.value);
-  let resolved = resolvedStates.get(key);
-  if (!resolved) {
-    resolved = badgeMachine.resolveState({
-      value: resumed.value,
-      context: { ...resumed.context, io },
-    } as Parameters<typeof badgeMachine.resolveState>[0]);
-    resolvedStates.set(key, resolved);
-  }
-  return { ...resolved, context: { ...resumed.context, io } } as Snapshot;
-}
+/** The badge machine, read once for the process. */
+const stepper = new MachineStepper<BadgeContext>(badgeMachine as unknown as MachineLike);
 
 export class BadgeRunner {
-  #snapshot!: Snapshot;
+  #leaf!: StateNodeLike;
+  #context!: BadgeContext;
   #busy = false;
   #stopped = false;
   /** Events sent while busy (by an action, or a listener), in order; made when first needed. */
   #waiting: BadgeEvent[] | undefined;
   readonly #emitted: (event: BadgeEmitted) => void;
-  /** Told of every transition taken (coverage); xstate's `@xstate.microstep` events. */
+  /** Told of every transition taken (coverage), as xstate's `@xstate.microstep` events. */
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  readonly #microstep: ((transitions: readonly TransitionLike[]) => void) | undefined;
 
   /**
    * `emitted` hears what the machine emits (`clipStarted`, `stateChanged`, …), after the
-   * snapshot has moved on. The initial state's entry actions run here, as an actor's start.
+   * state has moved on. The initial state's entry actions run here, as an actor's start.
    */
   constructor(
     input: BadgeInput,
@@ -109,28 +57,40 @@ export class BadgeRunner {
   ) {
     this.#emitted = emitted;
     this.inspect = inspect;
+    this.#microstep = inspect
+      ? (transitions) =>
+          inspect({
+            type: '@xstate.microstep',
+            _transitions: transitions,
+          } as unknown as InspectionEvent)
+      : undefined;
     if (resumed) {
       // A restored badge is where it was: no entry action runs again (decision FS3).
-      this.#snapshot = resolvedState(resumed, input.io);
+      this.#leaf = stepper.leafOf(resumed.value);
+      this.#context = { ...resumed.context, io: input.io };
       return;
     }
-    this.#advance(() => badgeMachine.getInitialSnapshot(scope, input));
+    this.#advance(() => stepper.start(input, this, this.#microstep));
     this.#drain();
   }
 
   /** The machine's persisted snapshot without its io: plain JSON data (decision FS3). */
   persisted(): PersistedBadge {
-    const { io: _io, ...context } = this.#snapshot.context;
-    return { value: this.#snapshot.value, context };
+    const { io: _io, ...context } = this.#context;
+    return { value: this.#value, context };
   }
 
-  get snapshot(): Snapshot {
-    return this.#snapshot;
+  get snapshot(): { value: StateValue; context: BadgeContext } {
+    return { value: this.#value, context: this.#context };
   }
 
   /** As an actor's: what actions read as `self.getSnapshot()` is the state they left. */
-  getSnapshot(): Snapshot {
-    return this.#snapshot;
+  getSnapshot(): { value: StateValue; context: BadgeContext } {
+    return this.snapshot;
+  }
+
+  get #value(): StateValue {
+    return stepper.valueOf(this.#leaf) as StateValue;
   }
 
   /** Takes the event now, or after the one in hand when called from an action or listener. */
@@ -141,7 +101,7 @@ export class BadgeRunner {
       this.#waiting.push(event);
       return;
     }
-    this.#take(event);
+    this.#advance(() => stepper.step(this.#leaf, this.#context, event, this, this.#microstep));
     this.#drain();
   }
 
@@ -154,55 +114,27 @@ export class BadgeRunner {
   #drain(): void {
     let next = this.#waiting?.shift();
     while (next && !this.#stopped) {
-      this.#take(next);
+      const event = next;
+      this.#advance(() => stepper.step(this.#leaf, this.#context, event, this, this.#microstep));
       next = this.#waiting?.shift();
     }
   }
 
-  #take(event: BadgeEvent): void {
-    this.#advance(() => badgeMachine.transition(this.#snapshot, event, scope));
-  }
-
-  /** One step: the transition `compute`s, then its actions are carried out, busy throughout. */
-  #advance(compute: () => Snapshot): void {
+  /**
+   * One step, busy throughout: custom actions first, in order, while the state is still the
+   * old one (an actor runs them mid-transition); then the new state; then the emitted events,
+   * as an actor's deferred effects.
+   */
+  #advance(compute: () => Stepped<BadgeContext>): void {
     this.#busy = true;
     try {
-      const { snapshot, taken } = this.#collect(compute);
-      this.#carryOut(taken, () => {
-        this.#snapshot = snapshot;
-      });
+      const out = compute();
+      for (const action of out.actions) action.exec?.(action.info, action.params);
+      this.#leaf = out.leaf;
+      this.#context = out.context;
+      for (const event of out.emitted) this.#emitted(event as BadgeEmitted);
     } finally {
       this.#busy = false;
-    }
-  }
-
-  /** Runs `transition` with this runner as `self`, and keeps the actions it decided. */
-  #collect(transition: () => Snapshot): { snapshot: Snapshot; taken: ExecutableAction[] } {
-    const outer = { collecting, inspecting, self: scopeFields.self };
-    collecting = [];
-    inspecting = this;
-    scopeFields.self = this;
-    try {
-      return { snapshot: transition(), taken: collecting };
-    } finally {
-      ({ collecting, inspecting } = outer);
-      scopeFields.self = outer.self;
-    }
-  }
-
-  /**
-   * Custom actions first, in order, while the snapshot is still the old one (an actor runs
-   * them mid-transition); then the new snapshot; then the emitted events, as an actor's
-   * deferred effects.
-   */
-  #carryOut(taken: ExecutableAction[], settle: () => void): void {
-    for (const action of taken) {
-      if (action.type !== 'xstate.emit') action.exec?.(action.info, action.params);
-    }
-    settle();
-    for (const action of taken) {
-      if (action.type === 'xstate.emit')
-        this.#emitted((action.params as { event: BadgeEmitted }).event);
     }
   }
 }

@@ -1409,6 +1409,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A badge without an xstate actor"
   },
   {
+    "id": "SC5",
+    "case": "How a badge's machine is stepped"
+  },
+  {
     "id": "SP1",
     "case": "A stub for each scenario in process"
   },
