@@ -67,6 +67,7 @@ export class MachineStepper<C extends object> {
   readonly #values = new Map<StateNodeLike, unknown>();
   readonly #byValue = new Map<string, StateNodeLike>();
   readonly #opsOf = new Map<readonly unknown[], Op[]>();
+  #start: Move | undefined;
 
   constructor(machine: MachineLike) {
     this.#machine = machine;
@@ -111,16 +112,24 @@ export class MachineStepper<C extends object> {
       typeof make === 'function' ? make({ input, self, spawn: undefined }) : { ...(make ?? {}) }
     ) as C;
     const event = { type: 'xstate.init', input };
-    const root = this.#machine.root;
-    const entered = [root, ...initialDescendants(root)];
-    const ops = entered.flatMap((node) => [
-      ...this.#ops(node.entry),
-      ...(node.initial ? this.#ops(node.initial.actions) : []),
-    ]);
-    const out: Stepped<C> = { leaf: entered.at(-1)!, context, actions: [], emitted: [] };
+    const { ops, leaf } = this.#entry();
+    const out: Stepped<C> = { leaf, context, actions: [], emitted: [] };
     this.#run(ops, out, event, self);
     this.#settle(out, event, self, inspect);
     return out;
+  }
+
+  /** The machine's start, worked out once: the root and its initial states entered, in order. */
+  #entry(): Move {
+    if (!this.#start) {
+      const entered = [this.#machine.root, ...initialDescendants(this.#machine.root)];
+      const ops = entered.flatMap((node) => [
+        ...this.#ops(node.entry),
+        ...(node.initial ? this.#ops(node.initial.actions) : []),
+      ]);
+      this.#start = { ops, leaf: entered.at(-1)! };
+    }
+    return this.#start;
   }
 
   /** One event taken from `leaf` with `context`: xstate's macrostep. */
@@ -297,5 +306,5 @@ function assigned(assignment: Fn | Record<string, unknown>, args: Args, params: 
       partial[key] = typeof value === 'function' ? (value as Fn)(args, params) : value;
     }
   }
-  return Object.assign({}, args.context, partial);
+  return { ...args.context, ...partial };
 }
