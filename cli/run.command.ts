@@ -1,43 +1,15 @@
-import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { type Shard, shardOf, shardOption } from '../input/shard.ts';
-import type { Reporter, ReporterName } from '../scenarios/reports/index.ts';
-import type { StepObserver } from '../scenarios/runner/step-progress.ts';
+import { shardOption } from '../input/shard.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
-import { checkStub } from './stub-check.ts';
-
-interface RunOptions {
-  reporter: ReporterName[];
-  output?: string;
-  seed: number;
-  grep?: string;
-  bail?: boolean;
-  stub?: string;
-  controlToken?: string;
-  realtime?: boolean;
-  shard?: Shard;
-  coverage?: boolean;
-  quiet?: boolean;
-  watch?: boolean;
-  verbose?: boolean;
-}
+import { REPORTER_NAMES } from './reporter-loaders.ts';
+import type { RunCommandOptions } from './run-scenarios.ts';
 
 /**
- * Each reporter by the name `--reporter` takes, loaded only when chosen (JUnit brings an XML
- * library, HTML its page). The same table as scenarios/reports/index.ts, which the library
- * and its tests use: `satisfies` keeps the names the same.
+ * `badge-sim run`: its options, checked together, then `runScenarioFiles` (cli/run-scenarios.ts)
+ * runs the scenarios they ask for.
  */
-const REPORTER_MODULES = {
-  console: async () =>
-    (await import('../scenarios/reports/console.reporter.ts')).createConsoleReporter,
-  junit: async () => (await import('../scenarios/reports/junit.reporter.ts')).createJunitReporter,
-  json: async () => (await import('../scenarios/reports/json.reporter.ts')).createJsonReporter,
-  html: async () => (await import('../scenarios/reports/html.reporter.ts')).createHtmlReporter,
-} satisfies Record<ReporterName, () => Promise<(stream?: NodeJS.WritableStream) => Reporter>>;
-const names = Object.keys(REPORTER_MODULES) as ReporterName[];
-
 export function runCommand(): Command {
   return (
     new Command('run')
@@ -46,10 +18,10 @@ export function runCommand(): Command {
       .argument('[paths...]', 'scenario files, folders or patterns (scenarios/**/*.scenario.yaml)')
       .option(
         '-r, --reporter <name>',
-        `${names.join(', ')} (repeat for several)`,
-        (value: string, previous: ReporterName[] | undefined) => [
+        `${REPORTER_NAMES.join(', ')} (repeat for several)`,
+        (value: string, previous: RunCommandOptions['reporter'] | undefined) => [
           ...(previous ?? []),
-          choiceOption('--reporter', names)(value),
+          choiceOption('--reporter', REPORTER_NAMES)(value),
         ],
       )
       .option(
@@ -97,7 +69,7 @@ Examples:
   badge-sim run scenarios/ --watch                  again on each save of a scenario or its fixtures
 `,
       )
-      .action(async (paths: string[], options: RunOptions) => {
+      .action(async (paths: string[], options: RunCommandOptions) => {
         if (options.stub && options.realtime) fail('give either --stub or --realtime, not both.');
         if (options.watch && options.shard)
           fail(
@@ -111,111 +83,9 @@ Examples:
           fail(
             'one file report a run: give one of --reporter junit, json or html (run again for another).',
           );
-        const [{ findScenarioFiles, runSuite }, { ScenarioError }, { summaryLine }] =
-          await Promise.all([
-            import('../scenarios/runner/run-suite.ts'),
-            import('../scenarios/format/load-scenario.ts'),
-            import('../scenarios/runner/reporter.ts'),
-          ]);
-        let files: string[];
-        try {
-          files = findScenarioFiles(paths);
-        } catch (error) {
-          if (error instanceof ScenarioError) fail(error.message);
-          throw error;
-        }
-        if (files.length === 0)
-          fail(
-            `no scenario files in ${paths.join(' ') || 'the catalogue'} (they end in .scenario.yaml).`,
-          );
-        if (options.shard) {
-          const all = files.length;
-          files = shardOf(files, options.shard);
-          process.stderr.write(
-            `badge-sim run: shard ${options.shard.index}/${options.shard.total}: ${files.length} of ${all} scenario files\n`,
-          );
-        }
-        // One error up front for a stub that is not there, not one a scenario (issue 31).
-        if (options.stub)
-          await checkStub(options.stub, controlToken, {
-            otherwise: 'or leave out --stub: run then starts a stub of its own',
-          });
-        const onStep = options.verbose
-          ? (await import('./verbose-steps.ts')).stepPrinter()
-          : undefined;
-        const runOnce = (chosenFiles: string[]) =>
-          runAndReport(chosenFiles, options, { controlToken, onStep, runSuite, summaryLine });
-        const status = await runOnce(files);
-        process.exitCode = status;
-        // Loaded only when asked for, as the verbose printer is: a plain run pays nothing.
-        if (options.watch)
-          process.exitCode = await (await import('./watch-scenarios.ts')).watchScenarios({
-            paths,
-            files,
-            rerun: runOnce,
-            status,
-          });
+        // Loaded once the options are read: `run --help` loads no more than its options need.
+        const { runScenarioFiles } = await import('./run-scenarios.ts');
+        process.exitCode = await runScenarioFiles(paths, options, controlToken);
       })
   );
-}
-
-interface SuiteRunner {
-  controlToken?: string;
-  onStep?: StepObserver;
-  runSuite: typeof import('../scenarios/runner/run-suite.ts').runSuite;
-  summaryLine: typeof import('../scenarios/runner/reporter.ts').summaryLine;
-}
-
-/**
- * Runs the scenario files with new reporters (a watched run reports each rerun afresh), writes
- * or prints the report and says where it went; resolves to the exit status, 1 if any failed.
- */
-async function runAndReport(
-  files: string[],
-  options: RunOptions,
-  { controlToken, onStep, runSuite, summaryLine }: SuiteRunner,
-): Promise<number> {
-  const chosen = options.reporter ?? ['console'];
-  const [report] = chosen.filter((r) => r !== 'console');
-  // A file report on standard output leaves no room for the console reporter there.
-  const reporters = await Promise.all(
-    chosen.map(async (name) => {
-      const create = await REPORTER_MODULES[name]();
-      return name === 'console' && report && !options.output ? create(process.stderr) : create();
-    }),
-  );
-  const summary = await runSuite(files, {
-    reporters,
-    seed: options.seed,
-    grep: options.grep,
-    bail: options.bail,
-    mode: options.stub ? 'external' : options.realtime ? 'realtime' : 'embedded',
-    stubUrl: options.stub,
-    controlToken,
-    ...(onStep ? { onStep } : {}),
-    ...(options.coverage
-      ? { coverage: new (await import('../scenarios/runner/coverage.ts')).RunCoverage() }
-      : {}),
-  });
-  for (const output of summary.outputs) {
-    if (!options.output) process.stdout.write(output);
-    else writeReport(options.output, output, `${report} report`, summaryLine(summary));
-  }
-  if (options.output && report && !options.quiet)
-    process.stderr.write(
-      `badge-sim run: ${report} report written to ${options.output}: ${summaryLine(summary)}\n`,
-    );
-  return summary.failed > 0 ? 1 : 0;
-}
-
-/** Writes a report file, or says in one line why it cannot, with how the run went (exit 2). */
-function writeReport(file: string, text: string, what: string, summary: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    const why = code === 'ENOENT' ? `${code}: no such file or directory` : (code ?? message);
-    const hint = code === 'ENOENT' ? ': does its folder exist?' : '';
-    fail(`cannot write the ${what} to ${file} (${why})${hint} The run: ${summary}.`);
-  }
 }

@@ -7,7 +7,7 @@ export type { JournalEntry, RequestMatcher } from '../protocol/journal.schema.ts
 export type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 export type { StubHandle } from '../server-stub/start-stub.ts';
 export type { FleetHandle } from '../simulator/fleet-options.ts';
-export type { EventMatcher } from './format/scenario.schema.ts';
+export type { EventMatcher } from './format/expectations.schema.ts';
 export type { RunMode, RunOptions } from './runner/run-scenario.ts';
 export type {
   BadgeFixtures,

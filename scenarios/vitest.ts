@@ -31,8 +31,8 @@ import {
   matchingRequests,
 } from './checks/request-checks.ts';
 import { type ActualEvent, checkEvents } from './checks/timeline-checks.ts';
+import type { EventMatcher } from './format/expectations.schema.ts';
 import { loadScenarioFile, ScenarioError } from './format/load-scenario.ts';
-import type { EventMatcher } from './format/scenario.schema.ts';
 import { formatFailure, formatReport } from './reports/console.reporter.ts';
 import { createHtmlReporter } from './reports/html.reporter.ts';
 import type { RunSummary } from './runner/reporter.ts';

@@ -16,10 +16,7 @@ const ALLOWANCES = {
   'simulator/badge.ts': 711, // the badge: its link and telemetry are the next parts to move out
   'simulator/badge.machine.ts': 439,
   'dashboard/style.css': 445, // the dashboard's styles (the offline bands of UI17 added 7)
-  '**/run-scenario.ts': 698, // scenarios/ and protocol/ files still to split (issue 30, 3-5)
-  '**/scenario.schema.ts': 620,
-  '**/control-api.schema.ts': 522,
-  '**/infer-scenario.ts': 491,
+  '**/control-api.schema.ts': 522, // scenarios/ and protocol/ files still to split (issue 30, 3-5)
 };
 
 const SOURCES = ['**/*.{ts,mts,cts,js,mjs,cjs,css}'];

@@ -11,7 +11,7 @@ import type {
   DeviceExpectation,
   Expectations,
   ResponseExpectation,
-} from '../format/scenario.schema.ts';
+} from '../format/expectations.schema.ts';
 import { checkRequestMatcher, partialDifference, requestMatcherProblem } from './request-checks.ts';
 import {
   type ActualEvent,

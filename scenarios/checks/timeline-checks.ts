@@ -9,7 +9,7 @@ import type {
   Expectations,
   HeardExpectation,
   HeardMatcher,
-} from '../format/scenario.schema.ts';
+} from '../format/expectations.schema.ts';
 
 /** An analytic event as a scenario sees it: times in ms from the start of the scenario. */
 export interface ActualEvent {

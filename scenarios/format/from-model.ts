@@ -9,7 +9,9 @@ import { predict } from '../../model/alert.model.ts';
 import { badgeConfig } from '../../model/configs.ts';
 import type { AlertTexts, ModelConfig, ModelInput } from '../../model/lifecycle-state.ts';
 import { GENERATED_TIMEOUT_S, type ModelPath } from '../../model/paths.ts';
-import type { HeardMatcher, Scenario, Step } from './scenario.schema.ts';
+import type { HeardMatcher } from './expectations.schema.ts';
+import type { Scenario } from './scenario.schema.ts';
+import type { Step } from './step.schema.ts';
 
 /** The users of the generated fixtures, in the group's order. */
 export const GENERATED_USERS = [

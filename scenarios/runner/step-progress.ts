@@ -3,7 +3,7 @@
  * when on the scenario's clock, what it did and how it came out. Only a run that asks for it
  * is told (`RunOptions.onStep`); the others pay one absent-callback check a step.
  */
-import type { Step } from '../format/scenario.schema.ts';
+import type { Step } from '../format/step.schema.ts';
 
 export interface StepProgress {
   /** The scenario's name. */

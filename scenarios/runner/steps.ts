@@ -13,7 +13,7 @@ import type { TapFate } from '../../simulator/device-faults.ts';
 import type { FleetHandle } from '../../simulator/fleet-options.ts';
 import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import { ScenarioError, STEP_ACTIONS, type StepAction } from '../format/load-scenario.ts';
-import { Step } from '../format/scenario.schema.ts';
+import { Step } from '../format/step.schema.ts';
 import type { StepAnswer, TriggerSteps } from './trigger-steps.ts';
 
 /** What a step may use: the stub, the badges, the clients, and the names given so far. */

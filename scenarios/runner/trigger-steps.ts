@@ -10,7 +10,7 @@ import type { FixtureAccount } from '../../fixtures/fixtures.schema.ts';
 import type { EnvironmentName } from '../../server-stub/engine/tokens.ts';
 import type { EnvironmentSettings } from '../../server-stub/settings.ts';
 import { ScenarioError } from '../format/load-scenario.ts';
-import type { Bearer } from '../format/scenario.schema.ts';
+import type { Bearer } from '../format/step.schema.ts';
 
 export interface StepAnswer {
   status: number;

@@ -115,5 +115,13 @@ describe('the top level lists the commands from a table, loading none', () => {
     expect(stub.own.filter((file) => /^(simulator|scenarios|model)\//.test(file))).toEqual([]);
     for (const name of ['fastify', '@fastify/swagger', 'xstate', 'node-forge'])
       expect(stub.packages.has(name), `stub --help loaded ${name}`).toBe(false);
+
+    // Its help names the export's and the search's bounds; the runner loads only to run.
+    const repro = loaded(['repro', '--help']);
+    expect(repro.stdout).toContain('Usage: badge-sim repro');
+    expect(repro.own.filter((file) => /^(server-stub|simulator|model)\//.test(file))).toEqual([]);
+    expect(repro.own.filter((file) => /^scenarios\/(runner|reports)\//.test(file))).toEqual([]);
+    for (const name of ['fastify', 'ws', 'xstate'])
+      expect(repro.packages.has(name), `repro --help loaded ${name}`).toBe(false);
   }, 120_000);
 });

@@ -4,7 +4,7 @@
  */
 import type { RecordLine } from '../../../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../../../protocol/service-api.schema.ts';
-import type { EventMatcher, HeardExpectation } from '../../format/scenario.schema.ts';
+import type { EventMatcher, HeardExpectation } from '../../format/expectations.schema.ts';
 import { heardOnReplay } from './recording-heard.ts';
 import type { RecordTiming } from './recording-timing.ts';
 import type { Comments } from './recording-yaml.ts';

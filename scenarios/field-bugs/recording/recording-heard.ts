@@ -9,7 +9,7 @@
  */
 import type { RecordLine } from '../../../protocol/recording.schema.ts';
 import { EstimateTts } from '../../../simulator/tts/engine.ts';
-import type { HeardExpectation, HeardMatcher } from '../../format/scenario.schema.ts';
+import type { HeardExpectation, HeardMatcher } from '../../format/expectations.schema.ts';
 
 /** A clip a badge will hear: its kind as `heard:` writes it, its text, why, and its task. */
 interface Clip {

@@ -13,7 +13,7 @@
  * return is what they tap. A mend is kept only when the histories then part later.
  */
 import { TAP_RULES, type TapRule } from '../../../fixtures/fixtures.schema.ts';
-import type { Step } from '../../format/scenario.schema.ts';
+import type { Step } from '../../format/step.schema.ts';
 import { type Comparison, clock } from './compare-histories.ts';
 import { at, type Inferred, scenarioYaml, sortSteps } from './infer-scenario.ts';
 import type { FieldEvent } from './read-export.ts';
@@ -24,6 +24,7 @@ import {
   readEvents,
   runInferred,
 } from './reproduce.ts';
+import { SEARCH_MAX_MS, SEARCH_MAX_RUNS } from './search-bounds.ts';
 
 /** One alternative to what the defaults say; each maps onto a behaviour, a setting or steps. */
 export type Alternative =
@@ -63,13 +64,6 @@ export interface SearchResult {
   eventCount: number;
 }
 
-/** Runs one search may make at most, by default (each is one scenario run). */
-export const SEARCH_MAX_RUNS = 200;
-/**
- * Real time one search may take: no new run starts past it (an export of 100,000 events runs
- * for most of a minute a variant). The variants found so far are reported.
- */
-export const SEARCH_MAX_MS = 120_000;
 /** Explanations kept, each with its scenario; past it, the search still counts its trials. */
 const MAX_EXPLANATIONS = 20;
 /** Taps mended one after another from one base, at most. */
