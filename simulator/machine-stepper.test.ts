@@ -37,6 +37,14 @@ describe('the machine stepper (SC5)', () => {
       're-enter',
     ],
     [
+      'guard combinators',
+      createMachine({
+        initial: 'a',
+        states: { a: { on: { GO: { guard: not(() => true), target: 'b' } } }, b: {} },
+      }),
+      'only guards that are functions',
+    ],
+    [
       'history states',
       createMachine({ initial: 'a', states: { a: {}, h: { type: 'history' } } }),
       'history states',
