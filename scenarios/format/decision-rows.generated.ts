@@ -1551,5 +1551,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "WS18",
     "case": "Starting from a snapshot"
+  },
+  {
+    "id": "WS19",
+    "case": "Its compact form"
   }
 ];
