@@ -151,6 +151,15 @@ const BAD: [string, (world: any) => unknown, string, RegExp][] = [
     /required/,
   ],
   [
+    'edited by hand: a word not among the choices',
+    (w) => {
+      w.engine.tasks[0].devices.status[0] = 'heard';
+      return w;
+    },
+    'engine.tasks[0].devices.status[0]',
+    /must be one of: queued, playing, acknowledged, stopped/,
+  ],
+  [
     'a timer for a task it does not hold',
     (w) => {
       w.clock.timers[0].task_id = 'gone';
