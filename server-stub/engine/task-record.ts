@@ -173,6 +173,13 @@ export class EndedRecipients {
     return false;
   }
 
+  /** Each device's id, status and plays, in order, to the callback: a snapshot's columns, no object a device. */
+  forEach(each: (deviceId: string, status: DeviceAlertStatus, plays: number) => void): void {
+    this.#devices.forEach((device, i) => {
+      each(device.id, STATUSES[this.#status[i]!]!, this.#plays[i]!);
+    });
+  }
+
   view(): TaskSnapshot['devices'] {
     return this.#devices.map((device, i) => ({
       device_id: device.id,

@@ -71,7 +71,9 @@ function taskRecord(task: Task): SnapshotTask {
     devices.last_played.push(lastPlayed);
   };
   if (task.recipients) {
-    for (const d of task.recipients.view()) add(d.device_id, d.status, d.plays, 0);
+    task.recipients.forEach((id, status, plays) => {
+      add(id, status, plays, 0);
+    });
   } else {
     for (const td of task.devices.values()) add(td.device.id, td.status, td.plays, td.lastPlayed);
   }
