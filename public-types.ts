@@ -14,6 +14,7 @@ export type {
   WaitForEventOptions,
 } from './client/control-client.ts';
 export type { RawResponse, ServiceClientOptions } from './client/service-client.ts';
+export type { SnapshotOptions } from './client/snapshot-query.ts';
 export type { DeviceInfo, TriggerClientOptions } from './client/trigger-client.ts';
 export type { CaPem } from './client/trust.ts';
 // Clocks.

@@ -44,6 +44,7 @@ import type { DeviceSwitched, LiveSnapshot, LiveUpdate } from '../protocol/live-
 import type { Recording, RecordingCleared } from '../protocol/recording.schema.ts';
 import type { AnalyticEvent } from '../protocol/service-api.schema.ts';
 import { readBody, ServiceError } from './service-client.ts';
+import { type SnapshotOptions, snapshotQuery, type WorldSnapshot } from './snapshot-query.ts';
 import { type CaPem, fetchTrusting } from './trust.ts';
 
 /** A message of the live stream (`StubControlClient.stream`). */
@@ -366,6 +367,15 @@ export class StubControlClient {
 
   revokeRefreshToken(refreshToken: string): Promise<Revoked> {
     return this.#call('POST', '/tokens/revoke', { refresh_token: refreshToken });
+  }
+
+  /** The whole world now, one document to give back with `restore` (WS1–WS19). */
+  snapshot(options: SnapshotOptions = {}): Promise<WorldSnapshot> {
+    return this.#call('GET', `/snapshot${snapshotQuery(options)}`);
+  }
+  /** Puts a world back (taken of this stub or another), all or nothing: 400 naming the field. */
+  restore(snapshot: WorldSnapshot): Promise<Health> {
+    return this.#call('PUT', '/snapshot', snapshot);
   }
 
   /** The error a refused call throws (a subclass can throw its own kind). */

@@ -42,6 +42,14 @@ describe('validatorOf', () => {
     expect(validate.errors).toBeNull();
   });
 
+  test('a choice written as an enum (checked without an error a branch) is refused naming the words too', () => {
+    const validate = validatorOf(Type.Object({ status: Type.Enum(['queued', 'playing']) }));
+    expect(validate({ status: 'heard' })).toBe(false);
+    expect(validate.errors![0]!.message).toBe('must be one of: queued, playing');
+    expect(fieldPath(validate.errors![0]!)).toBe('status');
+    expect(validate({ status: 'playing' })).toBe(true);
+  });
+
   test('a schema is compiled once: an equal schema (a copy) gets the same validator', () => {
     expect(validatorOf(structuredClone(Account))).toBe(validatorOf(Account));
   });

@@ -145,6 +145,12 @@ function compiledOnFirstUse(schema: object, compile: () => ValidateFunction): Va
  */
 function nameTheChoice(errors: ErrorObject[]): ErrorObject[] {
   const first = errors[0];
+  if (first?.keyword === 'enum') {
+    // The same words for a choice written as an `enum` (one comparison an element, no errors).
+    const words = (first.params as { allowedValues: unknown[] }).allowedValues;
+    first.message = `must be one of: ${words.map((w) => (typeof w === 'string' ? w : JSON.stringify(w))).join(', ')}`;
+    return errors;
+  }
   if (first?.keyword !== 'const') return errors;
   const words: unknown[] = [];
   for (const error of errors) {

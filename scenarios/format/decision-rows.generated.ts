@@ -1555,5 +1555,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "WS18",
     "case": "Starting from a snapshot"
+  },
+  {
+    "id": "WS19",
+    "case": "Its compact form"
   }
 ];

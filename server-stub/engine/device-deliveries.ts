@@ -22,7 +22,10 @@ const TRANSCRIPT_CAP = 1_000;
 export interface DeliveriesSnapshot {
   plays: number;
   lanes: { device_id: string; name: string; task_ids: string[] }[];
-  transcripts: { device_id: string; lines: { at: number; command: object }[] }[];
+  /** The commands the transcripts name, each once (shared, as the transcripts share them). */
+  commands: object[];
+  /** Each line's instant and its command's index in `commands` (WS19). */
+  transcripts: { device_id: string; at: number[]; command: number[] }[];
 }
 
 export type DeliveryListener = (deviceId: string, command: DeviceCommand) => void;
@@ -217,13 +220,33 @@ export class DeviceDeliveries {
         lanes.push({ device_id: deviceId, name, task_ids: lane.entries().map((td) => td.task.id) });
       }
     }
+    // By content, not identity: equal worlds write equal tables, however their objects are shared.
+    const commands = new Map<string, number>();
+    const indexOf = new Map<DeviceCommand, number>();
     const transcripts: DeliveriesSnapshot['transcripts'] = [];
     for (const [deviceId, transcript] of this.#transcripts) {
       transcript.dropBefore(now - TRANSCRIPT_RETENTION_MS);
-      const lines = [...transcript.lines()].map(({ atMs, command }) => ({ at: atMs, command }));
-      transcripts.push({ device_id: deviceId, lines });
+      const at: number[] = [];
+      const command: number[] = [];
+      for (const line of transcript.lines()) {
+        at.push(line.atMs);
+        let index = indexOf.get(line.command);
+        if (index === undefined) {
+          const json = JSON.stringify(line.command);
+          index = commands.get(json) ?? commands.size;
+          commands.set(json, index);
+          indexOf.set(line.command, index);
+        }
+        command.push(index);
+      }
+      transcripts.push({ device_id: deviceId, at, command });
     }
-    return { plays: this.#plays, lanes, transcripts };
+    return {
+      plays: this.#plays,
+      lanes,
+      commands: [...commands.keys()].map((json) => JSON.parse(json) as object),
+      transcripts,
+    };
   }
 
   /**
@@ -242,9 +265,10 @@ export class DeviceDeliveries {
       for (const taskId of task_ids) lane.add(member(taskId, device_id));
       byName.set(name, lane);
     }
-    for (const { device_id, lines } of snapshot.transcripts) {
+    const commands = snapshot.commands as DeviceCommand[];
+    for (const { device_id, at, command } of snapshot.transcripts) {
       const transcript = new Transcript(this.#transcriptCap);
-      for (const { at, command } of lines) transcript.add(at, command as DeviceCommand);
+      for (let i = 0; i < at.length; i++) transcript.add(at[i]!, commands[command[i]!]!);
       this.#transcripts.set(device_id, transcript);
     }
   }

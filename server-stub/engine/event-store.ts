@@ -8,7 +8,7 @@ import { formatMicros, type Micros, toMicros } from '../../protocol/timestamp.ts
  * `task` by every event of the task. Only the id and the instant are the event's own; the
  * timestamp is formatted from the instant when read, as the engine formatted it.
  */
-interface StoredEvent {
+export interface StoredEvent {
   /** Whole microseconds: the instant exactly as printed, compared with `oldest` as parsed. */
   at: Micros;
   head: string;
@@ -95,7 +95,7 @@ export class EventStore {
    * The shared start of an event's JSON, found by a short key of its category and content
    * (the JSON is written only for a kind and device not seen before).
    */
-  #head(event: AnalyticEvent): string {
+  #head(event: Pick<AnalyticEvent, 'category' | 'content'>): string {
     let key = event.category;
     const content: Record<string, unknown> = event.content;
     for (const name in content) {
@@ -237,18 +237,20 @@ export class EventStore {
   }
 
   /**
-   * Puts back an event of a snapshot at its instant (whole µs, as its timestamp reads): after
-   * the account's others, which were older (checked by the snapshot's restore).
+   * Puts back an account's events of a snapshot, as kept pieces (`headOf`, `taskPiece`),
+   * oldest first, after its others (the snapshot's restore checked their order).
    */
-  restoreEvent(subscriberId: string, at: Micros, event: AnalyticEvent): void {
+  restoreStored(subscriberId: string, events: readonly StoredEvent[]): void {
     const log = this.#logOf(subscriberId);
-    log.events.push({
-      at,
-      head: this.#head(event),
-      task: this.#task(event),
-      eventId: event.event_id,
-    });
+    for (const event of events) log.events.push(event);
+    log.answer = undefined;
   }
+
+  /** The shared head piece of events of this category and content (what `append` keeps). */
+  headOf(kind: Pick<AnalyticEvent, 'category' | 'content'>): string {
+    return this.#head(kind);
+  }
+
   /** An account's log, made when it records its first event. */
   #logOf(subscriberId: string): AccountLog {
     let log = this.#logs.get(subscriberId);
@@ -259,15 +261,13 @@ export class EventStore {
     return log;
   }
 
-  /** Every account's retained events at `now`, oldest first: a world snapshot's (WS3). */
-  toSnapshot(now: number): { subscriber_id: string; events: AnalyticEvent[] }[] {
-    const accounts: { subscriber_id: string; events: AnalyticEvent[] }[] = [];
+  /** Every account's retained events at `now`, oldest first, as kept: a world snapshot's (WS3). */
+  retained(now: number): { subscriberId: string; events: StoredEvent[] }[] {
+    const accounts: { subscriberId: string; events: StoredEvent[] }[] = [];
     for (const [subscriberId, log] of this.#logs) {
       this.#prune(log, now);
-      const events: AnalyticEvent[] = [];
-      for (let i = log.head; i < log.events.length; i++)
-        events.push(JSON.parse(jsonOf(log.events[i]!)) as AnalyticEvent);
-      if (events.length > 0) accounts.push({ subscriber_id: subscriberId, events });
+      if (log.head < log.events.length)
+        accounts.push({ subscriberId, events: log.events.slice(log.head) as StoredEvent[] });
     }
     return accounts;
   }

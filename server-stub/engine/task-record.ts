@@ -135,9 +135,10 @@ export class EndedRecipients {
   readonly #devices: Device[] = [];
   readonly #status: Uint8Array;
   readonly #plays: Uint32Array;
-  readonly #byId: Uint32Array;
+  /** Sorted when first asked (`has`): most ended tasks are never asked, and a restore makes 900 at once. */
+  #byId: Uint32Array | undefined;
 
-  constructor(tds: Iterable<TaskDevice>) {
+  constructor(tds: Iterable<Pick<TaskDevice, 'device' | 'status' | 'plays'>>) {
     const all = [...tds];
     this.#status = new Uint8Array(all.length);
     this.#plays = new Uint32Array(all.length);
@@ -146,23 +147,37 @@ export class EndedRecipients {
       this.#status[i] = STATUSES.indexOf(td.status);
       this.#plays[i] = td.plays;
     });
-    const ids = this.#devices.map((d) => d.id);
-    this.#byId = Uint32Array.from(ids.keys()).sort((a, b) =>
-      ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0,
-    );
+  }
+
+  #sortedById(): Uint32Array {
+    if (this.#byId === undefined) {
+      const ids = this.#devices.map((d) => d.id);
+      this.#byId = Uint32Array.from(ids.keys()).sort((a, b) =>
+        ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0,
+      );
+    }
+    return this.#byId;
   }
 
   has(deviceId: string): boolean {
+    const byId = this.#sortedById();
     let lo = 0;
-    let hi = this.#byId.length;
+    let hi = byId.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      const id = this.#devices[this.#byId[mid]!]!.id;
+      const id = this.#devices[byId[mid]!]!.id;
       if (id === deviceId) return true;
       if (id < deviceId) lo = mid + 1;
       else hi = mid;
     }
     return false;
+  }
+
+  /** Each device's id, status and plays, in order, to the callback: a snapshot's columns, no object a device. */
+  forEach(each: (deviceId: string, status: DeviceAlertStatus, plays: number) => void): void {
+    this.#devices.forEach((device, i) => {
+      each(device.id, STATUSES[this.#status[i]!]!, this.#plays[i]!);
+    });
   }
 
   view(): TaskSnapshot['devices'] {

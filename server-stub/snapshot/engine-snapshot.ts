@@ -5,12 +5,16 @@
  * just reset, making each timer again from the record that owns it (WS3, WS11-WS13).
  */
 import type { VirtualClock } from '../../clock/clock.ts';
-import type { SnapshotTask, SnapshotTimer, WorldSnapshot } from '../../protocol/snapshot.schema.ts';
-import { parseTimestamp } from '../../protocol/timestamp.ts';
+import type {
+  SnapshotTask,
+  SnapshotTaskDevices,
+  SnapshotTimer,
+  WorldSnapshot,
+} from '../../protocol/snapshot.schema.ts';
 import type { AlertEngine } from '../engine/alert-engine.ts';
 import type { Directory } from '../engine/directory.ts';
-import { TaskDevices } from '../engine/task-devices.ts';
 import { EndedRecipients, newTask, type Task } from '../engine/task-record.ts';
+import { eventColumns, restoreEventColumns } from './event-columns.ts';
 
 type EngineSnapshot = WorldSnapshot['engine'];
 
@@ -50,27 +54,29 @@ export function captureEngine(
       tasks,
       ended_order: ended,
       lanes: deliveries.lanes,
-      transcripts: deliveries.transcripts as EngineSnapshot['transcripts'],
+      commands: deliveries.commands as EngineSnapshot['commands'],
+      transcripts: deliveries.transcripts,
     },
     timers,
-    events: world.events.toSnapshot(now),
+    events: eventColumns(world.events, now),
   };
 }
 
 function taskRecord(task: Task): SnapshotTask {
-  const devices =
-    task.recipients?.view().map((d) => ({
-      device_id: d.device_id,
-      status: d.status,
-      plays: d.plays,
-      last_played: 0,
-    })) ??
-    task.devices.values().map((td) => ({
-      device_id: td.device.id,
-      status: td.status,
-      plays: td.plays,
-      last_played: td.lastPlayed,
-    }));
+  const devices: SnapshotTaskDevices = { device_id: [], status: [], plays: [], last_played: [] };
+  const add = (deviceId: string, status: TaskDeviceStatus, plays: number, lastPlayed: number) => {
+    devices.device_id.push(deviceId);
+    devices.status.push(status);
+    devices.plays.push(plays);
+    devices.last_played.push(lastPlayed);
+  };
+  if (task.recipients) {
+    task.recipients.forEach((id, status, plays) => {
+      add(id, status, plays, 0);
+    });
+  } else {
+    for (const td of task.devices.values()) add(td.device.id, td.status, td.plays, td.lastPlayed);
+  }
   return {
     task_id: task.id,
     serial: task.serial,
@@ -100,7 +106,9 @@ export function restoreEngine(
   world.serial(snapshot.engine.next_serial);
   for (const record of snapshot.engine.tasks)
     world.tasks.set(record.task_id, task(record, directory));
-  const recipients = new Map(snapshot.engine.tasks.map((t) => [t.task_id, t.devices.length]));
+  const recipients = new Map(
+    snapshot.engine.tasks.map((t) => [t.task_id, t.devices.device_id.length]),
+  );
   for (const id of snapshot.engine.ended_order) {
     const ended = world.tasks.get(id)!;
     world.ended.push(ended, ended.endedAt!, recipients.get(id)!);
@@ -111,14 +119,12 @@ export function restoreEngine(
     {
       plays: snapshot.engine.plays,
       lanes: snapshot.engine.lanes,
+      commands: snapshot.engine.commands,
       transcripts: snapshot.engine.transcripts,
     },
     member,
   );
-  for (const { subscriber_id, events } of snapshot.events) {
-    for (const event of events)
-      world.events.restoreEvent(subscriber_id, parseTimestamp(event.timestamp)!, event);
-  }
+  restoreEventColumns(world.events, snapshot.events);
   const timers = [...snapshot.clock.timers].sort((a, b) => a.order - b.order);
   for (const timer of timers) {
     const owner = world.tasks.get(timer.task_id)!;
@@ -134,24 +140,31 @@ export function restoreEngine(
 
 /** A task as it was, its devices' progress included (the checks made sure they exist). */
 function task(record: SnapshotTask, directory: Directory): Task {
-  const devices = record.devices.map((d) => directory.device(d.device_id)!);
+  const saved = record.devices;
+  const devices = saved.device_id.map((id) => directory.device(id)!);
+  const ended = record.state === 'ended';
+  // An ended task keeps its devices packed (EndedRecipients): none is made a TaskDevice first.
   const restored = newTask(record.task_id, record.serial, record.subscriber_id, record.request, {
-    devices,
+    devices: ended ? [] : devices,
     now: record.created_at,
   });
+  restored.quorum = record.request.quorum ?? devices.length;
   restored.state = record.state;
   restored.outcome = record.outcome;
   restored.endedAt = record.ended_at;
   restored.acks = record.acknowledgements;
-  record.devices.forEach((saved, i) => {
-    const td = restored.devices.values()[i]!;
-    td.status = saved.status;
-    td.plays = saved.plays;
-    td.lastPlayed = saved.last_played;
-  });
-  if (record.state === 'ended') {
-    restored.recipients = new EndedRecipients(restored.devices.values());
-    restored.devices = new TaskDevices();
+  if (ended) {
+    restored.recipients = new EndedRecipients(
+      devices.map((device, i) => ({ device, status: saved.status[i]!, plays: saved.plays[i]! })),
+    );
+    return restored;
   }
+  restored.devices.values().forEach((td, i) => {
+    td.status = saved.status[i]!;
+    td.plays = saved.plays[i]!;
+    td.lastPlayed = saved.last_played[i]!;
+  });
   return restored;
 }
+
+type TaskDeviceStatus = SnapshotTaskDevices['status'][number];

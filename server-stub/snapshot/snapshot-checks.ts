@@ -13,7 +13,6 @@ import {
   type SnapshotTask,
   WorldSnapshot,
 } from '../../protocol/snapshot.schema.ts';
-import { parseTimestamp } from '../../protocol/timestamp.ts';
 import { fieldPath, validatorOf } from '../../protocol/validator.ts';
 import { Directory } from '../engine/directory.ts';
 import type { StubSettings } from '../settings.ts';
@@ -108,7 +107,7 @@ function checkWorld(snapshot: WorldSnapshot, directory: Directory): void {
   checkTimers(snapshot, tasks);
   snapshot.engine.lanes.forEach((lane, i) => {
     lane.task_ids.forEach((id, j) => {
-      const status = tasks.get(id)?.devices.find((d) => d.device_id === lane.device_id)?.status;
+      const status = statusOn(tasks.get(id), lane.device_id);
       if (tasks.get(id)?.state !== 'alerting' || (status !== 'queued' && status !== 'playing')) {
         throw new SnapshotError(
           `engine.lanes[${i}].task_ids[${j}]`,
@@ -146,24 +145,37 @@ function checkTask(
       `an ${task.state} task has ${alerting ? 'no' : 'an'} outcome and end: ${TAKE_ANOTHER}`,
     );
   }
+  const devices = task.devices;
+  sameLengths(`${where}.devices`, 'device_id', devices.device_id.length, {
+    status: devices.status,
+    plays: devices.plays,
+    last_played: devices.last_played,
+  });
   const seen = new Set<string>();
-  task.devices.forEach((d, j) => {
-    const device = directory.device(d.device_id);
-    if (!device || device.subscriberId !== task.subscriber_id || seen.has(d.device_id)) {
+  let acks = 0;
+  devices.device_id.forEach((id, j) => {
+    const device = directory.device(id);
+    if (!device || device.subscriberId !== task.subscriber_id || seen.has(id)) {
       throw new SnapshotError(
-        `${where}.devices[${j}].device_id`,
-        `'${d.device_id}' is not a device of account ${task.subscriber_id} in the snapshot's fixtures (or is listed twice)`,
+        `${where}.devices.device_id[${j}]`,
+        `'${id}' is not a device of account ${task.subscriber_id} in the snapshot's fixtures (or is listed twice)`,
       );
     }
-    seen.add(d.device_id);
+    seen.add(id);
+    if (devices.status[j] === 'acknowledged') acks++;
   });
-  const acks = task.devices.filter((d) => d.status === 'acknowledged').length;
   if (acks !== task.acknowledgements) {
     throw new SnapshotError(
       `${where}.acknowledgements`,
       `acknowledgements is ${task.acknowledgements}, but ${acks} of its devices acknowledged`,
     );
   }
+}
+
+/** A task's status on a device, if the device is one of the task's. */
+function statusOn(task: SnapshotTask | undefined, deviceId: string): string | undefined {
+  if (!task) return undefined;
+  return task.devices.status[task.devices.device_id.indexOf(deviceId)];
 }
 
 function checkTimers(snapshot: WorldSnapshot, tasks: Map<string, SnapshotTask>): void {
@@ -194,7 +206,7 @@ function checkTimers(snapshot: WorldSnapshot, tasks: Map<string, SnapshotTask>):
       timeouts.add(task.task_id);
       return;
     }
-    const status = task.devices.find((d) => d.device_id === timer.device_id)?.status;
+    const status = statusOn(task, timer.device_id);
     const key = `${task.task_id}\u0000${timer.device_id}`;
     if (status !== 'playing' || repeats.has(key)) {
       throw new SnapshotError(
@@ -235,17 +247,86 @@ function checkDevices(snapshot: WorldSnapshot, directory: Directory): void {
 }
 
 function checkEvents(snapshot: WorldSnapshot): void {
-  snapshot.events.forEach(({ events }, i) => {
-    let last = Number.NEGATIVE_INFINITY;
-    events.forEach((event, j) => {
-      const at = parseTimestamp(event.timestamp);
-      if (at === undefined || at < last) {
+  snapshot.events.forEach((log, i) => {
+    const where = `events[${i}]`;
+    sameLengths(where, 'at', log.at.length, {
+      kind: log.kind,
+      task: log.task,
+      event_id: log.event_id,
+    });
+    indicesWithin(`${where}.kind`, log.kind, log.kinds.length, `${where}.kinds`);
+    indicesWithin(`${where}.task`, log.task, log.tasks.length, `${where}.tasks`);
+    const at = log.at;
+    for (let j = 1; j < at.length; j++) {
+      if (at[j]! < at[j - 1]!) {
         throw new SnapshotError(
-          `events[${i}].events[${j}].timestamp`,
-          `'${event.timestamp}' is not a timestamp at or after the event before it`,
+          `${where}.at[${j}]`,
+          `${at[j]} is before the event before it (${at[j - 1]}): events are kept oldest first; ${TAKE_ANOTHER}`,
         );
       }
-      last = at;
-    });
+    }
+    // An id is written into the events' JSON as it stands: one that JSON must escape is not one the stub made.
+    const j = firstEscaped(log.event_id);
+    if (j >= 0) {
+      throw new SnapshotError(
+        `${where}.event_id[${j}]`,
+        `${JSON.stringify(log.event_id[j])} is not an event id the stub makes (a quote, backslash or control character): ${TAKE_ANOTHER}`,
+      );
+    }
   });
+  snapshot.engine.transcripts.forEach((transcript, i) => {
+    const where = `engine.transcripts[${i}]`;
+    sameLengths(where, 'at', transcript.at.length, { command: transcript.command });
+    indicesWithin(
+      `${where}.command`,
+      transcript.command,
+      snapshot.engine.commands.length,
+      'engine.commands',
+    );
+  });
+}
+
+/**
+ * What JSON escapes (a quote, a backslash, a control character) and surrogates (a lone one is
+ * escaped, a pair is not: those are looked at one by one).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const MAY_BE_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The index of the first string JSON writes other than as it stands, or -1: the column is
+ * searched once, joined, and one by one only when something there may be.
+ */
+function firstEscaped(texts: string[]): number {
+  if (!MAY_BE_ESCAPED.test(texts.join(''))) return -1;
+  return texts.findIndex((text) => JSON.stringify(text).length !== text.length + 2);
+}
+
+/** Columns of one table are as long as its `first`. */
+function sameLengths(
+  where: string,
+  first: string,
+  length: number,
+  columns: Record<string, unknown[]>,
+): void {
+  for (const [name, column] of Object.entries(columns)) {
+    if (column.length !== length) {
+      throw new SnapshotError(
+        `${where}.${name}`,
+        `${where}.${name} has ${column.length} entries, ${where}.${first} ${length}: the columns go together; ${TAKE_ANOTHER}`,
+      );
+    }
+  }
+}
+
+/** Each index names a row of a table of `size` rows. */
+function indicesWithin(where: string, indices: number[], size: number, table: string): void {
+  for (let j = 0; j < indices.length; j++) {
+    if (indices[j]! >= size) {
+      throw new SnapshotError(
+        `${where}[${j}]`,
+        `${indices[j]} is past ${table}, which has ${size} entries: ${TAKE_ANOTHER}`,
+      );
+    }
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The stub's world as one document, and back (issue 32; docs/decisions.md WS1–WS18): taken
+ * The stub's world as one document, and back (issue 32; docs/decisions.md WS1–WS19): taken
  * whole at one instant, restored whole or not at all. What the engine keeps is
  * engine-snapshot.ts's; what may be refused is snapshot-checks.ts's.
  */

@@ -11,6 +11,11 @@ import { BatteryStatus, Location } from '../../protocol/device-frames.schema.ts'
 export const FLEET_SNAPSHOT_FORMAT = 'badge-sim-fleet/1';
 
 const Strict = { additionalProperties: false } as const;
+/**
+ * One of a few words, as an `enum`: a union of literals makes an error for each branch an
+ * element fails before the one it matches, and a fleet has a hundred thousand such elements.
+ */
+const OneOf = <const T extends string>(words: readonly T[]) => Type.Enum([...words]);
 const Instant = Type.Number({ minimum: 0 });
 const Count = Type.Integer({ minimum: 0 });
 const Words = Type.Array(Type.Integer({ minimum: 0, maximum: 4_294_967_295 }), {
@@ -21,7 +26,7 @@ const Timer = { due: Instant, seq: Count };
 
 const Clip = Type.Object(
   {
-    kind: Type.Union([Type.Literal('alert'), Type.Literal('broadcast'), Type.Literal('speech')]),
+    kind: OneOf(['alert', 'broadcast', 'speech']),
     taskId: Type.String(),
     text: Type.String(),
     durationMs: Type.Number({ minimum: 0 }),
@@ -32,11 +37,7 @@ const Clip = Type.Object(
   Strict,
 );
 
-const InnerState = Type.Union(
-  ['idle', 'awaiting-ack', 'playing', 'speaking', 'broadcasting', 'route'].map((s) =>
-    Type.Literal(s),
-  ),
-);
+const InnerState = OneOf(['idle', 'awaiting-ack', 'playing', 'speaking', 'broadcasting', 'route']);
 
 const Machine = Type.Object(
   {
@@ -54,7 +55,7 @@ const Machine = Type.Object(
         ),
         heard: Type.Array(Type.String()),
         firstHeard: Type.Array(Type.String()),
-        tapRule: Type.Union(TAP_RULES.map((r) => Type.Literal(r))),
+        tapRule: OneOf(TAP_RULES),
         queue: Type.Array(Clip),
         current: Type.Union([Clip, Type.Null()]),
         batteryLevel: Type.Number({ minimum: 0, maximum: 100 }),
@@ -92,7 +93,7 @@ const SavedBadge = Type.Object(
     activity: Type.Object(
       {
         at: Type.Array(Instant),
-        kind: Type.Array(Type.Union(['tap', 'offline', 'online'].map((k) => Type.Literal(k)))),
+        kind: Type.Array(OneOf(['tap', 'offline', 'online'])),
         dropped: Count,
       },
       Strict,

@@ -36,13 +36,13 @@ describe('badge-sim stub --snapshot', () => {
     ],
     [
       'a truncated file',
-      () => write('cut.json', '{"format":"badge-sim-snapshot/1","fix'),
+      () => write('cut.json', '{"format":"badge-sim-snapshot/2","fix'),
       /cut\.json is not JSON .*take the snapshot again/,
     ],
     [
       'another format',
-      () => write('v2.json', '{"format":"badge-sim-snapshot/2"}'),
-      /format: format is "badge-sim-snapshot\/2": this stub reads badge-sim-snapshot\/1 only/,
+      () => write('v1.json', '{"format":"badge-sim-snapshot/1"}'),
+      /format: format is "badge-sim-snapshot\/1": this stub reads badge-sim-snapshot\/2 only/,
     ],
   ])('%s: a message saying what to fix, exit 2', (_what, path, says) => {
     const result = runCli(['stub', '--port', '0', '--snapshot', path()]);

@@ -64,12 +64,25 @@ describe('GET /_stub/snapshot', () => {
     // playing device (the other has Nurses' alert playing ahead of it) repeat.
     expect(kinds).toEqual(['repeat', 'repeat', 'repeat', 'task_timeout', 'task_timeout']);
     expect(world.engine.tasks).toHaveLength(2);
-    expect(world.engine.tasks[0].devices[0]).toMatchObject({ status: 'acknowledged', plays: 1 });
-    expect(world.events[0].events.map((e: any) => e.content.type)).toEqual([
+    const devices = world.engine.tasks[0].devices;
+    expect([devices.status[0], devices.plays[0]]).toEqual(['acknowledged', 1]);
+    // Events as columns (WS19): each names its kind and task by index, its instant in µs.
+    const log = world.events[0];
+    expect(log.kind.map((k: number) => log.kinds[k].content.type)).toEqual([
       'start',
       'start',
       'acknowledged',
     ]);
+    expect(log.task.map((t: number) => log.tasks[t].id)).toEqual(
+      world.engine.tasks
+        .map((t: { task_id: string }) => t.task_id)
+        .concat(world.engine.tasks[0].task_id),
+    );
+    expect(log.at[0]).toBe(Date.UTC(2026, 0, 1) * 1000);
+    expect(log.event_id).toHaveLength(3);
+    // A transcript: each line's instant and its command, by index in one table.
+    const lines = world.engine.transcripts[0];
+    expect(lines.command.map((c: number) => world.engine.commands[c].type)).toContain('play');
     expect(world.tokens.access).toHaveLength(2);
     expect(world.faults.list[0].random).toHaveLength(4);
     expect(world.devices).toHaveLength(8);
@@ -114,9 +127,10 @@ describe('GET /_stub/snapshot', () => {
 const BAD: [string, (world: any) => unknown, string, RegExp][] = [
   [
     'another format version',
-    (w) => ({ ...w, format: 'badge-sim-snapshot/2' }),
+    // The format before the columns of WS19: a snapshot of an older badge-sim.
+    (w) => ({ ...w, format: 'badge-sim-snapshot/1' }),
     'format',
-    /reads badge-sim-snapshot\/1 only/,
+    /format is "badge-sim-snapshot\/1": this stub reads badge-sim-snapshot\/2 only/,
   ],
   [
     'edited by hand: a wrong type',
@@ -137,6 +151,15 @@ const BAD: [string, (world: any) => unknown, string, RegExp][] = [
     /required/,
   ],
   [
+    'edited by hand: a word not among the choices',
+    (w) => {
+      w.engine.tasks[0].devices.status[0] = 'heard';
+      return w;
+    },
+    'engine.tasks[0].devices.status[0]',
+    /must be one of: queued, playing, acknowledged, stopped/,
+  ],
+  [
     'a timer for a task it does not hold',
     (w) => {
       w.clock.timers[0].task_id = 'gone';
@@ -148,10 +171,10 @@ const BAD: [string, (world: any) => unknown, string, RegExp][] = [
   [
     'an acknowledgement by an unknown device',
     (w) => {
-      w.engine.tasks[0].devices[0].device_id = 'nobody';
+      w.engine.tasks[0].devices.device_id[0] = 'nobody';
       return w;
     },
-    'engine.tasks[0].devices[0].device_id',
+    'engine.tasks[0].devices.device_id[0]',
     /not a device of account 100001/,
   ],
   [
@@ -166,11 +189,47 @@ const BAD: [string, (world: any) => unknown, string, RegExp][] = [
   [
     'events out of order',
     (w) => {
-      w.events[0].events[0].timestamp = '2026-01-01T00:05:00.000000Z';
+      w.events[0].at[0] = Date.UTC(2026, 0, 1, 0, 5) * 1000;
       return w;
     },
-    'events[0].events[1].timestamp',
-    /at or after/,
+    'events[0].at[1]',
+    /is before the event before it/,
+  ],
+  [
+    'event columns of different lengths',
+    (w) => {
+      w.events[0].event_id.pop();
+      return w;
+    },
+    'events[0].event_id',
+    /has 2 entries, events\[0\]\.at 3: the columns go together/,
+  ],
+  [
+    'an event naming a kind past its table',
+    (w) => {
+      w.events[0].kind[2] = w.events[0].kinds.length;
+      return w;
+    },
+    'events[0].kind[2]',
+    /is past events\[0\]\.kinds/,
+  ],
+  [
+    'an event id JSON must escape',
+    (w) => {
+      w.events[0].event_id[1] = 'a"b';
+      return w;
+    },
+    'events[0].event_id[1]',
+    /not an event id the stub makes/,
+  ],
+  [
+    'a transcript line naming a command past its table',
+    (w) => {
+      w.engine.transcripts[0].command[0] = 99;
+      return w;
+    },
+    'engine.transcripts[0].command[0]',
+    /is past engine\.commands/,
   ],
   [
     'a fault that does not check',

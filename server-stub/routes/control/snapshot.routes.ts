@@ -1,6 +1,6 @@
 /**
  * `/snapshot`: the whole world of the stub as one document, and a stub put back into one
- * (issue 32; docs/decisions.md WS1–WS18). Behind the control token like the fixtures: a
+ * (issue 32; docs/decisions.md WS1–WS19). Behind the control token like the fixtures: a
  * snapshot holds keys and tokens unless taken with `?secrets=omit`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
