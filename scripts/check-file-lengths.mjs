@@ -13,7 +13,6 @@ const MAX_LINES = 400;
 // A key starting with `**/` matches that file name in any folder, so files that another branch
 // moves stay matched. To be emptied after the merges of issue 30.
 const ALLOWANCES = {
-  'simulator/badge.ts': 711, // the badge: its link and telemetry are the next parts to move out
   'simulator/badge.machine.ts': 439,
   'dashboard/style.css': 445, // the dashboard's styles (the offline bands of UI17 added 7)
   '**/run-scenario.ts': 698, // scenarios/ and protocol/ files still to split (issue 30, 3-5)
