@@ -14,7 +14,6 @@ const MAX_LINES = 400;
 // moves stay matched. To be emptied after the merges of issue 30.
 const ALLOWANCES = {
   'simulator/badge.machine.ts': 439,
-  'dashboard/style.css': 445, // the dashboard's styles (the offline bands of UI17 added 7)
   '**/run-scenario.ts': 698, // scenarios/ and protocol/ files still to split (issue 30, 3-5)
   '**/scenario.schema.ts': 620,
   '**/infer-scenario.ts': 491,
