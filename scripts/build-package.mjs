@@ -12,11 +12,12 @@ const dist = join(root, 'dist');
 /**
  * Read at run time: the default fixtures, the scenario catalogue and its JSON schema, the HTML
  * report's page (CSS and plain JavaScript, inlined into each report); the image's health check
- * (plain JavaScript the Dockerfile runs from dist/); the dashboard's page and stylesheet (its
+ * (plain JavaScript the Dockerfile runs from dist/); the dashboard's page and stylesheets (its
  * script is bundled below).
  */
 const ASSETS = [
   'container/healthcheck.mjs',
+  'dashboard/base.css',
   'dashboard/index.html',
   'dashboard/style.css',
   'fixtures/default.fixtures.yaml',

@@ -1,10 +1,11 @@
 /**
  * The types a badge is made with and answers (badge.ts): its options, what it heard, its
- * activity and its taps. Apart from the class so that badge.ts stays about behaviour.
+ * activity and its taps, its saved state and the status a saved machine stands for. Apart from
+ * the class so that badge.ts stays about behaviour.
  */
 import type { InspectionEvent } from 'xstate';
-import type { Clock } from '../clock/clock.ts';
-import type { Location, StubFrame } from '../protocol/device-frames.schema.ts';
+import type { Clock, TimerId } from '../clock/clock.ts';
+import type { BadgeStatus, Location, StubFrame } from '../protocol/device-frames.schema.ts';
 import type { BadgeEmitted } from './badge.machine.ts';
 import type { PersistedBadge } from './badge-runner.ts';
 import type { KeptClip } from './shared-clip.ts';
@@ -135,4 +136,14 @@ export interface BadgeState {
     claimedTries: number;
     user: string | null;
   };
+}
+
+/** A clock a snapshot can read its timers from (the fleet's `VirtualClock`). */
+export type PendingClock = Clock & { pending?(id: TimerId | undefined): SavedTimer | undefined };
+
+/** The status a restored machine's state value stands for (`route` passes at once: idle). */
+export function statusOf(value: BadgeState['machine']['value']): BadgeStatus {
+  if (typeof value === 'string') return value as BadgeStatus;
+  const inner = String((value as { online: string }).online);
+  return (inner === 'route' ? 'idle' : inner) as BadgeStatus;
 }

@@ -1,5 +1,5 @@
 /**
- * The dashboard's page at `/_stub/ui/`: its HTML, stylesheet and one script, nothing from
+ * The dashboard's page at `/_stub/ui/`: its HTML, stylesheets and one script, nothing from
  * anywhere else (a Content-Security-Policy says so to the browser). The files sit in
  * `dashboard/` beside the compiled code, so `new URL` finds them from the sources and from
  * dist/. The script is `app.js` there when `npm run build` bundled it (the package, the
@@ -48,9 +48,10 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
   app.get('/', { ...hide, prefixTrailingSlash: 'slash' }, async (_request, reply) =>
     reply.headers(headers).type('text/html; charset=utf-8').send(asset('index.html')),
   );
-  app.get('/style.css', hide, async (_request, reply) =>
-    reply.headers(headers).type('text/css; charset=utf-8').send(asset('style.css')),
-  );
+  for (const sheet of ['base.css', 'style.css'])
+    app.get(`/${sheet}`, hide, async (_request, reply) =>
+      reply.headers(headers).type('text/css; charset=utf-8').send(asset(sheet)),
+    );
   app.get('/app.js', hide, async (_request, reply) =>
     reply
       .headers(headers)

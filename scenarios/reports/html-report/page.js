@@ -1,34 +1,20 @@
 // The HTML report's page: draws the run embedded as JSON in #report-data. Plain browser
 // JavaScript, inlined into the report by html.reporter.ts, so it needs no bundling and no
-// network. Every text of a scenario is set with textContent, never parsed as markup.
-(() => {
-  /** At most this many scenarios, the failing ones start open; more, all start closed. */
-  const OPEN_FAILING_UP_TO = 20;
-  const data = JSON.parse(document.getElementById('report-data').textContent);
-  const root = document.getElementById('report');
-
-  const { el, timeline, placeLabels } = reportTimeline;
-
+// network. Every text of a scenario is set with textContent, never parsed as markup. Each part is
+// its own scope, named for what it draws; the last one draws the page.
+/** Figures as the page writes them. */
+const reportFigures = (() => {
   function wall(ms) {
     return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
   }
 
-  // ---- summary and filters ----
+  return { wall };
+})();
 
-  function summary() {
-    const total = data.scenarios.length + data.loadErrors.length;
-    return el(
-      'section',
-      'summary',
-      { 'aria-label': 'Summary' },
-      el('h1', '', {}, 'badge-sim report'),
-      el('span', 'count passed', { 'data-count': 'passed' }, `${data.passed} passed`),
-      el('span', 'count failed', { 'data-count': 'failed' }, `${data.failed} failed`),
-      el('span', 'total', {}, `${total} scenarios in ${wall(data.wallMs)}`),
-    );
-  }
+// ---- coverage (run --coverage) ----
 
-  // ---- coverage (run --coverage) ----
+const reportCoverage = (() => {
+  const { el } = reportTimeline;
 
   /** One share of the coverage, closed: opened, what was missed. */
   function coverageShare(name, part, whole, percent, missing) {
@@ -80,6 +66,14 @@
     );
   }
 
+  return { coverage };
+})();
+
+// ---- filters ----
+
+const reportFilters = (() => {
+  const { el } = reportTimeline;
+
   function filters(items) {
     const bar = el('div', 'filters', { role: 'search' });
     const search = el('input', '', {
@@ -111,7 +105,69 @@
     return bar;
   }
 
-  // ---- the list: a row a scenario, drawn when opened ----
+  return { filters };
+})();
+
+// ---- expected and actual side by side ----
+
+const reportFailures = (() => {
+  const { el } = reportTimeline;
+
+  function sideBySide(failure) {
+    const section = el(
+      'section',
+      'failure',
+      {},
+      el('h4', '', {}, `${failure.what}: ${failure.message}`),
+    );
+    if (failure.expected.length === 0 && failure.actual.length === 0) return section;
+    const rows = Math.max(failure.expected.length, failure.actual.length);
+    const table = el(
+      'table',
+      'side-by-side',
+      {},
+      el(
+        'thead',
+        '',
+        {},
+        el(
+          'tr',
+          '',
+          {},
+          el('th', 'mark', {}, ''),
+          el('th', '', {}, 'expected'),
+          el('th', '', {}, 'actual'),
+        ),
+      ),
+    );
+    const body = el('tbody');
+    for (let i = 0; i < rows; i++) {
+      const first = i === failure.firstDifference;
+      const expected = failure.expected[i] ?? (i < failure.expected.length ? '' : '—');
+      const row = el(
+        'tr',
+        first ? 'first-difference' : '',
+        first ? { 'aria-label': 'first difference' } : {},
+        el('td', 'mark', {}, first ? '▶' : ''),
+        el('td', '', {}, expected),
+        el('td', '', {}, failure.actual[i] ?? '—'),
+      );
+      body.append(row);
+    }
+    table.append(body);
+    section.append(table);
+    return section;
+  }
+
+  return { sideBySide };
+})();
+
+// ---- the list: a row a scenario, drawn when opened ----
+
+const reportScenarios = (() => {
+  const { el, timeline, placeLabels } = reportTimeline;
+  const { wall } = reportFigures;
+  const { sideBySide } = reportFailures;
 
   function scenarioItem(scenario, open) {
     const item = el('li', scenario.passed ? 'passed' : 'failed');
@@ -178,55 +234,34 @@
     return body;
   }
 
-  // ---- expected and actual side by side ----
+  return { scenarioItem, loadErrorItem };
+})();
 
-  function sideBySide(failure) {
-    const section = el(
+// ---- the page: the summary, the coverage, the filters and the list ----
+
+(() => {
+  /** At most this many scenarios, the failing ones start open; more, all start closed. */
+  const OPEN_FAILING_UP_TO = 20;
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const root = document.getElementById('report');
+  const { el } = reportTimeline;
+  const { wall } = reportFigures;
+  const { scenarioItem, loadErrorItem } = reportScenarios;
+  const { coverage } = reportCoverage;
+  const { filters } = reportFilters;
+
+  function summary() {
+    const total = data.scenarios.length + data.loadErrors.length;
+    return el(
       'section',
-      'failure',
-      {},
-      el('h4', '', {}, `${failure.what}: ${failure.message}`),
+      'summary',
+      { 'aria-label': 'Summary' },
+      el('h1', '', {}, 'badge-sim report'),
+      el('span', 'count passed', { 'data-count': 'passed' }, `${data.passed} passed`),
+      el('span', 'count failed', { 'data-count': 'failed' }, `${data.failed} failed`),
+      el('span', 'total', {}, `${total} scenarios in ${wall(data.wallMs)}`),
     );
-    if (failure.expected.length === 0 && failure.actual.length === 0) return section;
-    const rows = Math.max(failure.expected.length, failure.actual.length);
-    const table = el(
-      'table',
-      'side-by-side',
-      {},
-      el(
-        'thead',
-        '',
-        {},
-        el(
-          'tr',
-          '',
-          {},
-          el('th', 'mark', {}, ''),
-          el('th', '', {}, 'expected'),
-          el('th', '', {}, 'actual'),
-        ),
-      ),
-    );
-    const body = el('tbody');
-    for (let i = 0; i < rows; i++) {
-      const first = i === failure.firstDifference;
-      const expected = failure.expected[i] ?? (i < failure.expected.length ? '' : '—');
-      const row = el(
-        'tr',
-        first ? 'first-difference' : '',
-        first ? { 'aria-label': 'first difference' } : {},
-        el('td', 'mark', {}, first ? '▶' : ''),
-        el('td', '', {}, expected),
-        el('td', '', {}, failure.actual[i] ?? '—'),
-      );
-      body.append(row);
-    }
-    table.append(body);
-    section.append(table);
-    return section;
   }
-
-  // ---- the page ----
 
   const ordered = [...data.scenarios].sort((a, b) => Number(a.passed) - Number(b.passed));
   const openFailing = data.scenarios.length + data.loadErrors.length <= OPEN_FAILING_UP_TO;
