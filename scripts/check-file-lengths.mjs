@@ -10,10 +10,9 @@ const MAX_LINES = 400;
 
 // The allowlist: files past 400 lines when the check came, each at its length then; a listed
 // file may only shrink (growing past its allowance fails too) and leaves the list once it fits.
-// The badge machine is one statechart: its definition reads best whole (to be split with care).
-const ALLOWANCES = {
-  'simulator/badge.machine.ts': 439,
-};
+// Empty since issue 30 split every file past 400 lines; a file may be listed here only while a
+// split is under way, and only shrink.
+const ALLOWANCES = {};
 
 const SOURCES = ['**/*.{ts,mts,cts,js,mjs,cjs,css}'];
 const NOT_SOURCES = [
