@@ -74,6 +74,7 @@ async function startFromOptions(
         tls,
         record: options.record !== undefined,
         recordingLimit: options.recordLimit,
+        trace: options.trace,
         settings: {
           authScheme: options.authScheme,
           brandWord: options.brandWord,
@@ -99,6 +100,11 @@ async function startFromOptions(
     );
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
+    // By name: the trace's code is loaded only with --trace.
+    if ((error as Error)?.name === 'TraceFileError')
+      fail(
+        `--trace (BADGE_SIM_TRACE) ${(error as Error).message.replace(/^badge-sim: trace /, '')}`,
+      );
     // By name: the snapshot's code is loaded only with --snapshot.
     if ((error as Error)?.name === 'SnapshotError')
       fail(`--snapshot (BADGE_SIM_SNAPSHOT): ${(error as Error).message}`);

@@ -1551,5 +1551,25 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "WS18",
     "case": "Starting from a snapshot"
+  },
+  {
+    "id": "TR1",
+    "case": "Its format"
+  },
+  {
+    "id": "TR2",
+    "case": "The recording stopped while a trace is written"
+  },
+  {
+    "id": "TR4",
+    "case": "A trace that cannot be read"
+  },
+  {
+    "id": "TR6",
+    "case": "Each alert's changes"
+  },
+  {
+    "id": "TR7",
+    "case": "Secrets"
   }
 ];
