@@ -6,6 +6,7 @@ import type { StepObserver } from '../scenarios/runner/step-progress.ts';
 import { choiceOption, fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
+import { runTracing, type TraceMode, withTraceOptions } from './run-trace-option.ts';
 import { checkStub } from './stub-check.ts';
 
 interface RunOptions {
@@ -22,6 +23,8 @@ interface RunOptions {
   quiet?: boolean;
   watch?: boolean;
   verbose?: boolean;
+  trace?: TraceMode;
+  traceDir?: string;
 }
 
 /**
@@ -39,7 +42,7 @@ const REPORTER_MODULES = {
 const names = Object.keys(REPORTER_MODULES) as ReporterName[];
 
 export function runCommand(): Command {
-  return (
+  return withTraceOptions(
     new Command('run')
       // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .description(COMMANDS.run.description)
@@ -155,7 +158,7 @@ Examples:
             rerun: runOnce,
             status,
           });
-      })
+      }),
   );
 }
 
@@ -184,6 +187,7 @@ async function runAndReport(
       return name === 'console' && report && !options.output ? create(process.stderr) : create();
     }),
   );
+  const tracing = runTracing(options);
   const summary = await runSuite(files, {
     reporters,
     seed: options.seed,
@@ -193,10 +197,12 @@ async function runAndReport(
     stubUrl: options.stub,
     controlToken,
     ...(onStep ? { onStep } : {}),
+    ...tracing.options,
     ...(options.coverage
       ? { coverage: new (await import('../scenarios/runner/coverage.ts')).RunCoverage() }
       : {}),
   });
+  tracing.say();
   for (const output of summary.outputs) {
     if (!options.output) process.stdout.write(output);
     else writeReport(options.output, output, `${report} report`, summaryLine(summary));

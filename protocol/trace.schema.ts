@@ -3,7 +3,7 @@
  * order on the stub's clock, as gzip-compressed JSON lines. The first line is a header naming
  * the format; every other line is a record of the session recording (recording.schema.ts),
  * with the kinds only a trace holds (`transition`, `alert`, `step`, `verdict`). One model of
- * what happened, so `badge-sim record` reads a trace as it reads a recording (TR1–TR3).
+ * what happened: the records of a trace are those of a recording (TR1).
  */
 
 /** The format of the header's `format`: a newer number is refused by an older reader (TR4). */

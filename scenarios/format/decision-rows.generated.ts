@@ -1561,8 +1561,16 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "The recording stopped while a trace is written"
   },
   {
+    "id": "TR3",
+    "case": "record of a trace"
+  },
+  {
     "id": "TR4",
     "case": "A trace that cannot be read"
+  },
+  {
+    "id": "TR5",
+    "case": "Each badge's transitions"
   },
   {
     "id": "TR6",
@@ -1571,5 +1579,13 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR7",
     "case": "Secrets"
+  },
+  {
+    "id": "TR8",
+    "case": "run --trace"
+  },
+  {
+    "id": "TR9",
+    "case": "The state at an instant"
   }
 ];

@@ -43,6 +43,7 @@ import { injectFetch } from './inject-fetch.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
 import { type RunMode, rerunCommand } from './rerun-command.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
+import { type ConnectedStub, type TracedRun, type TraceOption, traceRun } from './run-trace.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
 import { leaseScenarioStub } from './scenario-stubs.ts';
 import type { StepObserver } from './step-progress.ts';
@@ -51,7 +52,7 @@ import { TriggerSteps } from './trigger-steps.ts';
 
 export type { RunMode };
 
-export interface RunOptions {
+export interface RunOptions extends TraceOption {
   mode?: RunMode;
   /** The stub's base URL, for external mode. */
   stubUrl?: string;
@@ -147,13 +148,9 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, place);
 
   // Prepare: the stub, the badges, the clients.
-  const { connection, send, release } = await connectStub(
-    mode,
-    fixtures,
-    seed,
-    scenario.settings ?? {},
-    options,
-  );
+  const connected = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, options);
+  const { connection, send } = connected;
+  const traced = traceRun(connected, { name: scenario.name, source }, options);
   const notes = new Set<string>();
   const stopHolds = connection.onHold((message) => notes.add(message));
   let fleet: FleetHandle | undefined;
@@ -168,7 +165,7 @@ export async function runScenario(
     // The settings are read while the badges connect; awaited (and any failure thrown) below.
     const settings = connection.settings();
     settings.catch(() => undefined);
-    fleet = await startBadges(scenario, place, account, connection, seed, options.coverage);
+    fleet = await startBadges(scenario, place, account, connection, seed, traced.inspect);
     const context = stepContext(
       mode,
       source,
@@ -181,7 +178,7 @@ export async function runScenario(
     );
 
     // Run the timeline through the step handlers.
-    const failures = await runTimeline(scenario, context, options.onStep);
+    const failures = await runTimeline(scenario, context, traced.onStep);
     if (scenario.duration) await context.advanceTo(start + parseDuration(scenario.duration)!);
     await fleet?.settled();
 
@@ -196,6 +193,7 @@ export async function runScenario(
           new ScenarioError(`badge-sim: ${place(path)}: ${path}: ${message}`),
       }),
     );
+    traced.trace?.verdict(failures);
     if (options.coverage && control) {
       const note = await addRunCoverage(options.coverage, {
         connection,
@@ -243,7 +241,7 @@ export async function runScenario(
     if (recordingStarted && mode === 'external') await control?.stopRecording();
     await fleet?.close();
     await connection.close();
-    await release?.();
+    await traced.close();
   }
 }
 
@@ -301,7 +299,7 @@ async function connectStub(
   seed: number,
   settings: ScenarioSettings,
   options: RunOptions,
-): Promise<{ connection: StubConnection; send: typeof fetch; release?: () => Promise<void> }> {
+): Promise<ConnectedStub> {
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
@@ -332,7 +330,7 @@ async function connectStub(
       control: () => new ScenarioStubControl(lease.stub.url, undefined, send),
       inProcessDevices: inProcess,
     });
-    return { connection, send, release: lease.release };
+    return { connection, send, release: lease.release, stub: lease.stub };
   }
   const stub = await startStub({
     fixtures,
@@ -348,7 +346,7 @@ async function connectStub(
     control: () => new ScenarioStubControl(stub.url, undefined, loopbackFetch),
     ownsStub: true,
   });
-  return { connection, send: loopbackFetch };
+  return { connection, send: loopbackFetch, stub };
 }
 
 /**
@@ -378,7 +376,7 @@ async function startBadges(
   account: ScenarioAccount,
   connection: StubConnection,
   seed: number,
-  coverage: RunCoverage | undefined,
+  inspect: TracedRun['inspect'],
 ): Promise<FleetHandle | undefined> {
   const selection = scenario.badges;
   const badgeIds =
@@ -402,7 +400,7 @@ async function startBadges(
     behaviours,
     behaviour: scenario.behaviours?.['*'],
     seed,
-    ...(coverage ? { inspect: coverage.badges.inspect } : {}),
+    ...(inspect ? { inspect } : {}),
   });
   await fleet.waitUntilConnected();
   return fleet;

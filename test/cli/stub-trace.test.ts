@@ -5,8 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readTrace } from '../../input/read-trace.ts';
+import { openRecordingFile, writeRecordingTo } from '../../server-stub/recording-file.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
+import { startFleet } from '../../simulator/fleet.ts';
 import { runCli, startCli } from '../support/cli.ts';
-import { RIVERSIDE, request } from '../support/http.ts';
+import { controlClient, RIVERSIDE, request, serviceClient } from '../support/http.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'badge-sim-stub-trace-'));
 
@@ -39,5 +42,45 @@ describe('badge-sim stub --trace', () => {
       `--trace (BADGE_SIM_TRACE) ${file}: cannot write it (its folder does not exist): give a file path in a folder you can write`,
     );
     expect(result.stdout).not.toContain('Press Ctrl+C');
+  });
+
+  test('TR3: badge-sim record makes the same scenario of a trace as of the recording of the same session', async () => {
+    const trace = join(dir, 'same.trace.gz');
+    const recording = join(dir, 'same.jsonl');
+    {
+      const stub = await startStub({ seed: 1, trace });
+      const written = writeRecordingTo(
+        stub.core.recorder,
+        openRecordingFile(recording),
+        recording,
+        () => {},
+      );
+      const fleet = await startFleet({ stub, devices: ['350000000000001'] });
+      await fleet.waitUntilConnected();
+      await serviceClient(stub).alert({ notification: 'Spill', groups: ['Nurses'] });
+      await controlClient(stub).advance('5s');
+      await controlClient(stub).tap('350000000000001');
+      await fleet.close();
+      await stub.close();
+      written.close();
+    }
+    const fromTrace = runCli(['record', trace]);
+    const fromRecording = runCli(['record', recording]);
+    expect(fromTrace.status).toBe(0);
+    expect(fromTrace.stdout).toContain('notification: Spill');
+    // The same but for the file's name, which the scenario's name and header say.
+    const named = (text: string, file: string) =>
+      text.replaceAll(file, 'FILE').replaceAll(file.slice(dir.length + 1), 'FILE');
+    expect(named(fromTrace.stdout, trace)).toBe(named(fromRecording.stdout, recording));
+  });
+
+  test('TR3 TR4: record refuses a truncated trace with the reader’s message, exit 2', async () => {
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    const whole = readFileSync(join(dir, 'same.trace.gz'));
+    const cut = join(dir, 'cut.trace.gz');
+    writeFileSync(cut, whole.subarray(0, whole.length - 20));
+    const result = runCli(['record', cut]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${cut}: the trace is truncated`);
   });
 });
