@@ -6,6 +6,7 @@
  */
 import type { RecordLine } from '../protocol/recording.schema.ts';
 import { parseTimestamp } from '../protocol/timestamp.ts';
+import type { AlertRecordFields } from '../protocol/trace.schema.ts';
 
 /** A clip as a `transition` record names it. */
 interface InstantClip {
@@ -22,16 +23,8 @@ interface InstantBadge {
   queue: InstantClip[];
 }
 
-interface InstantAlert {
-  name: string;
-  state: string;
-  outcome: string | null;
-  quorum: number;
-  acknowledgements: number;
-  timeout_at: string | null;
-  acknowledged: string[];
-  pending: string[];
-}
+/** An alert as its last `alert` record left it. */
+type InstantAlert = Omit<AlertRecordFields, 'account' | 'task_id' | 'cause'>;
 
 export interface TraceInstant {
   /** The last record folded in (its `seq` and `time`), or null before the first. */

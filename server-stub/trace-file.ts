@@ -10,6 +10,7 @@ import { createWriteStream, openSync } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import { formatTimestamp } from '../clock/clock.ts';
 import { TRACE_FORMAT, type TraceHeader } from '../protocol/trace.schema.ts';
+import { whyNotWritable } from './recording-file.ts';
 import type { StubCore } from './stub-core.ts';
 
 /** JSON text gathered before it is handed to gzip. */
@@ -38,17 +39,8 @@ function openTraceFile(file: string): number {
   try {
     return openSync(file, 'w');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'its folder does not exist'
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? 'not allowed to write it'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (code ?? String(error));
     throw new TraceFileError(
-      `badge-sim: trace ${file}: cannot write it (${why}): give a file path in a folder you can write`,
+      `badge-sim: trace ${file}: cannot write it (${whyNotWritable(error)}): give a file path in a folder you can write`,
     );
   }
 }
