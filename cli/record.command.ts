@@ -6,6 +6,7 @@
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { FixtureError, loadFixturesFile } from '../fixtures/load-fixtures.ts';
+import { TRACE_ONLY_KINDS } from '../protocol/recording.schema.ts';
 import {
   RECORDING_FILE_MAX_CHARS,
   RecordingError,
@@ -66,7 +67,7 @@ Examples:
       const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
       let made: ReturnType<typeof scenarioFromRecording>;
       try {
-        const { records, notes } = readRecording(readRecordingFile(file), file);
+        const { records, notes } = readRecording(await recordingText(file), file);
         made = scenarioFromRecording(records, {
           file,
           name: options.name,
@@ -147,6 +148,36 @@ function readFixtures(file: string) {
 }
 
 /** The recording's text, up to RECORDING_FILE_MAX_CHARS (a device such as /dev/zero never ends). */
+/**
+ * The recording's text; of a trace (gzip), its records as JSON lines, the header and the kinds
+ * only a trace holds left out (TR3): a trace and a recording are one history.
+ */
+async function recordingText(file: string): Promise<string> {
+  if (!startsWithGzip(file)) return readRecordingFile(file);
+  const { readTrace, TraceError } = await import('../input/read-trace.ts');
+  try {
+    const { records } = readTrace(file);
+    const kept = records.filter((r) => !TRACE_ONLY_KINDS.includes(r.kind));
+    return kept.map((record) => JSON.stringify(record)).join('\n');
+  } catch (error) {
+    if (error instanceof TraceError) fail(error.message.replace(/^badge-sim: /, ''));
+    throw error;
+  }
+}
+
+/** Whether `file` opens with gzip's magic bytes (a file that cannot be read: no). */
+function startsWithGzip(file: string): boolean {
+  try {
+    const fd = openSync(file, 'r');
+    const head = Buffer.alloc(2);
+    const read = readSync(fd, head, 0, 2, 0);
+    closeSync(fd);
+    return read === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } catch {
+    return false;
+  }
+}
+
 function readRecordingFile(file: string): string {
   let fd: number;
   try {

@@ -9,6 +9,7 @@ import type { ReporterName } from '../scenarios/reports/index.ts';
 import type { StepObserver } from '../scenarios/runner/step-progress.ts';
 import { fail } from './cli-errors.ts';
 import { REPORTER_MODULES } from './reporter-loaders.ts';
+import { runTracing, type TraceMode } from './run-trace-option.ts';
 import { checkStub } from './stub-check.ts';
 
 /** The options of `badge-sim run`, as commander reads them. */
@@ -26,6 +27,8 @@ export interface RunCommandOptions {
   quiet?: boolean;
   watch?: boolean;
   verbose?: boolean;
+  trace?: TraceMode;
+  traceDir?: string;
 }
 
 /**
@@ -105,6 +108,7 @@ async function runAndReport(
       return name === 'console' && report && !options.output ? create(process.stderr) : create();
     }),
   );
+  const tracing = runTracing(options);
   const summary = await runSuite(files, {
     reporters,
     seed: options.seed,
@@ -114,10 +118,12 @@ async function runAndReport(
     stubUrl: options.stub,
     controlToken,
     ...(onStep ? { onStep } : {}),
+    ...tracing.options,
     ...(options.coverage
       ? { coverage: new (await import('../scenarios/runner/coverage.ts')).RunCoverage() }
       : {}),
   });
+  tracing.say();
   for (const output of summary.outputs) {
     if (!options.output) process.stdout.write(output);
     else writeReport(options.output, output, `${report} report`, summaryLine(summary));

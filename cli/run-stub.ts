@@ -17,12 +17,15 @@ export async function runStub(
   tls: StubTlsOptions | undefined,
 ): Promise<void> {
   // The server is loaded once the options are known to be good: a wrong one fails at once.
-  const [{ startStub }, { openRecordingFile, writeRecordingTo }] = await Promise.all([
-    import('../server-stub/start-stub.ts'),
-    import('../server-stub/recording-file.ts'),
-  ]);
+  const [{ startStub }, { openRecordingFile, whyNotWritable, writeRecordingTo }] =
+    await Promise.all([
+      import('../server-stub/start-stub.ts'),
+      import('../server-stub/recording-file.ts'),
+    ]);
   const recordFd =
-    options.record === undefined ? undefined : openRecording(options.record, openRecordingFile);
+    options.record === undefined
+      ? undefined
+      : openRecording(options.record, openRecordingFile, whyNotWritable);
   const stub = await startFromOptions(startStub, options, tls);
   const { core } = stub;
   const recording =
@@ -74,6 +77,7 @@ async function startFromOptions(
         tls,
         record: options.record !== undefined,
         recordingLimit: options.recordLimit,
+        trace: options.trace,
         settings: {
           authScheme: options.authScheme,
           brandWord: options.brandWord,
@@ -99,6 +103,11 @@ async function startFromOptions(
     );
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);
+    // By name: the trace's code is loaded only with --trace.
+    if ((error as Error)?.name === 'TraceFileError')
+      fail(
+        `--trace (BADGE_SIM_TRACE) ${(error as Error).message.replace(/^badge-sim: trace /, '')}`,
+      );
     // By name: the snapshot's code is loaded only with --snapshot.
     if ((error as Error)?.name === 'SnapshotError')
       fail(`--snapshot (BADGE_SIM_SNAPSHOT): ${(error as Error).message}`);
@@ -118,21 +127,16 @@ async function startFromOptions(
  * Opens the file of `--record` before the stub starts: one that cannot be written is one
  * line, exit 2, and nothing listens (RS5).
  */
-function openRecording(file: string, open: (file: string) => number): number {
+function openRecording(
+  file: string,
+  open: (file: string) => number,
+  whyNotWritable: (error: unknown) => string,
+): number {
   try {
     return open(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'its folder does not exist'
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? 'not allowed to write it'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (code ?? String(error));
     fail(
-      `--record (BADGE_SIM_RECORD) ${file}: cannot write it (${why}): give a file path in a folder you can write.`,
+      `--record (BADGE_SIM_RECORD) ${file}: cannot write it (${whyNotWritable(error)}): give a file path in a folder you can write.`,
     );
   }
 }

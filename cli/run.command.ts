@@ -5,13 +5,14 @@ import { COMMANDS } from './commands.ts';
 import { checkedControlToken, controlTokenOption } from './control-access.ts';
 import { REPORTER_NAMES } from './reporter-loaders.ts';
 import type { RunCommandOptions } from './run-scenarios.ts';
+import { withTraceOptions } from './run-trace-option.ts';
 
 /**
  * `badge-sim run`: its options, checked together, then `runScenarioFiles` (cli/run-scenarios.ts)
  * runs the scenarios they ask for.
  */
 export function runCommand(): Command {
-  return (
+  return withTraceOptions(
     new Command('run')
       // A refused option or argument exits 2, as in every command: cli/badge-sim.ts.
       .description(COMMANDS.run.description)
@@ -86,6 +87,6 @@ Examples:
         // Loaded once the options are read: `run --help` loads no more than its options need.
         const { runScenarioFiles } = await import('./run-scenarios.ts');
         process.exitCode = await runScenarioFiles(paths, options, controlToken);
-      })
+      }),
   );
 }

@@ -28,7 +28,7 @@ export function printReadyBanner(stub: StubHandle, options: StubOptions, recordi
   AsyncAPI     ${stub.controlUrl}/asyncapi.json (the badges' WebSocket protocol)
   dashboard    ${stub.controlUrl}/ui/${stub.controlLocked ? ' (it asks for the control token)' : ''}
 ${options.badges === undefined ? '' : `  badges       ${stub.app.gateway.connected().length} virtual badges run here (${options.badges === true ? 'all' : options.badges})\n`}${stub.tls ? tlsLines(stub.tls, options.tlsCa, options.tlsDir !== undefined) : ''}  ids          ${core.ids.seeded ? `from seed ${options.seed}: the same on every run` : 'random: new on every start and reset (no --seed)'}
-${recording ? `  recording    ${options.record} (JSON lines, at most ${options.recordLimit} records)\n` : ''}  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
+${recording ? `  recording    ${options.record} (JSON lines, at most ${options.recordLimit} records)\n` : ''}${options.trace ? `  trace        ${options.trace} (gzip JSON lines, at most ${options.recordLimit} records; complete once the stub stops)\n` : ''}  clock        ${core.clock.mode}${core.clock.mode === 'scaled' ? ` ×${core.clock.state.scale}` : ''}, now ${formatTimestamp(core.clock.now())}
   fixtures     ${source}: ${core.directory.subscribers().length} accounts, ${core.directory.devices().length} devices`);
   const fit = roomForBadges();
   if (fit !== undefined && core.directory.devices().length > fit)

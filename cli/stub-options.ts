@@ -22,6 +22,8 @@ export interface StubOptions {
   badgeAnswerTimeout: number;
   journalLimit: number;
   record?: string;
+  /** `--trace FILE`: the session's trace (gzip JSON lines, TR1). */
+  trace?: string;
   recordLimit: number;
   quiet?: boolean;
   badges?: string | true;

@@ -202,6 +202,13 @@ function controlAndRecording(command: Command): Command {
       )
       .addOption(
         fromEnv(
+          '--trace <file>',
+          'write a trace of the session to this file (gzip JSON lines): the recording, with each alert after each change; closed as the stub stops',
+          'TRACE',
+        ),
+      )
+      .addOption(
+        fromEnv(
           '--record-limit <n>',
           'records the recording keeps at most; past it they are dropped and counted (a `capped` record says when)',
           'RECORD_LIMIT',

@@ -43,6 +43,8 @@ export class SessionRecorder {
   readonly #sessionListeners = new Set<() => void>();
   /** Off until started (RS1): a stub that nobody records keeps nothing and spends nothing. */
   #on = false;
+  /** Traces written now (trace-file.ts): they record what only a trace holds (TR2). */
+  #traces = 0;
   /**
    * The commands sent to badges this turn of the event loop, one a distinct command with the
    * devices it went to, in the order first sent (RS17): a fan-out to 10,000 badges is one
@@ -78,10 +80,31 @@ export class SessionRecorder {
     return removed;
   }
 
-  /** Stops recording and empties it; answers how many records it held. */
+  /** Whether a trace is written now: the engine then records each alert's changes too. */
+  get traced(): boolean {
+    return this.#traces > 0;
+  }
+
+  /**
+   * Stops recording and empties it; answers how many records it held. While a trace is
+   * written it only empties it: the trace goes on (TR2).
+   */
   stop(): number {
-    this.#on = false;
+    this.#on = this.#traces > 0;
     return this.clear();
+  }
+
+  /** `pipe` for a trace: records on until the returned function stops the trace (TR2). */
+  trace(sink: RecordSink): () => void {
+    this.#traces++;
+    const unpipe = this.pipe(sink);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.#traces--;
+      unpipe();
+    };
   }
 
   /** Sends every later record to `sink`, after the ones kept so far; returns the unsubscribe. */

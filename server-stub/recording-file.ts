@@ -16,6 +16,18 @@ export interface RecordingFile {
   readonly failed: string | undefined;
 }
 
+/** Why a file could not be opened for writing, in words (the recording's and the trace's). */
+export function whyNotWritable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT'
+    ? 'its folder does not exist'
+    : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+      ? 'not allowed to write it'
+      : code === 'EISDIR'
+        ? 'it is a folder'
+        : (code ?? String(error));
+}
+
 /** Opens `file` for the recording (truncated); throws the open's error, for the caller to word. */
 export function openRecordingFile(file: string): number {
   return openSync(file, 'w');

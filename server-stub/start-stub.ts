@@ -16,6 +16,7 @@ import { DEFAULT_SETTINGS, type HttpTimeouts, type StubSettingsInput } from './s
 import { StubCore } from './stub-core.ts';
 import { stubServer } from './stub-server.ts';
 import type { PreparedTls, StubTlsInfo, StubTlsOptions } from './tls.ts';
+import type { TraceWriter } from './trace-file.ts';
 
 /**
  * Runs the badges of `badges` on a started stub (the simulator's `runStubBadges`, given by the
@@ -49,6 +50,11 @@ export interface StartStubOptions {
   record?: boolean;
   /** Records the session recording (`/_stub/recording`, `--record`) keeps at most (RS2). */
   recordingLimit?: number;
+  /**
+   * Write a trace of the whole session to this file (gzip JSON lines, `badge-sim-trace/1`,
+   * TR1): the recording's records, each alert's changes among them; closed with the stub.
+   */
+  trace?: string;
   settings?: StubSettingsInput;
   /**
    * Locks the control API: every `/_stub` route but `GET /_stub/health` then wants this token
@@ -154,22 +160,9 @@ export async function startStub(
     ? tlsSetup!.prepareTls(options.tls, listenHost)
     : undefined;
   let core: StubCore;
+  let trace: TraceWriter | undefined;
   try {
-    core = new StubCore({
-      fixtures,
-      seed: options.seed,
-      settings: { ...options.settings, httpTimeouts: timeouts },
-      clockMode: options.clock,
-      clockScale: options.clockScale,
-      startTime: options.startTime,
-      record: options.record,
-      recordingLimit: options.recordingLimit,
-    });
-    if (options.snapshot !== undefined) {
-      // Loaded only by a stub that starts from a snapshot.
-      const { restoreGivenSnapshot } = await import('./snapshot/snapshot-file.ts');
-      restoreGivenSnapshot(core, options.snapshot);
-    }
+    ({ core, trace } = await newCore(options, fixtures, timeouts));
   } catch (error) {
     tls?.dispose();
     throw error;
@@ -194,6 +187,7 @@ export async function startStub(
     // A host that does not resolve, a port in use: nothing of this stub is left running.
     core.clock.dispose();
     await app.close().catch(() => undefined);
+    await trace?.close();
     tls?.dispose();
     throw error;
   }
@@ -212,6 +206,7 @@ export async function startStub(
       core.clock.dispose();
       await app.close();
       core.recorder.end();
+      await trace?.close();
       tls?.dispose();
     })();
     return closed;
@@ -232,6 +227,37 @@ export async function startStub(
   if (options.badges !== undefined)
     fleet = await startBadges(handle, options.badges, runBadges, close);
   return handle;
+}
+
+/**
+ * The stub's core, from a snapshot if given, and its trace if asked for (loaded only then; a
+ * file that cannot be written throws here, before anything listens).
+ */
+async function newCore(
+  options: StartStubOptions,
+  fixtures: Fixtures,
+  timeouts: HttpTimeouts,
+): Promise<{ core: StubCore; trace: TraceWriter | undefined }> {
+  const core = new StubCore({
+    fixtures,
+    seed: options.seed,
+    settings: { ...options.settings, httpTimeouts: timeouts },
+    clockMode: options.clock,
+    clockScale: options.clockScale,
+    startTime: options.startTime,
+    record: options.record,
+    recordingLimit: options.recordingLimit,
+  });
+  if (options.snapshot !== undefined) {
+    // Loaded only by a stub that starts from a snapshot.
+    const { restoreGivenSnapshot } = await import('./snapshot/snapshot-file.ts');
+    restoreGivenSnapshot(core, options.snapshot);
+  }
+  const trace =
+    options.trace === undefined
+      ? undefined
+      : (await import('./trace-file.ts')).startTrace(core, options.trace, { source: 'stub' });
+  return { core, trace };
 }
 
 /** The options `startStub` refuses before anything starts. */

@@ -21,6 +21,7 @@ import { FaultTable } from './faults.ts';
 import { RequestJournal } from './journal.ts';
 import { SessionRecorder } from './recorder.ts';
 import { resolveSettings, type StubSettings, type StubSettingsInput } from './settings.ts';
+import { traceAlert } from './trace-alerts.ts';
 
 export type { WorkflowInvocation };
 
@@ -103,7 +104,9 @@ export class StubCore {
     if (options.record) this.startRecording();
     // Asked first: with no recording on, an event costs the recorder nothing (not even its record).
     this.engine.onEvent((subscriberId, event) => {
-      if (this.recorder.recording) this.recorder.add('event', { account: subscriberId, event });
+      if (!this.recorder.recording) return;
+      this.recorder.add('event', { account: subscriberId, event });
+      if (this.recorder.traced) traceAlert(this.recorder, this.engine, event);
     });
     this.onClockChange(() => {
       const { mode, scale } = this.clock.state;

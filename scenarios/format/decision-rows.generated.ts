@@ -1559,5 +1559,41 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "WS19",
     "case": "Its compact form"
+  },
+  {
+    "id": "TR1",
+    "case": "Its format"
+  },
+  {
+    "id": "TR2",
+    "case": "The recording stopped while a trace is written"
+  },
+  {
+    "id": "TR3",
+    "case": "record of a trace"
+  },
+  {
+    "id": "TR4",
+    "case": "A trace that cannot be read"
+  },
+  {
+    "id": "TR5",
+    "case": "Each badge's transitions"
+  },
+  {
+    "id": "TR6",
+    "case": "Each alert's changes"
+  },
+  {
+    "id": "TR7",
+    "case": "Secrets"
+  },
+  {
+    "id": "TR8",
+    "case": "run --trace"
+  },
+  {
+    "id": "TR9",
+    "case": "The state at an instant"
   }
 ];

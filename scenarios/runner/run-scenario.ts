@@ -23,6 +23,7 @@ import type { RunCoverage } from './coverage.ts';
 import { type RunMode, rerunCommand } from './rerun-command.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import { runTimeline } from './run-timeline.ts';
+import { type TraceOption, traceRun } from './run-trace.ts';
 import { accountOf, type ScenarioAccount } from './scenario-account.ts';
 import { startBadges } from './scenario-badges.ts';
 import { connectStub, ScenarioStubControl } from './scenario-connection.ts';
@@ -34,7 +35,7 @@ import type { StepObserver } from './step-progress.ts';
 export type { BadgeLane, ScenarioReport } from './scenario-report.ts';
 export type { RunMode };
 
-export interface RunOptions {
+export interface RunOptions extends TraceOption {
   mode?: RunMode;
   /** The stub's base URL, for external mode. */
   stubUrl?: string;
@@ -73,13 +74,9 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, place);
 
   // Prepare: the stub, the badges, the clients.
-  const { connection, send, release } = await connectStub(
-    mode,
-    fixtures,
-    seed,
-    scenario.settings ?? {},
-    options,
-  );
+  const connected = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, options);
+  const { connection, send } = connected;
+  const traced = traceRun(connected, { name: scenario.name, source }, options);
   const notes = new Set<string>();
   const stopHolds = connection.onHold((message) => notes.add(message));
   let fleet: FleetHandle | undefined;
@@ -94,7 +91,7 @@ export async function runScenario(
     // The settings are read while the badges connect; awaited (and any failure thrown) below.
     const settings = connection.settings();
     settings.catch(() => undefined);
-    fleet = await startBadges(scenario, place, account, connection, seed, options.coverage);
+    fleet = await startBadges(scenario, place, account, connection, seed, traced.inspect);
     const context = stepContext(
       mode,
       source,
@@ -107,13 +104,14 @@ export async function runScenario(
     );
 
     // Run the timeline through the step handlers.
-    const failures = await runTimeline(scenario, context, options.onStep);
+    const failures = await runTimeline(scenario, context, traced.onStep);
     if (scenario.duration) await context.advanceTo(start + parseDuration(scenario.duration)!);
     await fleet?.settled();
 
     // Collect what happened, and check it against what was expected.
     const actual = await collect(scenario, account, context);
     failures.push(...checkActual(scenario, actual, account, mode, place));
+    traced.trace?.verdict(failures);
     if (options.coverage && control) {
       const note = await addRunCoverage(options.coverage, {
         connection,
@@ -133,7 +131,7 @@ export async function runScenario(
     if (recordingStarted && mode === 'external') await control?.stopRecording();
     await fleet?.close();
     await connection.close();
-    await release?.();
+    await traced.close();
   }
 }
 

@@ -7,7 +7,7 @@ import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import { ScenarioError } from '../format/load-scenario.ts';
 import { noGroup } from '../format/missing-reference.ts';
 import type { Scenario } from '../format/scenario.schema.ts';
-import type { RunCoverage } from './coverage.ts';
+import type { TracedRun } from './run-trace.ts';
 import type { ScenarioAccount } from './scenario-account.ts';
 
 /** The badges: a group, a list, or every device of the account; connected. */
@@ -17,7 +17,7 @@ export async function startBadges(
   account: ScenarioAccount,
   connection: StubConnection,
   seed: number,
-  coverage: RunCoverage | undefined,
+  inspect: TracedRun['inspect'],
 ): Promise<FleetHandle | undefined> {
   const selection = scenario.badges;
   const badgeIds =
@@ -41,7 +41,7 @@ export async function startBadges(
     behaviours,
     behaviour: scenario.behaviours?.['*'],
     seed,
-    ...(coverage ? { inspect: coverage.badges.inspect } : {}),
+    ...(inspect ? { inspect } : {}),
   });
   await fleet.waitUntilConnected();
   return fleet;

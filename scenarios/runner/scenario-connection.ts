@@ -11,12 +11,12 @@ import type { StubSettings } from '../../protocol/control-api.schema.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { HttpStubConnection } from '../../stub-connection/http-stub-connection.ts';
 import { InProcessStubConnection } from '../../stub-connection/in-process-stub-connection.ts';
-import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import { ScenarioError } from '../format/load-scenario.ts';
 import type { ScenarioSettings } from '../format/scenario.schema.ts';
 import { injectFetch } from './inject-fetch.ts';
 import { loopbackFetch } from './loopback-fetch.ts';
 import type { RunMode } from './rerun-command.ts';
+import type { ConnectedStub } from './run-trace.ts';
 import { leaseScenarioStub } from './scenario-stubs.ts';
 
 /** What of a run's options (RunOptions) says how it reaches its stub. */
@@ -37,7 +37,7 @@ export async function connectStub(
   seed: number,
   settings: ScenarioSettings,
   options: StubReach,
-): Promise<{ connection: StubConnection; send: typeof fetch; release?: () => Promise<void> }> {
+): Promise<ConnectedStub> {
   if (mode === 'external') {
     if (!options.stubUrl)
       throw new ScenarioError('badge-sim: external mode needs the stub URL (--stub URL)');
@@ -68,7 +68,7 @@ export async function connectStub(
       control: () => new ScenarioStubControl(lease.stub.url, undefined, send),
       inProcessDevices: inProcess,
     });
-    return { connection, send, release: lease.release };
+    return { connection, send, release: lease.release, stub: lease.stub };
   }
   const stub = await startStub({
     fixtures,
@@ -84,7 +84,7 @@ export async function connectStub(
     control: () => new ScenarioStubControl(stub.url, undefined, loopbackFetch),
     ownsStub: true,
   });
-  return { connection, send: loopbackFetch };
+  return { connection, send: loopbackFetch, stub };
 }
 
 /**

@@ -1,0 +1,113 @@
+/**
+ * A trace written to disk (`stub --trace FILE`, `startStub({ trace })`, `run --trace`): the
+ * header line, then every record of the stub's recorder as it is kept, as gzip-compressed
+ * JSON lines (TR1). Records are handed to gzip in chunks of TRACE_CHUNK_CHARS, so tracing
+ * costs a string concatenation a record; a stub nobody traces pays nothing (no sink).
+ * Secrets never reach it: the recorder's requests are the journal's masked entries and its
+ * fixtures are `withoutSecrets` (TR7).
+ */
+import { createWriteStream, openSync } from 'node:fs';
+import { createGzip } from 'node:zlib';
+import { formatTimestamp } from '../clock/clock.ts';
+import { TRACE_FORMAT, type TraceHeader } from '../protocol/trace.schema.ts';
+import { whyNotWritable } from './recording-file.ts';
+import type { StubCore } from './stub-core.ts';
+
+/** JSON text gathered before it is handed to gzip. */
+const TRACE_CHUNK_CHARS = 64 * 1024;
+
+/** A trace file that cannot be opened: the message names it and what to do. */
+export class TraceFileError extends Error {
+  override name = 'TraceFileError';
+}
+
+export interface TraceWriter {
+  readonly file: string;
+  /** Records written so far (the header not counted). */
+  readonly written: number;
+  /** Why writing failed (the error's code), or undefined. */
+  readonly failed: string | undefined;
+  /** Stops tracing, writes what is left and closes the file; resolves once it is on disk. */
+  close(): Promise<void>;
+}
+
+/** What the caller says of its trace in the header. */
+export type TraceOrigin = Pick<TraceHeader, 'source' | 'scenario'>;
+
+/** Opens `file` for writing (truncated), or throws a TraceFileError saying why not. */
+function openTraceFile(file: string): number {
+  try {
+    return openSync(file, 'w');
+  } catch (error) {
+    throw new TraceFileError(
+      `badge-sim: trace ${file}: cannot write it (${whyNotWritable(error)}): give a file path in a folder you can write`,
+    );
+  }
+}
+
+/**
+ * Traces `core` into `file` from now on: starts its recording if it is off (what it kept so
+ * far comes first otherwise). `onError` hears the one message of a failed write.
+ */
+export function startTrace(
+  core: StubCore,
+  file: string,
+  origin: TraceOrigin,
+  onError: (message: string) => void = () => {},
+): TraceWriter {
+  const fd = openTraceFile(file);
+  const gzip = createGzip();
+  const out = createWriteStream('', { fd });
+  gzip.pipe(out);
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  let failed: string | undefined;
+  const fail = (error: NodeJS.ErrnoException) => {
+    if (failed !== undefined) return;
+    failed = error.code ?? String(error);
+    onError(`badge-sim: trace ${file}: cannot write to it (${failed}); the trace stops here`);
+    out.destroy();
+  };
+  gzip.once('error', fail);
+  out.once('error', fail);
+  // A trace that started the recording stops it as it closes (a kept stub records no more).
+  const startedRecording = !core.recorder.recording;
+  if (startedRecording) core.startRecording();
+  const header: TraceHeader = {
+    format: TRACE_FORMAT,
+    ...origin,
+    started: formatTimestamp(core.clock.now()),
+    limit: core.recorder.limit,
+    max_chars: core.recorder.maxChars,
+  };
+  let pending = `${JSON.stringify(header)}\n`;
+  let written = 0;
+  const untrace = core.recorder.trace((_line, text) => {
+    pending += `${text}\n`;
+    written++;
+    if (pending.length >= TRACE_CHUNK_CHARS && failed === undefined) {
+      gzip.write(pending);
+      pending = '';
+    }
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    file,
+    get written() {
+      return written;
+    },
+    get failed() {
+      return failed;
+    },
+    close() {
+      closing ??= (async () => {
+        untrace();
+        if (startedRecording) core.recorder.stop();
+        if (failed === undefined) gzip.end(pending);
+        else gzip.destroy();
+        pending = '';
+        await closed.catch(() => undefined);
+      })();
+      return closing;
+    },
+  };
+}

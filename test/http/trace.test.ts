@@ -1,0 +1,155 @@
+/** Traces of a stub (`startStub({ trace })`, TR1–TR7): what the file holds, in order, and what is refused. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { describe, expect, test } from 'vitest';
+import { StubControlClient } from '../../client/control-client.ts';
+import { readTrace, TraceError } from '../../input/read-trace.ts';
+import { startStub } from '../../server-stub/start-stub.ts';
+import { startFleet } from '../../simulator/fleet.ts';
+import { controlClient, RIVERSIDE, serviceClient } from '../support/http.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'badge-sim-trace-'));
+const BADGE = '350000000000001';
+
+/** A traced stub's session: a badge, an alert it hears, a tap that acknowledges it. */
+async function tracedSession(file: string) {
+  const stub = await startStub({ seed: 1, trace: file, controlToken: 'a-control-token-0001' });
+  try {
+    const control = new StubControlClient(stub.url, { controlToken: 'a-control-token-0001' });
+    await using fleet = await startFleet({ stub, devices: [BADGE] });
+    await fleet.waitUntilConnected();
+    await serviceClient(stub).alert({
+      notification: 'Spill',
+      groups: ['Nurses'],
+      key: 'a-secret-in-a-body',
+    });
+    const alert = await serviceClient(stub).alert({ notification: 'Spill', groups: ['Nurses'] });
+    await control.advance('5s');
+    await control.tap(BADGE);
+    return alert.body.task_id as string;
+  } finally {
+    await stub.close();
+  }
+}
+
+describe('startStub({ trace })', () => {
+  test('TR1 TR6: a header, then the session in order: requests, the badge, commands, events, and each alert after each change', async () => {
+    const file = join(dir, 'session.trace.gz');
+    const taskId = await tracedSession(file);
+    const { header, records } = readTrace(file);
+    expect(header).toMatchObject({ format: 'badge-sim-trace/1', source: 'stub', limit: 20_000 });
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+    const kinds = records.map((r) => r.kind);
+    expect(kinds[0]).toBe('session');
+    expect(kinds.at(-1)).toBe('end');
+    for (const kind of ['connect', 'request', 'command', 'event', 'tap', 'alert'])
+      expect(kinds).toContain(kind);
+    const alerts = records.filter((r) => r.kind === 'alert' && r.task_id === taskId);
+    // Three nurses, one badge online: its tap is one acknowledgement of the quorum of three.
+    const others = ['350000000000002', '350000000000003'];
+    expect(alerts.map((r) => [r.cause, r.state, r.pending, r.acknowledged])).toEqual([
+      ['start', 'alerting', [BADGE, ...others], []],
+      ['acknowledged', 'alerting', others, [BADGE]],
+    ]);
+    expect(alerts[1]).toMatchObject({
+      quorum: 3,
+      acknowledgements: 1,
+      outcome: null,
+      timeout_at: '2026-01-01T00:05:00.000000Z',
+    });
+  });
+
+  test('TR7: no API key, refresh token, device key, control token or secret body field in the file', async () => {
+    const file = join(dir, 'secrets.trace.gz');
+    await tracedSession(file);
+    const text = gunzipSync(readFileSync(file)).toString();
+    expect(text).toContain('recorded-api-key-100001-1');
+    for (const secret of [
+      RIVERSIDE.key,
+      'badge-key-0001',
+      'demo-refresh-token',
+      'a-secret-in-a-body',
+      'a-control-token-0001',
+    ])
+      expect(text).not.toContain(secret);
+  });
+
+  test('TR2: DELETE /_stub/recording empties the recording but the trace goes on to the stub’s end', async () => {
+    const file = join(dir, 'deleted.trace.gz');
+    {
+      await using stub = await startStub({ seed: 1, trace: file });
+      const control = new StubControlClient(stub.url);
+      await control.stopRecording();
+      expect((await control.recording()).recording).toBe(true);
+      await controlClient(stub).advance('1s');
+    }
+    expect(readTrace(file).records.map((r) => r.kind)).toEqual(['session', 'clock', 'end']);
+  });
+
+  test('a file that cannot be written: startStub refuses, naming it, before anything listens', async () => {
+    const file = join(dir, 'no-such-folder', 'x.trace.gz');
+    await expect(startStub({ trace: file })).rejects.toThrow(
+      `badge-sim: trace ${file}: cannot write it (its folder does not exist): give a file path in a folder you can write`,
+    );
+  });
+});
+
+describe('readTrace: bad input (TR4)', () => {
+  const write = (name: string, bytes: Buffer | string) => {
+    const file = join(dir, name);
+    writeFileSync(file, bytes);
+    return file;
+  };
+  const header = JSON.stringify({
+    format: 'badge-sim-trace/1',
+    source: 'stub',
+    started: '2026-01-01T00:00:00.000000Z',
+    limit: 1,
+    max_chars: 1,
+  });
+
+  test('a truncated file', async () => {
+    const whole = join(dir, 'whole.trace.gz');
+    await tracedSession(whole);
+    const bytes = readFileSync(whole);
+    const file = write('cut.trace.gz', bytes.subarray(0, bytes.length - 20));
+    expect(() => readTrace(file)).toThrow(
+      `badge-sim: ${file}: the trace is truncated: its compressed stream ends early`,
+    );
+  });
+
+  test('a foreign file: not gzip, a recording, gzip of something else', () => {
+    const plain = write('plain.txt', 'hello');
+    expect(() => readTrace(plain)).toThrow(TraceError);
+    expect(() => readTrace(plain)).toThrow(
+      `badge-sim: ${plain}: not a badge-sim trace: it is not gzip-compressed`,
+    );
+    const recording = write('rec.jsonl', '{"seq":1}\n');
+    expect(() => readTrace(recording)).toThrow(
+      'a session recording of stub --record is read by badge-sim record',
+    );
+    const other = write('other.gz', gzipSync('{"name":"x"}\n'));
+    expect(() => readTrace(other)).toThrow(
+      `badge-sim: ${other}:1: not a badge-sim trace: its first line has no "format": "badge-sim-trace/1"`,
+    );
+  });
+
+  test('a newer format, and a bad record named by its line', () => {
+    const newer = write('newer.trace.gz', gzipSync(`${header.replace('trace/1', 'trace/2')}\n`));
+    expect(() => readTrace(newer)).toThrow(
+      `badge-sim: ${newer}: the trace is of a newer format (badge-sim-trace/2) than this badge-sim reads (badge-sim-trace/1)`,
+    );
+    const bad = write(
+      'bad.trace.gz',
+      gzipSync(
+        `${header}\n{"seq":1,"time":"2026-01-01T00:00:00.000000Z","kind":"session"}\n{"seq":2,"time":"soon","kind":"tap"}\n`,
+      ),
+    );
+    expect(() => readTrace(bad)).toThrow(
+      `badge-sim: ${bad}:3: not a trace record: "time" is not a timestamp`,
+    );
+    expect(() => readTrace(join(dir, 'absent.gz'))).toThrow('cannot read it (no such file)');
+  });
+});
