@@ -85,3 +85,36 @@ export function runCli(args: string[], env: Record<string, string> = {}) {
     env: { ...process.env, ...env },
   });
 }
+
+/**
+ * Runs a command to its end without blocking this worker, so that independent commands run
+ * side by side (`await Promise.all([...])`): what `runCli` returns, as a promise.
+ */
+export function runCliAsync(
+  args: string[],
+  /** Added to this process's environment; a variable given as undefined is left out. */
+  env: Record<string, string | undefined> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(killer);
+      running.delete(child);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
