@@ -22,10 +22,26 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 const manifestUrl = new URL(import.meta.resolve('badge-sim/package.json'));
 const { version } = JSON.parse(readFileSync(manifestUrl, 'utf8')) as { version: string };
 
-/** The last lines of every `--help`: what exit status 2 says. */
-const USAGE_ERROR_HELP = `  2  a usage error: a wrong option or argument, an input that cannot be used, a stub
-     that cannot be reached or is not a badge-sim stub (the message says which and what to do)
-`;
+/**
+ * What exit status 2 says of a command that reaches a stub (and, at the top level, of them
+ * all); a command that neither starts nor reaches one says its own (`exitStatus.usage`).
+ */
+const STUB_USAGE_ERRORS =
+  'a wrong option or argument, an input that cannot be used, a stub that cannot be reached or is not a badge-sim stub (the message says which and what to do)';
+
+/** The last lines of a `--help`: exit status 2, wrapped under its number. */
+function usageErrorHelp(what: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of `2  a usage error: ${what}`.split(' ')) {
+    if (line !== '' && line.length + word.length > 91) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return `${lines.map((text, i) => (i === 0 ? '  ' : '     ') + text).join('\n')}\n`;
+}
 
 const program = new Command('badge-sim')
   .description('Device simulator and test harness for the voice-badge alerting service.')
@@ -46,8 +62,9 @@ program.addHelpText(
 Exit status, every command:
   0  done (run: every scenario passed)
   1  a run that failed: scenarios (run), histories that differ (repro), a fleet whose stub
-     stayed away (devices); each command's --help says which
-${USAGE_ERROR_HELP}`,
+     stayed away (devices), a made scenario that fails (record); each command's --help says
+     which
+${usageErrorHelp(`${STUB_USAGE_ERRORS}; each command's --help says its own`)}`,
 );
 const asked = commandAskedFor(process.argv.slice(2));
 for (const [name, entry] of Object.entries(COMMANDS)) {
@@ -74,12 +91,12 @@ function exitUsageErrorsWith2(command: Command): void {
 
 /** The command, its `--help` ending with what each exit status means for it. */
 function withExitStatusHelp(command: Command, entry: CommandEntry): Command {
-  const { done = 'done', failed } = entry.exitStatus ?? {};
+  const { done = 'done', failed, usage = STUB_USAGE_ERRORS } = entry.exitStatus ?? {};
   return command.addHelpText(
     'after',
     `
 Exit status:
   0  ${done}
-${failed ? `  1  ${failed}\n` : ''}${USAGE_ERROR_HELP}`,
+${failed ? `  1  ${failed}\n` : ''}${usageErrorHelp(usage)}`,
   );
 }

@@ -12,9 +12,14 @@ export interface CommandEntry {
   readonly description: string;
   /**
    * What exit statuses 0 and 1 say of this command, when more than "done" and when it has a
-   * run that can fail (its `--help` says them; 2 is a usage error for every command).
+   * run that can fail, and what usage errors (2, for every command) it has when it neither
+   * starts nor reaches a stub: its `--help` says them.
    */
-  readonly exitStatus?: { readonly done?: string; readonly failed?: string };
+  readonly exitStatus?: {
+    readonly done?: string;
+    readonly failed?: string;
+    readonly usage?: string;
+  };
 }
 
 /** In the order the top-level help lists them. */
@@ -23,7 +28,11 @@ export const COMMANDS = {
     term: 'stub [options]',
     description:
       "Run the stub of the service: the notification interface and its alert engine, the token, workflow-trigger and device-info interface (pro and qa), the badges' WebSocket and the control API.",
-    exitStatus: { done: 'stopped by Ctrl+C (SIGINT) or SIGTERM' },
+    exitStatus: {
+      done: 'stopped by Ctrl+C (SIGINT) or SIGTERM',
+      usage:
+        'a wrong option, fixtures, a snapshot, a certificate or --badges it cannot use, or an address it cannot listen on (the message says which and what to do)',
+    },
   },
   devices: {
     term: 'devices [options]',
@@ -58,28 +67,47 @@ export const COMMANDS = {
     exitStatus: {
       done: 'the histories match (with --search: some variant explains the log)',
       failed: 'the histories differ (the first difference is marked >> and said in a sentence)',
+      usage:
+        'a wrong option or argument, or an export, --alerts, --journal or --fixtures file it cannot read or use (the message says which and what to do)',
     },
   },
   record: {
     term: 'record [options] <recording>',
     description:
       'Turn a recording of a live session (badge-sim stub --record FILE, or GET /_stub/recording saved to a file) into a scenario: the fixtures the session touched, the badges that connected, a timeline replaying each request, tap, drop and battery reading at its time, and as its expectations the analytic events, what each badge heard and the answers observed (for a refusal, its code and field too).',
+    exitStatus: {
+      failed: 'the scenario made does not load, or does not pass with --check (nothing written)',
+      usage:
+        'a wrong option or argument, a recording or --fixtures file it cannot read or use, or a --to file it cannot write (the message says which and what to do)',
+    },
   },
   'merge-reports': {
     term: 'merge-reports [options] <report...>',
     description:
       'Merge the reports of the shards of a run (badge-sim run --shard i/n) into one, as if the suite had run whole.',
-    exitStatus: { done: "merged (failed scenarios included: the shards' runs said so)" },
+    exitStatus: {
+      done: "merged (failed scenarios included: the shards' runs said so)",
+      usage:
+        'a wrong option or argument, a report it cannot read or that badge-sim did not write, or reports of mixed kinds (the message says which and what to do)',
+    },
   },
   generate: {
     term: 'generate [options]',
     description:
       "Generate scenarios from the alert model: every order in which the badges acknowledge, a tap just before, at and just after a repeat and the timeout, and what --with adds, each written as a scenario file whose expectations are the model's prediction (events, what each badge hears, final states). Run them with badge-sim run.",
+    exitStatus: {
+      usage:
+        'a wrong or missing option, a --quorum over --devices, more paths than the cap, or an --out folder that holds scenario files (give --force) or cannot be written (the message says which)',
+    },
   },
   init: {
     term: 'init [options]',
     description:
       'Start a project: a scenario that passes, a fixtures file to edit, a vitest test using badge-sim/vitest and a GitHub Actions workflow; never writes over a file without --force.',
+    exitStatus: {
+      usage:
+        'a wrong option, a --dir outside the project, or files that exist already: nothing is written; give --force to overwrite them, or --dir another folder',
+    },
   },
 } as const satisfies Record<string, CommandEntry>;
 

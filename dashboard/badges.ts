@@ -116,6 +116,18 @@ function heardText(device: LiveDevice): string {
   return `${(device.state === 'idle' ? HEARD_PAST : HEARD_VERB)[heard.kind]}: “${heard.text}”`;
 }
 
+/**
+ * Where a badge is as a person reads it (UX1): its address as written, else its position in
+ * degrees north or south and east or west, and how near it is when the badge says.
+ */
+function placeText(location: NonNullable<LiveDevice['location']>): string {
+  if (location.address) return location.address;
+  const degrees = (value: number, positive: string, negative: string) =>
+    `${Math.abs(value).toFixed(4)}° ${value < 0 ? negative : positive}`;
+  const near = location.accuracy === undefined ? '' : ` (±${Math.round(location.accuracy)} m)`;
+  return `${degrees(location.lat, 'N', 'S')}, ${degrees(location.long, 'E', 'W')}${near}`;
+}
+
 function fillCard(card: HTMLElement, device: LiveDevice, note: string): void {
   const part = (name: string) => card.querySelector(`.${name}`)!;
   // The state a badge last reported holds only while it is connected (UI13).
@@ -136,9 +148,7 @@ function fillCard(card: HTMLElement, device: LiveDevice, note: string): void {
     device.battery_level === null
       ? 'battery unknown'
       : `battery ${device.battery_level}%${device.battery_status === 'charging' ? ' (charging)' : ''}`;
-  const where = device.location
-    ? ` · ${device.location.address ?? `${device.location.lat.toFixed(4)}, ${device.location.long.toFixed(4)}`}`
-    : '';
+  const where = device.location ? ` · ${placeText(device.location)}` : '';
   setText(part('meta'), `${battery}${where}`);
   setText(part('note'), note);
   const [talk, toggle] = card.querySelectorAll('button');

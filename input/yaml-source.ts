@@ -98,7 +98,8 @@ export function describeError(
   prefix = '',
   checked?: CheckedDocument,
 ): { path: string; message: string } {
-  const error = checked ? misspeltInstead(innermost(errors), checked) : errors[0]!;
+  const first = checked ? innermost(errors) : errors[0]!;
+  const error = checked ? misspeltInstead(first, checked) : first;
   const path = fieldPath(error, prefix);
   let detail = error.message ?? 'is invalid';
   if (error.keyword === 'required') detail = 'is required';
@@ -130,6 +131,12 @@ export function describeError(
     const nearest = typeof value === 'string' ? nearestWord(value, words) : undefined;
     if (nearest !== undefined) detail += `; did you mean ${nearest}?`;
   }
+  // The unknown field named in place of a missing one that it is not a slip of: both are
+  // mistakes, the slip first (it is often why the file looks right to its writer).
+  const missing = error === first ? undefined : String(first.params.missingProperty);
+  const slip = String(error.params.additionalProperty);
+  if (missing !== undefined && nearestWord(slip, [missing]) === undefined)
+    detail += `${detail.endsWith('?') ? '' : '.'} Also: ${fieldPath(first, prefix)} is required.`;
   return { path, message: `${path || '(document)'} ${detail}` };
 }
 
@@ -150,9 +157,10 @@ function innermost(errors: ErrorObject[]): ErrorObject {
 }
 
 /**
- * A required field missing next to an unknown one that is a slip of its name (`prove:` for
- * `proves:`): the unknown field is the mistake to name. Ajv stops at the first error, so it
- * reports only the missing one.
+ * A required field missing next to an unknown one: the unknown field is the mistake to name
+ * first, whether it is a slip of the missing one's name (`prove:` for `proves:`) or of another
+ * field's (`duraton:` beside a missing `proves:`, issue 31). Ajv stops at the first error, so
+ * it reports only the missing one.
  */
 function misspeltInstead(error: ErrorObject, checked: CheckedDocument): ErrorObject {
   if (error.keyword !== 'required') return error;
@@ -165,9 +173,9 @@ function misspeltInstead(error: ErrorObject, checked: CheckedDocument): ErrorObj
     schemaPath: error.schemaPath.replace(/\/required$/, '/additionalProperties'),
   };
   const known = new Set(fieldsAllowed([], unknown, checked.schema));
-  const slip = Object.keys(value).find(
-    (key) => !known.has(key) && nearestWord(key, [missing]) !== undefined,
-  );
+  const unknownKeys = Object.keys(value).filter((key) => !known.has(key));
+  const slip =
+    unknownKeys.find((key) => nearestWord(key, [missing]) !== undefined) ?? unknownKeys[0];
   if (slip === undefined) return error;
   return { ...unknown, params: { additionalProperty: slip } };
 }

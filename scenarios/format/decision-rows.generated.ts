@@ -1369,6 +1369,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Every going offline and coming back is told and kept"
   },
   {
+    "id": "UX1",
+    "case": "Where a badge is, on its card (the contract's device info has lat, long, accura…"
+  },
+  {
     "id": "MB1",
     "case": "Timers of different alerts due at one instant (a repeat of one, the timeout of…"
   },

@@ -3,8 +3,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { BIN, runCli, startCli, startStubProcess } from '../support/cli.ts';
+import { devicesCommand } from '../../cli/devices.command.ts';
+import { BIN, runCli, runCliAsync, startCli, startStubProcess } from '../support/cli.ts';
+import { refusalInProcess } from '../support/command-in-process.ts';
 import { freePort, RIVERSIDE, request } from '../support/http.ts';
+
+/** `badge-sim devices …`'s refusal, parsed in this process (a real process keeps one case each). */
+const refusal = (args: string[]) => refusalInProcess(devicesCommand(), args);
 
 const AUTH = { authorization: `ServiceApiKey ${RIVERSIDE.key}` };
 /** Three nurses who tap 12 s after the alert first plays. */
@@ -156,27 +161,34 @@ describe('badge-sim devices', () => {
   });
 
   test('an unreachable stub, an unknown group and bad behaviours are reported plainly', async () => {
-    const unreachable = runCli(['devices', '--stub', 'http://127.0.0.1:9']);
+    // The stub looked for, and the badges' behaviours, in real processes; the behaviour
+    // flags' other refusals in this process (the same parser).
+    const [unreachable, badRange] = await Promise.all([
+      runCliAsync(['devices', '--stub', 'http://127.0.0.1:9']),
+      runCliAsync(['devices', '--ack-after', 'soon']),
+    ]);
     expect(unreachable.status).toBe(2);
     expect(unreachable.stderr).toContain('no badge-sim stub answers at http://127.0.0.1:9');
     expect(unreachable.stderr).toContain('badge-sim stub');
-    const badRange = runCli(['devices', '--ack-after', 'soon']);
     expect(badRange.status).toBe(2);
     expect(badRange.stderr).toContain("--ack-after 'soon' is not a duration");
-    const both = runCli(['devices', '--ack-after', '5s', '--ack-on-repeat', '1']);
+    const both = await refusal(['--ack-after', '5s', '--ack-on-repeat', '1']);
+    expect(both.status).toBe(2);
     expect(both.stderr).toContain('either --ack-after or --ack-on-repeat');
-    const badVanish = runCli(['devices', '--vanish-at', '10s..soon']);
+    const badVanish = await refusal(['--vanish-at', '10s..soon']);
     expect(badVanish.status).toBe(2);
     expect(badVanish.stderr).toContain("--vanish-at '10s..soon' is not a duration or a range");
-    const vanishForAlone = runCli(['devices', '--vanish-for', '5s']);
+    const vanishForAlone = await refusal(['--vanish-for', '5s']);
     expect(vanishForAlone.status).toBe(2);
     expect(vanishForAlone.stderr).toContain('--vanish-for needs --vanish-at');
     await using stub = await startStubProcess();
-    const group = runCli(['devices', '--stub', stub.url, '--group', 'Astronauts']);
+    const [group, tooMany] = await Promise.all([
+      runCliAsync(['devices', '--stub', stub.url, '--group', 'Astronauts']),
+      runCliAsync(['devices', '--stub', stub.url, '--count', '50']),
+    ]);
     expect(group.status).toBe(2);
     expect(group.stderr).toContain("no group 'Astronauts'");
     expect(group.stderr).toContain('Nurses');
-    const tooMany = runCli(['devices', '--stub', stub.url, '--count', '50']);
     expect(tooMany.stderr).toContain('--generate 50');
   });
 
@@ -263,22 +275,19 @@ describe('badge-sim devices', () => {
     ['0s..0s', '0s'],
     ['1ms', '1s'],
     ['500ms..90s', '2s'],
-  ])('--flaky-every %s is refused: a flaky badge drops at most once a second', (every, down) => {
-    // Refused before it looks for a stub: port 9 has none.
-    const run = runCli([
-      'devices',
-      '--stub',
-      'http://127.0.0.1:9',
-      '--flaky-every',
-      every,
-      '--flaky-down',
-      down,
-    ]);
-    expect(run.status).toBe(2);
-    expect(run.stderr).toContain(
-      `--flaky-every '${every}' is shorter than 1s, the least time between drops`,
-    );
-  });
+  ])(
+    '--flaky-every %s is refused: a flaky badge drops at most once a second',
+    async (every, down) => {
+      // Refused before it looks for a stub: port 9 has none.
+      const flags = ['--stub', 'http://127.0.0.1:9', '--flaky-every', every, '--flaky-down', down];
+      // One in a real process, the others parsed here.
+      const run = every === '0s' ? await runCliAsync(['devices', ...flags]) : await refusal(flags);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(
+        `--flaky-every '${every}' is shorter than 1s, the least time between drops`,
+      );
+    },
+  );
 
   test('device-fault flags: every tap lost, a draining battery; the stub hears no tap and sees the battery', async () => {
     await using stub = await startStubProcess(['--clock', 'virtual']);
@@ -342,10 +351,14 @@ describe('badge-sim devices', () => {
     ],
     [['--battery-drain', '0'], '--battery-drain must be a number from 0.01 to 100.'],
     [['--battery-from', '50'], '--battery-from needs --battery-drain.'],
-  ])('%j is refused with what to fix, before it looks for a stub', (flags, message) => {
-    // Port 9 has no stub: a refusal comes first. (Commander's own exits 1, ours 2.)
-    const run = runCli(['devices', '--stub', 'http://127.0.0.1:9', ...flags]);
-    expect(run.status).toBeGreaterThan(0);
+  ])('%j is refused with what to fix, before it looks for a stub', async (flags, message) => {
+    // Port 9 has no stub: a refusal comes first. One in a real process, the others parsed here.
+    const args = ['--stub', 'http://127.0.0.1:9', ...flags];
+    const run =
+      flags[0] === '--tap-delay-chance'
+        ? await runCliAsync(['devices', ...args])
+        : await refusal(args);
+    expect(run.status).toBe(2);
     expect(run.stderr).not.toContain('cannot reach the stub');
     expect(run.stderr).toContain(message);
   });

@@ -9,6 +9,30 @@ import { runCli } from '../support/cli.ts';
 
 const NAMES = Object.keys(COMMANDS);
 
+const REACHES_A_STUB = `  2  a usage error: a wrong option or argument, an input that cannot be used, a stub that
+     cannot be reached or is not a badge-sim stub (the message says which and what to do)`;
+
+/** What each command's --help says exit status 2 is, to the end of the help. */
+const USAGE_ERRORS = {
+  devices: REACHES_A_STUB,
+  run: REACHES_A_STUB,
+  env: REACHES_A_STUB,
+  analytics: REACHES_A_STUB,
+  stub: `  2  a usage error: a wrong option, fixtures, a snapshot, a certificate or --badges it cannot
+     use, or an address it cannot listen on (the message says which and what to do)`,
+  repro: `  2  a usage error: a wrong option or argument, or an export, --alerts, --journal or
+     --fixtures file it cannot read or use (the message says which and what to do)`,
+  record: `  2  a usage error: a wrong option or argument, a recording or --fixtures file it cannot read
+     or use, or a --to file it cannot write (the message says which and what to do)`,
+  'merge-reports': `  2  a usage error: a wrong option or argument, a report it cannot read or that badge-sim did
+     not write, or reports of mixed kinds (the message says which and what to do)`,
+  generate: `  2  a usage error: a wrong or missing option, a --quorum over --devices, more paths than the
+     cap, or an --out folder that holds scenario files (give --force) or cannot be written (the
+     message says which)`,
+  init: `  2  a usage error: a wrong option, a --dir outside the project, or files that exist already:
+     nothing is written; give --force to overwrite them, or --dir another folder`,
+} satisfies Record<keyof typeof COMMANDS, string>;
+
 describe('a usage error exits 2 in every command and at the top level', () => {
   test.each(NAMES)('badge-sim %s --no-such-option', (name) => {
     const result = runCli([name, '--no-such-option']);
@@ -69,6 +93,9 @@ describe('--help says what each exit status means', () => {
     expect(help.stdout).toMatch(
       /\nExit status:\n {2}0 {2}\S.*\n(?: {2}1 {2}\S.*\n)? {2}2 {2}a usage error/,
     );
+    // Its usage errors are its own: only a command that reaches a stub names one it cannot reach.
+    const usage = help.stdout.slice(help.stdout.indexOf('  2  a usage error:'));
+    expect(usage.trimEnd()).toBe(USAGE_ERRORS[name as keyof typeof USAGE_ERRORS]);
   });
 
   test('run and repro say what 1 means for them', () => {
@@ -77,6 +104,9 @@ describe('--help says what each exit status means', () => {
     );
     expect(runCli(['repro', '--help']).stdout).toContain(
       '  1  the histories differ (the first difference is marked >> and said in a sentence)\n',
+    );
+    expect(runCli(['record', '--help']).stdout).toContain(
+      '  1  the scenario made does not load, or does not pass with --check (nothing written)\n',
     );
   });
 });

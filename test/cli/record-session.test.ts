@@ -11,10 +11,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { recordCommand } from '../../cli/record.command.ts';
 import { DEFAULT_FIXTURES_FILE, loadFixturesFile } from '../../fixtures/load-fixtures.ts';
 import { parseDuration } from '../../protocol/duration.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { runCli, startStubProcess } from '../support/cli.ts';
+import { refusalInProcess } from '../support/command-in-process.ts';
 import { expectWhatAPersonKeeps } from './recorded-live-session.ts';
 
 /** Every secret of the default fixtures: none may reach a recording. */
@@ -514,14 +516,18 @@ describe('a recording that goes wrong', () => {
     expect(runCli(['record', unreplayable, '--to', out]).status).toBe(0);
   }, 60_000);
 
-  test('an empty recording says so, with --fixtures too; one without its end record is made with a note on stderr and in the scenario', () => {
+  test('an empty recording says so, with --fixtures too; one without its end record is made with a note on stderr and in the scenario', async () => {
     const dir = scratch();
     const empty = join(dir, 'empty.jsonl');
     writeFileSync(empty, '');
-    for (const args of [[], ['--fixtures', DEFAULT_FIXTURES_FILE]]) {
-      const result = runCli(['record', empty, ...args]);
+    // In a real process, then parsed in this one (the same command) with --fixtures.
+    const real = runCli(['record', empty]);
+    expect(real.stdout).toBe('');
+    for (const result of [
+      real,
+      await refusalInProcess(recordCommand(), [empty, '--fixtures', DEFAULT_FIXTURES_FILE]),
+    ]) {
       expect(result.status).toBe(2);
-      expect(result.stdout).toBe('');
       expect(result.stderr).toContain('empty.jsonl: the recording is empty');
       expect(result.stderr).not.toContain('give --fixtures');
     }
@@ -541,7 +547,7 @@ describe('a recording that goes wrong', () => {
     expect(made.stdout).toContain('# Note: the recording stops at seq 2');
   }, 30_000);
 
-  test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', () => {
+  test('a bad line of a recording is named by its number and what is wrong, exit 2, nothing written', async () => {
     const dir = scratch();
     const recording = join(dir, 'bad.jsonl');
     const session = {
@@ -577,9 +583,12 @@ describe('a recording that goes wrong', () => {
         /bad\.jsonl:3: request\.\w+ /,
       ],
     ];
-    for (const [line, message] of cases) {
+    for (const [i, [line, message]] of cases.entries()) {
       writeFileSync(recording, `${JSON.stringify(session)}\n\n${line}\n`);
-      const result = runCli(['record', recording, '--to', join(dir, 'out.yaml')]);
+      const args = [recording, '--to', join(dir, 'out.yaml')];
+      // The first in a real process, the others parsed in this one (the same command).
+      const result =
+        i === 0 ? runCli(['record', ...args]) : await refusalInProcess(recordCommand(), args);
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);

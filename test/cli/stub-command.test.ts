@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { stubCommand } from '../../cli/stub.command.ts';
 import { recordingSaid } from '../../cli/stub-banner.ts';
 import { DEFAULT_FIXTURES_FILE } from '../../fixtures/load-fixtures.ts';
-import { runCli as run, startCli as start } from '../support/cli.ts';
+import { runCli as run, runCliAsync, startCli as start } from '../support/cli.ts';
+import { refusalInProcess } from '../support/command-in-process.ts';
 import { RIVERSIDE, request } from '../support/http.ts';
 
 /** Starts `badge-sim stub` and waits for its ready banner. */
@@ -18,6 +20,10 @@ async function startCli(args: string[]) {
 }
 
 const runCli = run;
+
+/** `badge-sim stub …`'s refusal, parsed in this process (a real process keeps one case each). */
+const refusal = (args: string[], env: Record<string, string> = {}) =>
+  refusalInProcess(stubCommand(), args, env);
 
 describe('badge-sim stub', () => {
   test('prints its URLs, serves the API, logs requests without secrets, stops on SIGTERM', async () => {
@@ -151,17 +157,16 @@ describe('badge-sim stub', () => {
     expect((await alert(together.url, 'acme')).status).toBe(400);
   });
 
-  test('a client id in the fixtures that cannot be one is refused naming the file, the line and the field', () => {
+  test('a client id in the fixtures that cannot be one is refused naming the file, the line and the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'badge-sim-client-ids-'));
     const file = join(dir, 'bad.fixtures.yaml');
     writeFileSync(
       file,
       `client_ids:\n  pro:\n    sdk: "two words"\n${readFileSync(DEFAULT_FIXTURES_FILE, 'utf8')}`,
     );
-    const result = runCli(['stub', '--port', '0', '--fixtures', file]);
+    const result = await refusal(['--port', '0', '--fixtures', file]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`${file}:3: client_ids.pro.sdk`);
-    expect(result.stdout).not.toContain('ready');
   });
 
   test.each([
@@ -205,11 +210,29 @@ describe('badge-sim stub', () => {
       { BADGE_SIM_GENERATE: '5', BADGE_SIM_FIXTURES: 'fixtures/default.fixtures.yaml' },
       'give either --fixtures (BADGE_SIM_FIXTURES) or --generate (BADGE_SIM_GENERATE), not both.',
     ],
-  ])('a bad setting from the environment is refused naming the variable: %j', (env, message) => {
-    const result = runCli(['stub', '--port', '0'], env);
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain(message);
-    expect(result.stdout).not.toContain('ready');
+  ])(
+    'a bad setting from the environment is refused naming the variable: %j',
+    async (env, message) => {
+      const result = await refusal(['--port', '0'], env);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain(message);
+    },
+  );
+
+  test('a bad setting from the environment is refused by the command itself: exit 2, nothing started', async () => {
+    const [clock, token] = await Promise.all([
+      runCliAsync(['stub', '--port', '0'], { BADGE_SIM_CLOCK: 'sometimes' }),
+      runCliAsync(['stub', '--port', '0'], { BADGE_SIM_CONTROL_TOKEN: 'two words' }),
+    ]);
+    expect(clock.status).toBe(2);
+    expect(clock.stderr).toContain(
+      "from env 'BADGE_SIM_CLOCK' is invalid. --clock must be one of: virtual, real, scaled.",
+    );
+    expect(token.status).toBe(2);
+    expect(token.stderr).toContain(
+      '--control-token (BADGE_SIM_CONTROL_TOKEN) must be 1 to 1024 visible ASCII characters',
+    );
+    for (const run of [clock, token]) expect(run.stdout).not.toContain('ready');
   });
 
   test('BADGE_SIM_QUIET=false keeps the request log', async () => {
@@ -313,8 +336,11 @@ describe('badge-sim stub', () => {
     );
   });
 
-  test('--help describes every option', () => {
-    const help = runCli(['stub', '--help']);
+  test('--help describes every option', async () => {
+    const [help, top] = await Promise.all([
+      runCliAsync(['stub', '--help']),
+      runCliAsync(['--help']),
+    ]);
     expect(help.status).toBe(0);
     for (const option of [
       '--port',
@@ -338,21 +364,21 @@ describe('badge-sim stub', () => {
     ]) {
       expect(help.stdout).toContain(option);
     }
-    const top = runCli(['--help']);
     expect(top.stdout).toContain('stub');
   });
 
-  test('bad options say what to fix', () => {
-    const port = runCli(['stub', '--port', 'eighty']);
-    expect(port.status).not.toBe(0);
+  test('bad options say what to fix', async () => {
+    // (the real process's refusal of --port eighty: test/cli/exit-codes.test.ts)
+    const port = await refusal(['--port', 'eighty']);
+    expect(port.status).toBe(2);
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535');
-    const journal = runCli(['stub', '--journal-limit', '0']);
-    expect(journal.status).not.toBe(0);
+    const journal = await refusal(['--journal-limit', '0']);
+    expect(journal.status).toBe(2);
     expect(journal.stderr).toContain('--journal-limit must be a whole number from 1 to 100000');
-    const scaled = runCli(['stub', '--clock', 'scaled']);
+    const scaled = await refusal(['--clock', 'scaled']);
     expect(scaled.status).toBe(2);
     expect(scaled.stderr).toContain('--clock scaled (BADGE_SIM_CLOCK) needs --scale');
-    const missing = runCli(['stub', '--fixtures', '/nonexistent/fixtures.yaml']);
+    const missing = await refusal(['--port', '0', '--fixtures', '/nonexistent/fixtures.yaml']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('cannot read fixtures file /nonexistent/fixtures.yaml');
   });
@@ -431,7 +457,7 @@ describe('badge-sim stub', () => {
     );
   });
 
-  test('a fixtures file that is a YAML alias bomb is one line naming the file, exit 2', () => {
+  test('a fixtures file that is a YAML alias bomb is one line naming the file, exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'badge-sim-bomb-'));
     const bomb = join(dir, 'bomb.yaml');
     writeFileSync(
@@ -444,19 +470,23 @@ describe('badge-sim stub', () => {
         ),
       ].join('\n'),
     );
-    const result = runCli(['stub', '--port', '0', '--fixtures', bomb]);
+    const result = await refusal(['--port', '0', '--fixtures', bomb]);
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe(
       `badge-sim: ${bomb}: cannot read this document: Excessive alias count indicates a resource exhaustion attack`,
     );
   });
 
-  test('a host that cannot be resolved or bound is one line and exit 2, no stack trace', () => {
-    for (const [host, reason] of [
+  test('a host that cannot be resolved or bound is one line and exit 2, no stack trace', async () => {
+    const hosts = [
       ['__proto__', 'the host name does not resolve'],
       ['203.0.113.1', 'that address is not one of this machine'],
-    ]) {
-      const run = runCli(['stub', '--port', '0', '--quiet', '--host', host!]);
+    ] as const;
+    const runs = await Promise.all(
+      hosts.map(([host]) => runCliAsync(['stub', '--port', '0', '--quiet', '--host', host])),
+    );
+    for (const [i, [host, reason]] of hosts.entries()) {
+      const run = runs[i]!;
       expect(run.status).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).toContain(`badge-sim: cannot listen on ${host}:0: ${reason}`);
@@ -466,13 +496,13 @@ describe('badge-sim stub', () => {
 
   test.each(['1e-9', '5e-324', '0.0009', '2e6'])(
     '--scale %s is refused like PUT /_stub/clock: 0.001 to 1000000, naming the flag and its variable',
-    (scale) => {
-      const run = runCli(['stub', '--port', '0', '--clock', 'scaled', '--scale', scale]);
+    async (scale) => {
+      const run = await refusal(['--port', '0', '--clock', 'scaled', '--scale', scale]);
       expect(run.status).toBe(2);
       expect(run.stderr).toContain(
         '--scale (BADGE_SIM_SCALE) must be from 0.001 to 1000000 times as fast as real time',
       );
-      const env = runCli(['stub', '--port', '0'], {
+      const env = await refusal(['--port', '0'], {
         BADGE_SIM_CLOCK: 'scaled',
         BADGE_SIM_SCALE: scale,
       });
@@ -480,4 +510,17 @@ describe('badge-sim stub', () => {
       expect(env.stderr).toContain('--scale (BADGE_SIM_SCALE) must be from 0.001 to 1000000');
     },
   );
+
+  test('--scale out of bounds is refused by the command itself, from the flag and the variable: exit 2', async () => {
+    const [flag, env] = await Promise.all([
+      runCliAsync(['stub', '--port', '0', '--clock', 'scaled', '--scale', '2e6']),
+      runCliAsync(['stub', '--port', '0'], { BADGE_SIM_CLOCK: 'scaled', BADGE_SIM_SCALE: '2e6' }),
+    ]);
+    for (const run of [flag, env]) {
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(
+        '--scale (BADGE_SIM_SCALE) must be from 0.001 to 1000000 times as fast as real time',
+      );
+    }
+  });
 });

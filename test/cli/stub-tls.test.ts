@@ -10,9 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { prepareTls } from '../../server-stub/tls.ts';
-import { BIN, runCli, startCli } from '../support/cli.ts';
+import { runCli, runCliAsync, startCli } from '../support/cli.ts';
 
 /** Starts `badge-sim stub` with TLS and reads its URL and CA file from the banner. */
 async function startTlsStub(args: string[] = ['--tls']) {
@@ -91,8 +91,18 @@ function runOutsideClient(env: Record<string, string>) {
 }
 
 describe('badge-sim stub --tls', () => {
+  // One stub for these four: each only reads it or adds alerts and badges of its own, and a
+  // TLS stub's start (its CA and certificate made) is the slowest part of each. Started by the
+  // first test that asks (startCli waits with expect.poll, which only a test may call).
+  let started: ReturnType<typeof startTlsStub> | undefined;
+  const sharedStub = () => {
+    started ??= startTlsStub();
+    return started;
+  };
+  afterAll(async () => (await started)?.[Symbol.asyncDispose]());
+
   test('a client in another process trusting the printed CA (NODE_EXTRA_CA_CERTS) uses Node’s fetch over https:// for token, trigger, device info and the service API', async () => {
-    await using stub = await startTlsStub();
+    const stub = await sharedStub();
     expect(stub.output()).toMatch(/service API\s+https:\/\/127\.0\.0\.1:\d+\/subscribers/);
     expect(stub.output()).toContain(`REQUESTS_CA_BUNDLE=${stub.caFile}`);
     expect(stub.output()).toContain(`curl --cacert ${stub.caFile}`);
@@ -124,7 +134,7 @@ describe('badge-sim stub --tls', () => {
   });
 
   test('a client that does not trust the CA is refused with a TLS error; plain http:// gets 400 https_required', async () => {
-    await using stub = await startTlsStub();
+    const stub = await sharedStub();
     const untrusted = runOutsideClient({ STUB_URL: stub.url });
     expect(untrusted[0]).toEqual(['token', 'failed', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 
@@ -140,7 +150,7 @@ describe('badge-sim stub --tls', () => {
   });
 
   test('badge-sim run --stub https://… runs a scenario against it with NODE_EXTRA_CA_CERTS', async () => {
-    await using stub = await startTlsStub();
+    const stub = await sharedStub();
     const run = runCli(
       ['run', '--stub', stub.url, 'scenarios/catalogue/workflow-spoken-on-badge.scenario.yaml'],
       { NODE_EXTRA_CA_CERTS: stub.caFile },
@@ -150,35 +160,43 @@ describe('badge-sim stub --tls', () => {
   });
 
   test('badge-sim devices, env and analytics reach it with NODE_EXTRA_CA_CERTS; without it they, and run, say what to set', async () => {
-    await using stub = await startTlsStub();
+    const stub = await sharedStub();
     const trusted = { NODE_EXTRA_CA_CERTS: stub.caFile };
-    const devices = runCli(
-      ['devices', '--stub', stub.url, '--count', '2', '--for', '2s', '--quiet'],
-      trusted,
-    );
+    // Two at a time: a loaded machine runs more no faster.
+    const [devices, env] = await Promise.all([
+      runCliAsync(
+        ['devices', '--stub', stub.url, '--count', '2', '--for', '2s', '--quiet'],
+        trusted,
+      ),
+      runCliAsync(['env', '--stub', stub.url], trusted),
+    ]);
     expect(devices.status, devices.stderr).toBe(0);
     expect(devices.stdout).toMatch(/2 online/);
-    const env = runCli(['env', '--stub', stub.url], trusted);
     expect(env.status, env.stderr).toBe(0);
     expect(env.stdout).toContain(`${stub.url}/qa`);
-    const analytics = runCli(['analytics', '--base-url', stub.url, '-s', '100001'], {
-      ...trusted,
-      BADGE_SIM_API_KEY: 'demo-api-key-riverside-0001',
-    });
-    expect(analytics.status, analytics.stderr).toBe(0);
-
-    const { NODE_EXTRA_CA_CERTS: _none, ...untrusted } = process.env;
-    for (const args of [
+    const untrustedArgs = [
       ['devices', '--stub', stub.url, '--for', '1s', '--wait', '0'],
       ['env', '--stub', stub.url],
       ['analytics', '--base-url', stub.url, '-s', '100001', '--api-key', 'k'],
       ['run', '--stub', stub.url],
-    ]) {
-      const run = spawnSync(process.execPath, [BIN, ...args], {
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: untrusted,
-      });
+    ];
+    const analytics = await runCliAsync(['analytics', '--base-url', stub.url, '-s', '100001'], {
+      ...trusted,
+      BADGE_SIM_API_KEY: 'demo-api-key-riverside-0001',
+    });
+    expect(analytics.status, analytics.stderr).toBe(0);
+    const refused = [];
+    for (let i = 0; i < untrustedArgs.length; i += 2) {
+      const pair = untrustedArgs.slice(i, i + 2);
+      refused.push(
+        ...(await Promise.all(
+          pair.map((args) => runCliAsync(args, { NODE_EXTRA_CA_CERTS: undefined })),
+        )),
+      );
+    }
+
+    for (const [i, args] of untrustedArgs.entries()) {
+      const run = refused[i]!;
       expect(run.status, `${args[0]}: ${run.stderr}`).toBe(2);
       expect(run.stderr).toMatch(
         /certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\): start this command with NODE_EXTRA_CA_CERTS=/,
@@ -188,8 +206,17 @@ describe('badge-sim stub --tls', () => {
 });
 
 describe('badge-sim stub with given certificate files', () => {
-  /** Files of a certificate, its key and its CA, as a team's own tooling would make them. */
+  let made: ReturnType<typeof makeFiles> | undefined;
+  /**
+   * Files of a certificate, its key and its CA, as a team's own tooling would make them: made
+   * once for the file (two RSA keys), read and never changed by the cases.
+   */
   function files() {
+    made ??= makeFiles();
+    return made;
+  }
+
+  function makeFiles() {
     const dir = mkdtempSync(join(tmpdir(), 'badge-sim-certs-'));
     const issued = prepareTls({}, '127.0.0.1');
     issued.dispose();
@@ -266,8 +293,8 @@ describe('badge-sim stub with given certificate files', () => {
       (f: ReturnType<typeof files>) => ['--tls-cert', f.key, '--tls-key', f.key],
       /^badge-sim: --tls-cert \(BADGE_SIM_TLS_CERT\) \S+key\.pem: is not a PEM certificate/,
     ],
-  ])('%s is one line saying what to fix, exit 2, no key material', (_case, args, message) => {
-    const run = runCli(['stub', '--port', '0', ...args(files())]);
+  ])('%s is one line saying what to fix, exit 2, no key material', async (_case, args, message) => {
+    const run = await runCliAsync(['stub', '--port', '0', ...args(files())]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim()).toMatch(message);
     expect(run.stderr + run.stdout).not.toMatch(/PRIVATE KEY|at \S+\.ts:\d+/);

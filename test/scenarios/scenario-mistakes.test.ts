@@ -60,6 +60,20 @@ describe('a mistake in a scenario file names the place, the wrong thing and the 
     );
   });
 
+  test('a misspelt field beside a missing required one: the slip first, then the missing one', () => {
+    const text = GOOD.replace(/^proves:.*\n/m, '').replace('duration: 1m', 'duraton: 1m');
+    expect(refusal(text)).toBe(
+      'badge-sim: FILE:9:1: duraton is not a field here: did you mean duration? Also: proves is required.',
+    );
+  });
+
+  test('an unknown field beside a missing required one: both, the unknown field first', () => {
+    const text = GOOD.replace(/^proves:.*\n/m, '').replace('duration: 1m', 'zzz: 1m');
+    expect(refusal(text)).toBe(
+      'badge-sim: FILE:9:1: zzz is not a field here. Also: proves is required.',
+    );
+  });
+
   test('a misspelt field inside an events item: the item, not "must be array" at the top', () => {
     expect(
       refusal(GOOD.replace('type: acknowledged, device: Ben', 'type: acknowledged, devce: Ben')),

@@ -28,21 +28,8 @@ export async function startCli(
   env: Record<string, string> = {},
   cwd?: string,
 ): Promise<RunningCli> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-    cwd,
-  });
-  running.add(child);
+  const { child, text } = spawnCli(args, env, cwd);
   child.once('exit', () => running.delete(child));
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    err += chunk;
-  });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -53,7 +40,7 @@ export async function startCli(
     await expect
       .poll(
         () =>
-          (typeof ready === 'string' ? out.includes(ready) : ready.test(out)) ||
+          (typeof ready === 'string' ? text.stdout.includes(ready) : ready.test(text.stdout)) ||
           child.exitCode !== null,
         {
           timeout: 45_000,
@@ -62,12 +49,17 @@ export async function startCli(
       )
       .toBe(true);
     if (child.exitCode !== null)
-      throw new Error(`badge-sim ${args.join(' ')} exited ${child.exitCode}: ${err}`);
+      throw new Error(`badge-sim ${args.join(' ')} exited ${child.exitCode}: ${text.stderr}`);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { child, output: () => out, errors: () => err, [Symbol.asyncDispose]: stop };
+  return {
+    child,
+    output: () => text.stdout,
+    errors: () => text.stderr,
+    [Symbol.asyncDispose]: stop,
+  };
 }
 
 /** Starts `badge-sim stub` and returns its base URL with the process handle. */
@@ -84,4 +76,43 @@ export function runCli(args: string[], env: Record<string, string> = {}) {
     timeout: 45_000,
     env: { ...process.env, ...env },
   });
+}
+
+/**
+ * Runs a command to its end without blocking this worker, so that independent commands run
+ * side by side (`await Promise.all([...])`): what `runCli` returns, as a promise.
+ */
+export function runCliAsync(
+  args: string[],
+  /** Added to this process's environment; a variable given as undefined is left out. */
+  env: Record<string, string | undefined> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { child, text } = spawnCli(args, env);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(killer);
+      running.delete(child);
+      resolve({ status, ...text });
+    });
+  });
+}
+
+/** `badge-sim` started in a child process, killed when this worker exits; its output as it comes. */
+function spawnCli(args: string[], env: Record<string, string | undefined>, cwd?: string) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+    cwd,
+  });
+  running.add(child);
+  const text = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => {
+    text.stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    text.stderr += chunk;
+  });
+  return { child, text };
 }

@@ -181,7 +181,7 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
     expect(await card(BEN).getAttribute('data-online')).toBe('true');
   });
 
-  test('D16: each card shows where its badge is beside its battery: the fixture’s place, else the account’s site', async () => {
+  test('D16, UX1: each card shows where its badge is beside its battery, labelled: the fixture’s place, else the account’s site', async () => {
     const fixtures = loadFixturesFile(DEFAULT_FIXTURES_FILE);
     const device = (id: string) => fixtures.accounts[0]!.devices.find((d) => d.id === id)!;
     Object.assign(device(ADA), {
@@ -190,7 +190,7 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
     });
     Object.assign(device(OMAR), {
       battery_level: 35,
-      location: { lat: 48.856613, long: 2.352222 },
+      location: { lat: 48.856613, long: -2.352222 },
     });
     Object.assign(device(BEN), { battery_level: 60 });
     await using ui = await openDashboard(browser, { badges: 'all', seed: 1, fixtures });
@@ -198,11 +198,12 @@ describe.skipIf(browserUnavailable())('the dashboard tells the whole truth', () 
     for (const id of [ADA, BEN, OMAR])
       await waitText(page, `[data-device="${id}"] .online`, /^online$/);
     const meta = (id: string) => card(id).locator('.meta').textContent();
-    // An address is shown as written; a position without one as latitude, longitude.
+    // An address is shown as written; a position without one in degrees north or south, east
+    // or west (UX1), never as two bare numbers, with how near it is when the badge says.
     expect(await meta(ADA)).toBe('battery 80% · Ward 3');
-    expect(await meta(OMAR)).toBe('battery 35% · 48.8566, 2.3522');
-    const site = accountSite('100001');
-    expect(await meta(BEN)).toBe(`battery 60% · ${site.lat.toFixed(4)}, ${site.long.toFixed(4)}`);
+    expect(await meta(OMAR)).toBe('battery 35% · 48.8566° N, 2.3522° W');
+    expect(accountSite('100001')).toEqual({ lat: -59.9074, long: 142.43809, accuracy: 50 });
+    expect(await meta(BEN)).toBe('battery 60% · 59.9074° S, 142.4381° E (±50 m)');
   });
 
   test('UI14: an idle card says plainly that nothing plays, not in bold; what plays is in bold', async () => {
