@@ -103,6 +103,7 @@ export type {
   ScenarioReport,
 } from './scenarios/runner/run-scenario.ts';
 export type { SuiteOptions } from './scenarios/runner/run-suite.ts';
+export type { RunTraceOptions } from './scenarios/runner/run-trace.ts';
 export type { StepObserver, StepProgress } from './scenarios/runner/step-progress.ts';
 // The stub: how to start it, its settings, the handle.
 export type { CancelEvents } from './server-stub/engine/alert-engine.ts';

@@ -94,9 +94,15 @@ function recorded(
     (e) => log.push(`emit ${JSON.stringify(e)}`),
     (e) => {
       if (e.type !== '@xstate.microstep') return;
-      for (const t of (e as unknown as { _transitions: Parameters<typeof transitionKey>[0][] })
-        ._transitions)
-        took.push(transitionKey(t));
+      const step = e as unknown as {
+        _transitions: Parameters<typeof transitionKey>[0][];
+        event: { type: string };
+        snapshot: { value: unknown; context: { current: unknown; queue: unknown[] } };
+      };
+      for (const t of step._transitions) took.push(transitionKey(t));
+      // What a trace reads of each microstep (TR5): the event, the state and clips it left.
+      const { value, context } = step.snapshot;
+      took.push(`${step.event.type} -> ${JSON.stringify([value, context.current, context.queue])}`);
     },
   );
   send = (e) => machine.send(e);

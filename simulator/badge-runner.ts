@@ -19,8 +19,8 @@ import {
   type BadgeInput,
   badgeMachine,
 } from './badge.machine.ts';
-import type { MachineLike, StateNodeLike, TransitionLike } from './machine-definition.ts';
-import { MachineStepper, type Stepped } from './machine-stepper.ts';
+import type { MachineLike, StateNodeLike } from './machine-definition.ts';
+import { MachineStepper, type MicrostepListener, type Stepped } from './machine-stepper.ts';
 
 type StateValue = ReturnType<typeof badgeMachine.getInitialSnapshot>['value'];
 
@@ -43,7 +43,7 @@ export class BadgeRunner {
   readonly #emitted: (event: BadgeEmitted) => void;
   /** Told of every transition taken (coverage), as xstate's `@xstate.microstep` events. */
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
-  readonly #microstep: ((transitions: readonly TransitionLike[]) => void) | undefined;
+  readonly #microstep: MicrostepListener | undefined;
 
   /**
    * `emitted` hears what the machine emits (`clipStarted`, `stateChanged`, …), after the
@@ -58,9 +58,11 @@ export class BadgeRunner {
     this.#emitted = emitted;
     this.inspect = inspect;
     this.#microstep = inspect
-      ? (transitions) =>
+      ? (transitions, after, event) =>
           inspect({
             type: '@xstate.microstep',
+            event,
+            snapshot: { value: stepper.valueOf(after.leaf), context: after.context },
             _transitions: transitions,
           } as unknown as InspectionEvent)
       : undefined;

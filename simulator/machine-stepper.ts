@@ -57,8 +57,15 @@ export interface Stepped<C extends object> {
   emitted: { type: string }[];
 }
 
-/** Told of each microstep with the transitions it took, as xstate's inspection is. */
-export type MicrostepListener = (transitions: readonly TransitionLike[]) => void;
+/**
+ * Told of each microstep, as xstate's inspection is: the transitions it took, the state and
+ * context it left, and the event it was for.
+ */
+export type MicrostepListener = (
+  transitions: readonly TransitionLike[],
+  after: { leaf: StateNodeLike; context: object },
+  event: { type: string },
+) => void;
 
 export class MachineStepper<C extends object> {
   readonly #machine: MachineLike;
@@ -143,7 +150,7 @@ export class MachineStepper<C extends object> {
     const out: Stepped<C> = { leaf, context, actions: [], emitted: [] };
     const taken = this.#select(leaf, context, event, 'event');
     if (taken) this.#microstep(taken, out, event, self);
-    inspect?.(taken ? [taken] : []);
+    inspect?.(taken ? [taken] : [], out, event);
     this.#settle(out, event, self, inspect);
     return out;
   }
@@ -155,7 +162,7 @@ export class MachineStepper<C extends object> {
       const taken = this.#select(out.leaf, out.context, event, 'always');
       if (!taken) return;
       this.#microstep(taken, out, event, self);
-      inspect?.([taken]);
+      inspect?.([taken], out, event);
     }
   }
 

@@ -23,7 +23,7 @@ import type { RunCoverage } from './coverage.ts';
 import { type RunMode, rerunCommand } from './rerun-command.ts';
 import { addRunCoverage, startRunRecording } from './run-history.ts';
 import { runTimeline } from './run-timeline.ts';
-import { type TraceOption, traceRun } from './run-trace.ts';
+import { type RunTraceOptions, traceRun } from './run-trace.ts';
 import { accountOf, type ScenarioAccount } from './scenario-account.ts';
 import { startBadges } from './scenario-badges.ts';
 import { connectStub, ScenarioStubControl } from './scenario-connection.ts';
@@ -35,7 +35,9 @@ import type { StepObserver } from './step-progress.ts';
 export type { BadgeLane, ScenarioReport } from './scenario-report.ts';
 export type { RunMode };
 
-export interface RunOptions extends TraceOption {
+export interface RunOptions {
+  /** Writes each embedded scenario's trace (`run --trace`, TR8). */
+  trace?: RunTraceOptions;
   mode?: RunMode;
   /** The stub's base URL, for external mode. */
   stubUrl?: string;

@@ -120,12 +120,6 @@ export interface ConnectedStub {
   stub?: StubHandle;
 }
 
-/** The runner's option of a trace. */
-export interface TraceOption {
-  /** Writes each embedded scenario's trace (`run --trace`). */
-  trace?: RunTraceOptions;
-}
-
 /** What a scenario's run hands its fleet and its timeline: traced, or as asked (no trace). */
 export interface TracedRun {
   trace: RunTrace | undefined;
