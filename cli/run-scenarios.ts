@@ -71,6 +71,7 @@ export async function runScenarioFiles(
   const onStep = options.verbose ? (await import('./verbose-steps.ts')).stepPrinter() : undefined;
   const runOnce = (chosenFiles: string[]) =>
     runAndReport(chosenFiles, options, { controlToken, onStep, runSuite, summaryLine });
+  const since = Date.now();
   const status = await runOnce(files);
   if (!options.watch) return status;
   process.exitCode = status;
@@ -80,6 +81,7 @@ export async function runScenarioFiles(
     files,
     rerun: runOnce,
     status,
+    since,
   });
 }
 

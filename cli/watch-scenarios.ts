@@ -1,5 +1,6 @@
 /**
- * `run --watch` (decision Y9): after the first run, the folders of the scenario files and of the
+ * `run --watch` (decision Y9): from the first run's start (a file saved while it runs is run
+ * again once it is over), the folders of the scenario files and of the
  * fixtures files they name are watched (fs.watch, one watcher a folder); a change to a scenario
  * file reruns that scenario, a change to a fixtures file the scenarios that name it, a new
  * scenario file that the paths given match runs it. Changes are gathered until none has come
@@ -7,7 +8,7 @@
  * waits for its end. Ctrl+C (SIGINT) or SIGTERM stops watching with the last run's status.
  * Loaded only when --watch is given.
  */
-import { existsSync, type FSWatcher, watch } from 'node:fs';
+import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { loadScenarioFile } from '../scenarios/format/load-scenario.ts';
 import { findScenarioFiles } from '../scenarios/runner/run-suite.ts';
@@ -24,6 +25,11 @@ export interface WatchOptions {
   readonly rerun: (files: string[]) => Promise<number>;
   /** The first run's exit status. */
   readonly status: number;
+  /**
+   * When the first run began (ms since the epoch): a watched file saved after it, while the
+   * first run ran and before anything watched, runs again at once (Y9), not never.
+   */
+  readonly since?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -99,7 +105,23 @@ export function watchScenarios(options: WatchOptions): Promise<number> {
     process.on('SIGTERM', stop);
   });
   watchFolders();
+  const savedDuringFirstRun = [...files.keys(), ...usedBy.keys()].filter(
+    (file) => options.since !== undefined && modifiedMs(file) > options.since,
+  );
+  if (savedDuringFirstRun.length > 0) {
+    for (const file of savedDuringFirstRun) changed.add(file);
+    void settle();
+  }
   return stopped;
+}
+
+/** When `file` was last written, or -Infinity when it is not there now. */
+function modifiedMs(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return Number.NEGATIVE_INFINITY;
+  }
 }
 
 /** Each file by its absolute path, with the path as `run` was given it. */

@@ -4,11 +4,12 @@
  * bounded poll (no fixed sleeps). A plain run loads neither module.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { initFiles } from '../../cli/init-templates.ts';
+import { watchScenarios } from '../../cli/watch-scenarios.ts';
 import { BIN, startCli } from '../support/cli.ts';
 
 const [SCENARIO, FIXTURES] = initFiles('.');
@@ -87,6 +88,38 @@ describe('run --watch', () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
   }, 120_000);
+
+  test('a file saved while the first run ran is run again once it is over; one saved at its start instant is not', async () => {
+    // In this process, on the watcher itself: a save during a real first run is a race with
+    // its end; the mtimes placed around the run's start are not.
+    const dir = project();
+    const since = Date.now() - 60_000;
+    const a = join(dir, 'a.scenario.yaml');
+    const b = join(dir, 'b.scenario.yaml');
+    const fixtures = join(dir, 'fixtures.yaml');
+    utimesSync(fixtures, new Date(since - 1_000), new Date(since - 1_000));
+    utimesSync(b, new Date(since), new Date(since));
+    utimesSync(a, new Date(since + 1), new Date(since + 1));
+    const reran: string[][] = [];
+    const lines: string[] = [];
+    const stopped = watchScenarios({
+      paths: [dir],
+      files: [a, b],
+      rerun: async (files) => {
+        reran.push(files);
+        return 0;
+      },
+      status: 1,
+      since,
+      log: (line) => lines.push(line),
+    });
+    await expect.poll(() => reran, { timeout: 10_000, interval: 20 }).toEqual([[a]]);
+    expect(lines.filter((line) => line.includes('changed'))).toEqual([
+      `${relative(process.cwd(), a)} changed: running 1 scenario again`,
+    ]);
+    process.emit('SIGTERM');
+    expect(await stopped).toBe(0);
+  });
 
   test('--watch with --shard is a usage error', () => {
     const result = spawnSync(process.execPath, [BIN, 'run', '--watch', '--shard', '1/2'], {
