@@ -3,6 +3,7 @@
  * and default (`retain-on-failure` when `CI` is set, else `off`); each trace kept is counted
  * and the count said on stderr once the run is over.
  */
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import type { RunTraceOptions } from '../scenarios/runner/run-trace.ts';
@@ -33,12 +34,17 @@ export function runTracing(options: {
   const mode = options.trace ?? (process.env.CI ? 'retain-on-failure' : 'off');
   if (mode === 'off') return { options: {}, say: () => {} };
   if (options.stub) {
+    // Said only to who asked: CI's default gives nothing to say on every run against a stub.
+    if (options.trace === undefined) return { options: {}, say: () => {} };
     process.stderr.write(
       `badge-sim run: --trace: traces are written for scenarios whose stub runs in this process; the stub at ${options.stub} runs in another (no trace written)\n`,
     );
     return { options: {}, say: () => {} };
   }
-  const dir = options.traceDir ?? (options.output ? dirname(options.output) : DEFAULT_TRACE_DIR);
+  // The folder of --output only when it is there: a trace must not make the folder a report
+  // could not be written to (its error would be lost).
+  const besideOutput = options.output && existsSync(dirname(options.output));
+  const dir = options.traceDir ?? (besideOutput ? dirname(options.output!) : DEFAULT_TRACE_DIR);
   const kept: string[] = [];
   return {
     options: { trace: { keep: mode, dir, onKept: (file) => kept.push(file) } },
@@ -61,6 +67,6 @@ export function withTraceOptions(command: Command): Command {
     )
     .option(
       '--trace-dir <dir>',
-      'where traces go (default: the folder of --output, else ./badge-sim-traces)',
+      'where traces go (default: the folder of --output when it exists, else ./badge-sim-traces)',
     );
 }

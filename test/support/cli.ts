@@ -69,12 +69,18 @@ export async function startStubProcess(args: string[] = []) {
   return Object.assign(cli, { url });
 }
 
+/**
+ * A command runs as on a developer's machine unless a test gives `CI` itself: under CI, `run`
+ * keeps failed scenarios' traces (TR8) and says so, which tests of other output do not expect.
+ */
+const NOT_CI = { CI: '' };
+
 /** Runs a command to its end. */
 export function runCli(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     timeout: 45_000,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...NOT_CI, ...env },
   });
 }
 
@@ -103,7 +109,7 @@ export function runCliAsync(
 function spawnCli(args: string[], env: Record<string, string | undefined>, cwd?: string) {
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...NOT_CI, ...env },
     cwd,
   });
   running.add(child);
