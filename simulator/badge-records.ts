@@ -1,8 +1,8 @@
 import { formatTimestamp } from '../clock/clock.ts';
 import type { Clip } from './badge.machine.ts';
 import type { BadgeActivity, BadgeOptions, BadgeState, HeardEntry } from './badge-types.ts';
+import { type KeptClip, sharedClip } from './heard-clip.ts';
 import { KeptLog } from './kept-log.ts';
-import { type KeptClip, sharedClip } from './shared-clip.ts';
 
 /**
  * What a badge remembers (its transcript): the clips of the last 7 days on its clock (the

@@ -8,7 +8,7 @@ import type { Clock, TimerId } from '../clock/clock.ts';
 import type { BadgeStatus, Location, StubFrame } from '../protocol/device-frames.schema.ts';
 import type { BadgeEmitted } from './badge.machine.ts';
 import type { PersistedBadge } from './badge-runner.ts';
-import type { KeptClip } from './shared-clip.ts';
+import type { KeptClip } from './heard-clip.ts';
 import type { BadgeLink, LinkHandlers, ReconnectOptions } from './transport.ts';
 import type { TextToSpeech } from './tts/text-to-speech.ts';
 

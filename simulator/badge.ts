@@ -18,7 +18,7 @@ import {
   type TapCounts,
 } from './badge-types.ts';
 import { checkMs, checkTapFate, type TapFate } from './device-faults.ts';
-import type { KeptClip } from './shared-clip.ts';
+import type { KeptClip } from './heard-clip.ts';
 
 export { ACTIVITY_CAP, HEARD_CAP } from './badge-records.ts';
 export { TAPS_IN_FLIGHT_CAP } from './badge-taps.ts';

@@ -14,7 +14,7 @@ import type { Badge } from '../badge.ts';
 import type { BadgeState, SavedTimer } from '../badge-types.ts';
 import type { BehaviourRun, BehaviourState } from '../behaviours.ts';
 import { FleetError } from '../fleet-connect.ts';
-import type { KeptClip } from '../shared-clip.ts';
+import type { KeptClip } from '../heard-clip.ts';
 import { FLEET_SNAPSHOT_FORMAT, FleetSnapshotSchema } from './fleet-snapshot.schema.ts';
 
 /**
