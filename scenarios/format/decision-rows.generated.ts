@@ -269,6 +269,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A machine-readable device protocol"
   },
   {
+    "id": "D18",
+    "case": "When a badge sends its state reports in real and scaled time (telemetry: the st…"
+  },
+  {
     "id": "T1",
     "case": "Where the environments live"
   },
