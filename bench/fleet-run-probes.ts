@@ -40,12 +40,13 @@ export async function deliverySpan(
   url: string,
   first: string,
   last: string,
+  taskId: string,
 ): Promise<number | undefined> {
   const playAt = async (id: string) => {
-    const entries = await getJson<{ at: string; type: string }[]>(
+    const entries = await getJson<{ at: string; type: string; task_id: string }[]>(
       `${url}${CONTROL_PREFIX}/devices/${id}/transcript`,
     );
-    const play = entries.find((e) => e.type === 'play');
+    const play = entries.find((e) => e.type === 'play' && e.task_id === taskId);
     if (!play) return Number.NaN;
     // ISO 8601 with microseconds: Date.parse keeps the milliseconds, the rest is added here.
     const micros = Number(/\.\d{3}(\d{3})Z$/.exec(play.at)?.[1] ?? 0);

@@ -27,6 +27,9 @@
  * 3. Alert: an `onAlertPlay` listener on every badge keeps the `performance.now()` of its
  *    first play; one `POST /subscribers/{id}/api/v1/alerts` to 'Everyone' (timeout 60 s),
  *    timed from just before the request; waits (at most 30 s) until every badge has played.
+ *    Twice, the first cancelled and 2 s of rest between: the goals judge the better of the two
+ *    alerts, as the floors are the better of two rounds (the first alert after connecting runs
+ *    code V8 has not compiled hot yet, a fixed cost of a few hundred ms; it is printed too).
  * 4. Memory of this process (RSS, heap used), after a full GC, before the fleet is created
  *    and once every badge is online; the stub's RSS from /proc/<pid>/status. Settled: both
  *    processes sit idle up to BENCH_SETTLE_S seconds (default 90; 0 skips it; see settle), RSS
@@ -92,6 +95,8 @@ import { killStub, startStubProcess, stopStub } from './fleet-run-stub.ts';
  * keepNames), about 3 KB per badge that no user pays. `npm run bench:fleet` builds it first.
  */
 const DIST = new URL('../dist/', import.meta.url);
+/** Between the two alerts (idle, as the floors' rounds are): the first's stops, the reports sent. */
+const REST_BETWEEN_ALERTS_MS = 2_000;
 if (!existsSync(new URL('simulator/fleet.js', DIST))) {
   process.stderr.write(
     'bench:fleet measures the compiled package, and dist/ has none: run `npm run build` first ' +
@@ -133,7 +138,17 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   const prepared = await prepare();
   const connected = await connectFleet(prepared);
-  const alerted = await alertEveryone(prepared);
+  const first = await alertEveryone(prepared, 1);
+  await cancelAlert(prepared, first.taskId);
+  // The stops delivered and the badges' state reports sent (decision D18: within 1 s).
+  await new Promise((resolve) => setTimeout(resolve, REST_BETWEEN_ALERTS_MS));
+  const second = await alertEveryone(prepared, 2);
+  const alerted = second.p99 < first.p99 ? second : first;
+  print(
+    `The goals judge the better alert (p99 ${ms(alerted.p99)}), as the floors are the better of ` +
+      `two rounds; the first alert after connecting, with code not yet compiled hot: p99 ${ms(first.p99)}.`,
+  );
+  print();
   if (SETTLE_S > 0) await cancelAlert(prepared, alerted.taskId);
   const afterSettled = await settle(
     'the fleet online, its alert cancelled',
@@ -232,7 +247,7 @@ async function connectFleet({ url, stubPid }: Prepared): Promise<Connected> {
 }
 
 /** One POST alerts to every badge; waits until every online badge has played it. */
-async function alertEveryone(prepared: Prepared): Promise<Alerted> {
+async function alertEveryone(prepared: Prepared, round: 1 | 2): Promise<Alerted> {
   const { url, stubPid } = prepared;
   const online = fleet!.connectedCount();
   progress(`alert: POST alerts to ${prepared.target} (${BADGES} devices, ${online} online)…`);
@@ -254,7 +269,7 @@ async function alertEveryone(prepared: Prepared): Promise<Alerted> {
   const stubRss = procRssKb(stubPid);
   // The stub's own record of when it wrote each play (its clock runs in real time): the span
   // from the first device of the group to the last is how long its delivery loop took.
-  const stubSpan = await deliverySpan(url, prepared.firstId, prepared.lastId);
+  const stubSpan = await deliverySpan(url, prepared.firstId, prepared.lastId, taskId);
   // The stub's own record of the POST (its request journal): arrival to the end of its answer,
   // free of this process's event loop, which is busy with the badges' plays as the answer comes.
   const postMs = await journalDuration(url);
@@ -273,7 +288,9 @@ async function alertEveryone(prepared: Prepared): Promise<Alerted> {
     stubRss,
   };
   const within = latencies.filter((l) => l <= PLAY_GOAL_MS).length;
-  print(`### Alert: one POST to ${BADGES.toLocaleString('en-US')} badges`);
+  print(
+    `### Alert ${round} of 2: one POST to ${BADGES.toLocaleString('en-US')} badges${round === 1 ? ' (the first after connecting)' : ''}`,
+  );
   print();
   print(
     `- \`POST /subscribers/${prepared.subscriberId}/api/v1/alerts ${JSON.stringify(prepared.alert)}\` answered ` +

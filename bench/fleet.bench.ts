@@ -187,7 +187,8 @@ async function main(): Promise<void> {
       'CPU per badge while connecting and playing the alert. ' +
       'Floors, run right after each size on the same machine (bench/fleet-floor-run.ts): the ' +
       'p99 arrival of one frame at as many bare WebSockets, alone and with one badge-machine ' +
-      'PLAY each (better of two rounds); p99 ÷ floor is the first-play p99 over the second.',
+      'PLAY each (better of two rounds); p99 ÷ floor is the first-play p99 (the better of two ' +
+      'alerts, likewise) over the second.',
   );
   print();
   for (const line of table(results)) print(line);
