@@ -1565,6 +1565,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Its compact form"
   },
   {
+    "id": "WS30",
+    "case": "What a stub's and a fleet's snapshots promise together"
+  },
+  {
     "id": "TR1",
     "case": "Its format"
   },
