@@ -15,6 +15,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   repro: async () => (await import('./repro.command.ts')).reproCommand(),
   record: async () => (await import('./record.command.ts')).recordCommand(),
   'merge-reports': async () => (await import('./merge-reports.command.ts')).mergeReportsCommand(),
+  diff: async () => (await import('./diff.command.ts')).diffCommand(),
   generate: async () => (await import('./generate.command.ts')).generateCommand(),
   init: async () => (await import('./init.command.ts')).initCommand(),
 };

@@ -91,6 +91,17 @@ export const COMMANDS = {
         'a wrong option or argument, a report it cannot read or that badge-sim did not write, or reports of mixed kinds (the message says which and what to do)',
     },
   },
+  diff: {
+    term: 'diff [options] <a> <b>',
+    description:
+      'Say in words how two worlds differ: two snapshots of a stub (GET /_stub/snapshot) or of a fleet (fleet.snapshot()), their instants, tasks, events, devices, badges and seeded generators.',
+    exitStatus: {
+      done: 'the two worlds are the same',
+      failed: 'they differ (each difference is a line)',
+      usage:
+        'a file it cannot read, or that is not a snapshot this badge-sim reads, or two of different kinds (the message names the file and what is wrong)',
+    },
+  },
   generate: {
     term: 'generate [options]',
     description:

@@ -1569,6 +1569,26 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Its compact form"
   },
   {
+    "id": "WS30",
+    "case": "What a stub's and a fleet's snapshots promise together"
+  },
+  {
+    "id": "WS31",
+    "case": "What badge-sim diff A B compares, and how it says it"
+  },
+  {
+    "id": "WS32",
+    "case": "What of a task it compares"
+  },
+  {
+    "id": "WS33",
+    "case": "Events only in one world"
+  },
+  {
+    "id": "WS34",
+    "case": "Its exit statuses and the files it refuses"
+  },
+  {
     "id": "TR1",
     "case": "Its format"
   },

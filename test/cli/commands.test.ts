@@ -123,5 +123,15 @@ describe('the top level lists the commands from a table, loading none', () => {
     expect(repro.own.filter((file) => /^scenarios\/(runner|reports)\//.test(file))).toEqual([]);
     for (const name of ['fastify', 'ws', 'xstate'])
       expect(repro.packages.has(name), `repro --help loaded ${name}`).toBe(false);
+
+    // The snapshot checks and the diff load only to compare.
+    const diff = loaded(['diff', '--help']);
+    expect(diff.stdout).toContain('Usage: badge-sim diff');
+    expect(
+      diff.own.filter((file) => /^(server-stub|simulator|scenarios|model)\//.test(file)),
+    ).toEqual([]);
+    expect(diff.own).not.toContain('cli/run-diff.ts');
+    for (const name of ['ajv', 'fastify', 'xstate'])
+      expect(diff.packages.has(name), `diff --help loaded ${name}`).toBe(false);
   }, 120_000);
 });

@@ -26,6 +26,8 @@ const USAGE_ERRORS = {
      or use, or a --to file it cannot write (the message says which and what to do)`,
   'merge-reports': `  2  a usage error: a wrong option or argument, a report it cannot read or that badge-sim did
      not write, or reports of mixed kinds (the message says which and what to do)`,
+  diff: `  2  a usage error: a file it cannot read, or that is not a snapshot this badge-sim reads, or
+     two of different kinds (the message names the file and what is wrong)`,
   generate: `  2  a usage error: a wrong or missing option, a --quorum over --devices, more paths than the
      cap, or an --out folder that holds scenario files (give --force) or cannot be written (the
      message says which)`,
