@@ -123,5 +123,16 @@ describe('the top level lists the commands from a table, loading none', () => {
     expect(repro.own.filter((file) => /^scenarios\/(runner|reports)\//.test(file))).toEqual([]);
     for (const name of ['fastify', 'ws', 'xstate'])
       expect(repro.packages.has(name), `repro --help loaded ${name}`).toBe(false);
+
+    // The viewer's reader, page and server load in its action only.
+    const show = loaded(['show-trace', '--help']);
+    expect(show.stdout).toContain('Usage: badge-sim show-trace');
+    expect(
+      show.own.filter((file) =>
+        /^(server-stub|simulator|scenarios|model|cli\/show-trace)\/|^input\/(read-trace|trace-instant)/.test(
+          file,
+        ),
+      ),
+    ).toEqual([]);
   }, 120_000);
 });
