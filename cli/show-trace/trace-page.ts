@@ -12,6 +12,15 @@ import type { TracePageData } from './trace-page-data.ts';
 
 const asset = (name: string) => readFileSync(new URL(`./page/${name}`, import.meta.url), 'utf8');
 
+/** The HTML report's colours, font and background (its stylesheet's `:root`): one look. */
+function reportColours(): string {
+  const css = readFileSync(
+    new URL('../../scenarios/reports/html-report/page.css', import.meta.url),
+    'utf8',
+  );
+  return /^:root \{[^}]*\}\n/m.exec(css)?.[0] ?? '';
+}
+
 /**
  * `foldTrace` as a script: its source as this process runs it. Run from the sources, tsx keeps
  * function names with esbuild's `__name` helper; the page gives it the helper's meaning.
@@ -31,7 +40,7 @@ export function renderTracePage(data: TracePageData): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <title>badge-sim trace</title>
 <style>
-${asset('viewer.css')}</style>
+${reportColours()}${asset('viewer.css')}</style>
 </head>
 <body>
 <header>
