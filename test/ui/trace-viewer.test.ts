@@ -165,6 +165,13 @@ describe.skipIf(browserUnavailable())('the trace viewer in Chromium', () => {
     }
     await page.keyboard.press('End');
     expect(await shown(page)).toEqual(expected(drops, foldTrace(records, records.length)));
+    // Zoomed in, the view shows less of the trace; 0 fits it whole again.
+    const marks = () => page.locator('#lanes .mark').count();
+    const whole = await marks();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+    expect(await marks()).toBeLessThan(whole);
+    await page.keyboard.press('0');
+    expect(await marks()).toBe(whole);
     await page.close();
   });
 

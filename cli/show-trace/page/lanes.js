@@ -125,11 +125,13 @@ function drawLanes(container, model, view, isShown) {
     }
     for (const index of lane.indexes) {
       const record = model.records[index];
-      if (!isShown.record(record)) continue;
-      const at = { style: `left:${x(model.times[index])}`, 'data-index': String(index) };
-      at['data-kind'] = record.kind;
-      at.title = `#${record.seq} ${record.kind}`;
-      track.append(el('span', 'mark', at));
+      // Only what the view shows is drawn: a step in a long trace redraws a few marks, not all.
+      const at = model.times[index] - model.t0;
+      if (at < view.from || at > view.to || !isShown.record(record)) continue;
+      const attributes = { style: `left:${x(model.times[index])}`, 'data-index': String(index) };
+      attributes['data-kind'] = record.kind;
+      attributes.title = `#${record.seq} ${record.kind}`;
+      track.append(el('span', 'mark', attributes));
     }
     // The cursor: a line across every track at the instant of the record it is on.
     track.append(el('span', 'cursor-line', { style: `left:${x(model.times[model.cursor])}` }));
