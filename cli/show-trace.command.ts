@@ -3,7 +3,7 @@
  * the reader, the page and the server load in its action (decision Q15).
  */
 import { Command } from 'commander';
-import { integerOption } from './cli-errors.ts';
+import { fail, integerOption } from './cli-errors.ts';
 import { COMMANDS } from './commands.ts';
 
 export function showTraceCommand(): Command {
@@ -38,7 +38,18 @@ Examples:
   badge-sim show-trace session.trace.gz --out page.html  or write the page to a file`,
     )
     .action(async (trace: string, options: { out?: string; port: number }) => {
-      const { runShowTrace } = await import('./show-trace/run-show-trace.ts');
-      await runShowTrace(trace, options);
+      const { runShowTrace, ShowTraceError } = await import('./show-trace/run-show-trace.ts');
+      const { TraceError } = await import('../input/read-trace.ts');
+      try {
+        await runShowTrace(trace, options);
+      } catch (error) {
+        // Usage errors (the file, --out, --port) are one line, exit 2; anything else a crash.
+        const { RecordingError } = await import(
+          '../scenarios/field-bugs/recording/read-recording.ts'
+        );
+        const usage = [ShowTraceError, TraceError, RecordingError];
+        if (usage.some((kind) => error instanceof kind)) fail((error as Error).message);
+        throw error;
+      }
     });
 }

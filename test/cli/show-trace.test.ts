@@ -5,6 +5,8 @@
  * this process makes the trace; two commands run as a user runs them.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -67,7 +69,7 @@ describe('badge-sim show-trace', () => {
     expect(data.names).toMatchObject({ '350000000000002': 'Ben Okafor' });
   });
 
-  test('TV5: a truncated, foreign or newer-format file is refused naming what is wrong; the command exits 2 with it', async () => {
+  test('TV5: a truncated, foreign or newer-format file, an --out it cannot write, a port taken: each refused saying what is wrong; the command exits 2 with it', async () => {
     const whole = readFileSync(trace);
     const truncated = join(dir, 'truncated.trace.gz');
     writeFileSync(truncated, whole.subarray(0, whole.length - 20));
@@ -79,6 +81,19 @@ describe('badge-sim show-trace', () => {
       /foreign\.trace\.gz:1: not a badge-sim trace/,
     );
     await expect(tracePageData(newer)).rejects.toThrow(/of a newer format \(badge-sim-trace\/2\)/);
+    // An --out it cannot write, a port it cannot listen on: what to do instead.
+    await expect(
+      runShowTrace(trace, { out: join(dir, 'no/such/folder.html'), port: 0 }),
+    ).rejects.toThrow(
+      `badge-sim: show-trace --out ${join(dir, 'no/such/folder.html')}: cannot write it (ENOENT): give a file path in a folder you can write`,
+    );
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    await expect(runShowTrace(trace, { port })).rejects.toThrow(
+      `badge-sim: show-trace --port ${port}: cannot listen on 127.0.0.1:${port} (EADDRINUSE): give another port, or 0 for any free one`,
+    );
+    taken.close();
     const result = await runCliAsync(['show-trace', truncated, '--out', join(dir, 'never.html')]);
     expect(result.stderr).toBe(
       `badge-sim: ${truncated}: the trace is truncated: its compressed stream ends early (was the run or stub stopped before it closed the file, or the file cut in a copy?)\n`,
