@@ -14,6 +14,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   analytics: async () => (await import('./analytics.command.ts')).analyticsCommand(),
   repro: async () => (await import('./repro.command.ts')).reproCommand(),
   record: async () => (await import('./record.command.ts')).recordCommand(),
+  'show-trace': async () => (await import('./show-trace.command.ts')).showTraceCommand(),
   'merge-reports': async () => (await import('./merge-reports.command.ts')).mergeReportsCommand(),
   diff: async () => (await import('./diff.command.ts')).diffCommand(),
   generate: async () => (await import('./generate.command.ts')).generateCommand(),

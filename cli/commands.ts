@@ -81,6 +81,16 @@ export const COMMANDS = {
         'a wrong option or argument, a recording or --fixtures file it cannot read or use, or a --to file it cannot write (the message says which and what to do)',
     },
   },
+  'show-trace': {
+    term: 'show-trace [options] <trace>',
+    description:
+      "Show a trace (run --trace, stub --trace) or a session recording in the browser: a lane per badge and per alert on a time axis, a cursor to scrub and step, each badge's and alert's state at it; served on 127.0.0.1, or written to one file with --out.",
+    exitStatus: {
+      done: 'the page was written (--out), or the server stopped by Ctrl+C (SIGINT) or SIGTERM',
+      usage:
+        'a wrong option or argument, a trace it cannot read (truncated, foreign, of a newer format: the message says which), an --out it cannot write or a --port it cannot listen on',
+    },
+  },
   'merge-reports': {
     term: 'merge-reports [options] <report...>',
     description:

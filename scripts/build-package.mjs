@@ -61,6 +61,9 @@ const serializers = await prebuildSerializers(dist);
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
 const { bundleCli } = await import('./bundle-cli.mjs');
 const cli = await bundleCli(root, dist);
+// The trace viewer's page (CSS and plain JavaScript, inlined into each page it makes), where
+// the bundle looks for it: beside its source's place in dist/cli/.
+cpSync(join(root, 'cli/show-trace/page'), join(dist, 'cli/show-trace/page'), { recursive: true });
 // The dashboard's script, bundled now: the package and the image serve it without esbuild.
 const { bundleDashboard } = await import('../dashboard/bundle.mjs');
 mkdirSync(join(dist, 'dashboard'), { recursive: true });

@@ -1623,5 +1623,25 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR9",
     "case": "The state at an instant"
+  },
+  {
+    "id": "TV1",
+    "case": "What the page shows"
+  },
+  {
+    "id": "TV2",
+    "case": "The cursor"
+  },
+  {
+    "id": "TV3",
+    "case": "A failed scenario"
+  },
+  {
+    "id": "TV4",
+    "case": "Kinds and fields it does not know"
+  },
+  {
+    "id": "TV5",
+    "case": "The command"
   }
 ];

@@ -133,5 +133,15 @@ describe('the top level lists the commands from a table, loading none', () => {
     expect(diff.own).not.toContain('cli/run-diff.ts');
     for (const name of ['ajv', 'fastify', 'xstate'])
       expect(diff.packages.has(name), `diff --help loaded ${name}`).toBe(false);
+    // The viewer's reader, page and server load in its action only.
+    const show = loaded(['show-trace', '--help']);
+    expect(show.stdout).toContain('Usage: badge-sim show-trace');
+    expect(
+      show.own.filter((file) =>
+        /^(server-stub|simulator|scenarios|model|cli\/show-trace)\/|^input\/(read-trace|trace-instant)/.test(
+          file,
+        ),
+      ),
+    ).toEqual([]);
   }, 120_000);
 });

@@ -24,6 +24,9 @@ const USAGE_ERRORS = {
      --fixtures file it cannot read or use (the message says which and what to do)`,
   record: `  2  a usage error: a wrong option or argument, a recording or --fixtures file it cannot read
      or use, or a --to file it cannot write (the message says which and what to do)`,
+  'show-trace': `  2  a usage error: a wrong option or argument, a trace it cannot read (truncated, foreign, of
+     a newer format: the message says which), an --out it cannot write or a --port it cannot
+     listen on`,
   'merge-reports': `  2  a usage error: a wrong option or argument, a report it cannot read or that badge-sim did
      not write, or reports of mixed kinds (the message says which and what to do)`,
   diff: `  2  a usage error: a file it cannot read, or that is not a snapshot this badge-sim reads, or
