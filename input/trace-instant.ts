@@ -23,7 +23,7 @@ interface InstantBadge {
   queue: InstantClip[];
 }
 
-/** An alert as its last `alert` record left it. */
+/** An alert as its last `alert` record left it (`next_repeat_at` null from a trace older than TR10). */
 type InstantAlert = Omit<AlertRecordFields, 'account' | 'task_id' | 'cause'>;
 
 export interface TraceInstant {
@@ -54,9 +54,9 @@ export function foldTrace(records: readonly RecordLine[], count: number): TraceI
     else if (record.kind === 'alert') {
       const { name, state, outcome, quorum, acknowledgements, timeout_at } =
         record as unknown as InstantAlert;
-      const { acknowledged, pending } = record as unknown as InstantAlert;
+      const { next_repeat_at = null, acknowledged, pending } = record as unknown as InstantAlert;
       instant.alerts[record.task_id as string] = {
-        ...{ name, state, outcome, quorum, acknowledgements, timeout_at },
+        ...{ name, state, outcome, quorum, acknowledgements, timeout_at, next_repeat_at },
         ...{ acknowledged, pending },
       };
     }

@@ -12,6 +12,7 @@ import { formatTimestamp } from '../clock/clock.ts';
 import { TRACE_FORMAT, type TraceHeader } from '../protocol/trace.schema.ts';
 import { whyNotWritable } from './recording-file.ts';
 import type { StubCore } from './stub-core.ts';
+import { tracePlays } from './trace-alerts.ts';
 
 /** JSON text gathered before it is handed to gzip. */
 const TRACE_CHUNK_CHARS = 64 * 1024;
@@ -89,6 +90,7 @@ export function startTrace(
       pending = '';
     }
   });
+  const untracePlays = tracePlays(core);
   let closing: Promise<void> | undefined;
   return {
     file,
@@ -101,6 +103,7 @@ export function startTrace(
     close() {
       closing ??= (async () => {
         untrace();
+        untracePlays();
         if (startedRecording) core.recorder.stop();
         if (failed === undefined) gzip.end(pending);
         else gzip.destroy();

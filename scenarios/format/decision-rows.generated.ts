@@ -1599,5 +1599,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR9",
     "case": "The state at an instant"
+  },
+  {
+    "id": "TR10",
+    "case": "An alert's next repeat"
   }
 ];

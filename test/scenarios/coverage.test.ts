@@ -227,7 +227,7 @@ describe('coverage in the reports', () => {
     const run = runCli(['run', ...TWO, '--coverage']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
-      /coverage: badge machine \d+\/\d+ transitions \(\d+ %\), alert model 9\/22 \(40 %\), decision rows 4\/\d+ \(1 %\)\n {2}badge machine, never taken:\n/,
+      /coverage: badge machine \d+\/\d+ transitions \(\d+ %\), alert model 9\/22 \(40 %\), decision rows 4\/\d+ \(\d+ %\)\n {2}badge machine, never taken:\n/,
     );
     expect(run.stdout).toContain('    badge --TAP_RULE--> (stays)');
     expect(run.stdout).toContain(
