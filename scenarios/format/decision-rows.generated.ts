@@ -1603,5 +1603,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR10",
     "case": "An alert's next repeat"
+  },
+  {
+    "id": "TR11",
+    "case": "The reports name a kept trace"
   }
 ];
