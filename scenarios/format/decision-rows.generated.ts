@@ -1607,5 +1607,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR11",
     "case": "The reports name a kept trace"
+  },
+  {
+    "id": "TR12",
+    "case": "repro's trace"
   }
 ];
