@@ -1611,5 +1611,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR12",
     "case": "repro's trace"
+  },
+  {
+    "id": "TR13",
+    "case": "A vitest test's trace"
   }
 ];

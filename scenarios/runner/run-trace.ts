@@ -37,7 +37,7 @@ export function traceFileName(source: string, name: string): string {
 }
 
 /** One scenario's trace while it runs. */
-class RunTrace {
+export class RunTrace {
   readonly file: string;
   readonly #stub: StubHandle;
   readonly #writer: TraceWriter;
