@@ -21,6 +21,8 @@ export interface TraceHeader {
   /** Records kept at most, and their JSON text at most (past either, a `capped` record). */
   limit: number;
   max_chars: number;
+  /** Records between two `snapshot` records (TR14); absent in older traces, which have none. */
+  snapshot_every?: number;
 }
 
 /** An alert task after a change, as a trace keeps it (TR6). */

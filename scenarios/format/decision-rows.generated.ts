@@ -1615,5 +1615,9 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
   {
     "id": "TR13",
     "case": "A vitest test's trace"
+  },
+  {
+    "id": "TR14",
+    "case": "Snapshots in a trace"
   }
 ];

@@ -6,8 +6,9 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { readTrace, TraceError } from '../../input/read-trace.ts';
-import { traceAt } from '../../input/trace-instant.ts';
+import { foldTrace, traceAt } from '../../input/trace-instant.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
+import { startTrace } from '../../server-stub/trace-file.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { controlClient, RIVERSIDE, serviceClient } from '../support/http.ts';
 
@@ -95,6 +96,36 @@ describe('startStub({ trace })', () => {
       return rest as typeof r;
     });
     expect(traceAt(older, '2026-01-01T00:00:45.000000Z').alerts[taskId]!.next_repeat_at).toBe(null);
+  });
+
+  test('TR14: a snapshot record every N records; the state at any instant is the same from the nearest one as from the start', async () => {
+    const file = join(dir, 'snapshots.trace.gz');
+    {
+      await using stub = await startStub({ seed: 1 });
+      const writer = startTrace(stub.core, file, { source: 'stub' }, undefined, 5);
+      await using fleet = await startFleet({ stub, devices: [BADGE, '350000000000002'] });
+      await fleet.waitUntilConnected();
+      const alert = await serviceClient(stub).alert({ notification: 'Spill', groups: ['Nurses'] });
+      await controlClient(stub).advance('65s');
+      await new StubControlClient(stub.url).tap(BADGE);
+      await serviceClient(stub).cancel(alert.body.task_id as string);
+      await fleet.close();
+      await stub.close();
+      await writer.close();
+    }
+    const { header, records } = readTrace(file);
+    expect(header).toMatchObject({ snapshot_every: 5 });
+    const snapshots = records.filter((r) => r.kind === 'snapshot');
+    const others = records.filter((r) => r.kind !== 'snapshot');
+    expect(snapshots).toHaveLength(Math.floor(others.length / 5));
+    const state = ({ badges, alerts }: ReturnType<typeof foldTrace>) => ({ badges, alerts });
+    let folded = 0;
+    for (let count = 0; count <= records.length; count++) {
+      if (count > 0 && records[count - 1]!.kind !== 'snapshot') folded++;
+      expect(state(foldTrace(records, count))).toEqual(state(foldTrace(others, folded)));
+    }
+    expect(Object.keys(foldTrace(records, records.length).alerts)).toHaveLength(1);
+    expect(foldTrace(records, records.length).badges[BADGE]!.online).toBe(false);
   });
 
   test('TR7: no API key, refresh token, device key, control token or secret body field in the file', async () => {
