@@ -12,7 +12,10 @@ export const REPORTER_MODULES = {
   junit: async () => (await import('../scenarios/reports/junit.reporter.ts')).createJunitReporter,
   json: async () => (await import('../scenarios/reports/json.reporter.ts')).createJsonReporter,
   html: async () => (await import('../scenarios/reports/html.reporter.ts')).createHtmlReporter,
-} satisfies Record<ReporterName, () => Promise<(stream?: NodeJS.WritableStream) => Reporter>>;
+} satisfies Record<
+  ReporterName,
+  () => Promise<(stream?: NodeJS.WritableStream, options?: { output?: string }) => Reporter>
+>;
 
 /** The names `--reporter` takes. */
 export const REPORTER_NAMES = Object.keys(REPORTER_MODULES) as ReporterName[];

@@ -37,6 +37,10 @@ export function reproCommand(): Command {
       )
       .option('--scenario-out <file>', 'write the inferred scenario (YAML) here')
       .option(
+        '--trace <file>',
+        "write the run's trace here, with the field's events as records of their own (field) and where the histories part (parting)",
+      )
+      .option(
         '--within <duration>',
         'how far apart two events may be and still match (default 0: exact to the ms)',
         durationOption('--within'),
@@ -94,6 +98,7 @@ At most ${SEARCH_MAX_RUNS} runs and ${SEARCH_MAX_MS / 1000} s.
 Examples:
   badge-sim analytics -s 100001 --limit 500 --json > events.json
   badge-sim repro events.json --scenario-out field-bug.scenario.yaml
+  badge-sim repro events.json --trace field-bug.trace.gz   the run and the field's events, one file
   badge-sim repro page1.json page2.json --alerts sent.jsonl --fixtures fixtures.yaml
   badge-sim analytics -s 100001 --limit 500 > events.txt && badge-sim repro events.txt
   badge-sim repro events.json --fixtures fixtures.yaml --search --write field-bug.scenario.yaml

@@ -28,6 +28,7 @@ export interface ReproCommandOptions {
   journal?: string;
   fixtures?: string;
   scenarioOut?: string;
+  trace?: string;
   within?: number;
   json?: boolean;
   search?: boolean;
@@ -68,9 +69,11 @@ async function reproduceExport(
   };
   if (options.scenarioOut) checkWritable('--scenario-out', options.scenarioOut);
   if (options.write) checkWritable('--write', options.write);
+  if (options.trace) checkWritable('--trace', options.trace);
   const { exports, sent, fixtures } = readInputs(files, options);
   const toleranceMs = options.within ?? 0;
-  const result = await reproduce({ exports, sent, fixtures, toleranceMs, progress });
+  const trace = options.trace;
+  const result = await reproduce({ exports, sent, fixtures, toleranceMs, progress, trace });
   if (options.scenarioOut) {
     writeFileSync(options.scenarioOut, result.yaml);
     progress(`wrote the inferred scenario to ${options.scenarioOut}`);

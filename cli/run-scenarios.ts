@@ -106,6 +106,9 @@ async function runAndReport(
   // A file report on standard output leaves no room for the console reporter there.
   const reporters = await Promise.all(
     chosen.map(async (name) => {
+      // The HTML report links each kept trace from the folder it is written to (TR11).
+      if (name === 'html')
+        return (await REPORTER_MODULES.html())(undefined, { output: options.output });
       const create = await REPORTER_MODULES[name]();
       return name === 'console' && report && !options.output ? create(process.stderr) : create();
     }),

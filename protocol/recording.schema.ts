@@ -28,11 +28,21 @@ export type RecordKind =
 
 /**
  * What only a trace holds (protocol/trace.schema.ts): a badge machine's transition, an alert's
- * change, a scenario's step and its verdict. `badge-sim record` leaves them out (TR3).
+ * change, a scenario's step and its verdict, a repro's `field` events and `parting` (TR12), and
+ * the `snapshot` of what the records so far left (TR14).
+ * `badge-sim record` leaves them out (TR3).
  */
-type TraceOnlyKind = 'transition' | 'alert' | 'step' | 'verdict';
+type TraceOnlyKind = 'transition' | 'alert' | 'step' | 'verdict' | 'field' | 'parting' | 'snapshot';
 
-export const TRACE_ONLY_KINDS: readonly RecordKind[] = ['transition', 'alert', 'step', 'verdict'];
+export const TRACE_ONLY_KINDS: readonly RecordKind[] = [
+  'transition',
+  'alert',
+  'step',
+  'verdict',
+  'field',
+  'parting',
+  'snapshot',
+];
 
 export const RECORD_KINDS: readonly RecordKind[] = [
   'session',
@@ -60,7 +70,7 @@ export const RecordLine = Type.Object(
     kind: Type.String({
       enum: [...RECORD_KINDS],
       description:
-        'session: the recording (re)starts, with the fixtures (secrets replaced) and the clock; request: a request to the emulated APIs, as the journal keeps it; connect / close: a badge came online (replacing a connection or not) / went offline; tap: a talk-button tap (by the badge or the control API) and what it acknowledged; battery: a new battery reading; command: a command sent to connected badges (`command` play, broadcast, speak or stop, its `task_id` and fields, the `devices` it went to in this turn); clock: the clock jumped or switched mode through the control API; event: an analytic event; capped: the limit was reached, what follows is dropped; end: the stub stopped. Only in a trace: transition (of a badge machine), alert (the state of a task after a change), step (a scenario step and its answer), verdict (the outcome of a scenario).',
+        'session: the recording (re)starts, with the fixtures (secrets replaced) and the clock; request: a request to the emulated APIs, as the journal keeps it; connect / close: a badge came online (replacing a connection or not) / went offline; tap: a talk-button tap (by the badge or the control API) and what it acknowledged; battery: a new battery reading; command: a command sent to connected badges (`command` play, broadcast, speak or stop, its `task_id` and fields, the `devices` it went to in this turn); clock: the clock jumped or switched mode through the control API; event: an analytic event; capped: the limit was reached, what follows is dropped; end: the stub stopped. Only in a trace: transition (of a badge machine), alert (the state of a task after a change), step (a scenario step and its answer), verdict (the outcome of a scenario); in the trace of repro --trace, field (an event of the field export, at its instant on the run clock) and parting (where the field history and the run history part); snapshot (every badge and alert as the records before it left them, so an instant is rebuilt from the nearest one).',
     }),
   },
   {

@@ -21,6 +21,8 @@ export interface TraceHeader {
   /** Records kept at most, and their JSON text at most (past either, a `capped` record). */
   limit: number;
   max_chars: number;
+  /** Records between two `snapshot` records (TR14); absent in older traces, which have none. */
+  snapshot_every?: number;
 }
 
 /** An alert task after a change, as a trace keeps it (TR6). */
@@ -28,7 +30,7 @@ export interface AlertRecordFields {
   account: string;
   task_id: string;
   name: string;
-  /** The analytic event that changed it. */
+  /** The analytic event that changed it, or `play`: it played or repeated on devices (TR10). */
   cause: string;
   state: string;
   outcome: string | null;
@@ -36,6 +38,11 @@ export interface AlertRecordFields {
   acknowledgements: number;
   /** When it times out (µs), if it has not ended. */
   timeout_at: string | null;
+  /**
+   * When it next plays again on one of its devices (µs): the earliest repeat the engine keeps
+   * for it, null when none (ended, or not yet played anywhere). Absent in older traces (TR10).
+   */
+  next_repeat_at?: string | null;
   acknowledged: string[];
   /** Devices still to acknowledge: queued or playing. */
   pending: string[];

@@ -38,6 +38,13 @@ import { createHtmlReporter } from './reports/html.reporter.ts';
 import type { RunSummary } from './runner/reporter.ts';
 import { type RunOptions, runScenario, type ScenarioReport } from './runner/run-scenario.ts';
 import { findScenarioFiles } from './runner/run-suite.ts';
+import {
+  type BadgeTestTrace,
+  closeTestTrace,
+  defaultTestTrace,
+  testInspect,
+  traceTest,
+} from './vitest-trace.ts';
 
 export type * from './vitest-public-types.ts';
 
@@ -112,6 +119,12 @@ function htmlReportWriter(file: string) {
 }
 
 export interface BadgeFixtures {
+  /**
+   * Whether the test's session is traced (TR13): `on`, `off`, `retain-on-failure`, or
+   * `{ mode, dir }`; default `retain-on-failure` under CI, else `off`. Set it with
+   * `badgeTest.override({ trace: 'on' })`.
+   */
+  trace: BadgeTestTrace;
   /** An embedded stub on the virtual clock with the default fixtures. */
   stub: StubHandle;
   /** The connection to `stub`, as the scenario runner and the fleet use it. */
@@ -123,10 +136,13 @@ export interface BadgeFixtures {
 /** vitest's `test`, with an embedded stub and a fleet that are closed after each test. */
 export const badgeTest = test.extend<BadgeFixtures>({
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixture's dependencies from this pattern.
-  stub: async ({}, use) => {
+  trace: async ({}, use) => use(defaultTestTrace()),
+  stub: async ({ trace, task }, use) => {
     const stub = await startStub();
+    traceTest(stub, trace, { file: task.file.filepath, name: task.fullName ?? task.name });
     await use(stub);
-    await stub.close();
+    // vitest has marked the test failed (or not) before it tears its fixtures down.
+    await closeTestTrace(stub, task.result?.errors, () => stub.close());
   },
   connection: async ({ stub }, use) => {
     const connection = new InProcessStubConnection(stub, {
@@ -135,8 +151,9 @@ export const badgeTest = test.extend<BadgeFixtures>({
     await use(connection);
     await connection.close();
   },
-  fleet: async ({ connection }, use) => {
-    const fleet = await startFleet({ stub: connection });
+  fleet: async ({ stub, connection }, use) => {
+    const inspect = testInspect(stub);
+    const fleet = await startFleet({ stub: connection, ...(inspect ? { inspect } : {}) });
     await fleet.waitUntilConnected();
     await use(fleet);
     await fleet.close();

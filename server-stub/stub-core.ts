@@ -106,7 +106,7 @@ export class StubCore {
     this.engine.onEvent((subscriberId, event) => {
       if (!this.recorder.recording) return;
       this.recorder.add('event', { account: subscriberId, event });
-      if (this.recorder.traced) traceAlert(this.recorder, this.engine, event);
+      if (this.recorder.traced) traceAlert(this, event);
     });
     this.onClockChange(() => {
       const { mode, scale } = this.clock.state;

@@ -9,12 +9,18 @@
 import { createWriteStream, openSync } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import { formatTimestamp } from '../clock/clock.ts';
+import { emptyInstant, foldRecord } from '../input/trace-instant.ts';
+import type { RecordLine } from '../protocol/recording.schema.ts';
 import { TRACE_FORMAT, type TraceHeader } from '../protocol/trace.schema.ts';
 import { whyNotWritable } from './recording-file.ts';
 import type { StubCore } from './stub-core.ts';
+import { tracePlays } from './trace-alerts.ts';
 
 /** JSON text gathered before it is handed to gzip. */
 const TRACE_CHUNK_CHARS = 64 * 1024;
+
+/** Records between two `snapshot` records (TR14): an instant is rebuilt from at most this many. */
+const TRACE_SNAPSHOT_EVERY = 1_000;
 
 /** A trace file that cannot be opened: the message names it and what to do. */
 export class TraceFileError extends Error {
@@ -54,6 +60,7 @@ export function startTrace(
   file: string,
   origin: TraceOrigin,
   onError: (message: string) => void = () => {},
+  snapshotEvery = TRACE_SNAPSHOT_EVERY,
 ): TraceWriter {
   const fd = openTraceFile(file);
   const gzip = createGzip();
@@ -78,17 +85,21 @@ export function startTrace(
     started: formatTimestamp(core.clock.now()),
     limit: core.recorder.limit,
     max_chars: core.recorder.maxChars,
+    snapshot_every: snapshotEvery,
   };
   let pending = `${JSON.stringify(header)}\n`;
   let written = 0;
-  const untrace = core.recorder.trace((_line, text) => {
+  const snapshots = snapshotTaker(core, snapshotEvery);
+  const untrace = core.recorder.trace((line, text) => {
     pending += `${text}\n`;
     written++;
+    snapshots(line);
     if (pending.length >= TRACE_CHUNK_CHARS && failed === undefined) {
       gzip.write(pending);
       pending = '';
     }
   });
+  const untracePlays = tracePlays(core);
   let closing: Promise<void> | undefined;
   return {
     file,
@@ -101,6 +112,7 @@ export function startTrace(
     close() {
       closing ??= (async () => {
         untrace();
+        untracePlays();
         if (startedRecording) core.recorder.stop();
         if (failed === undefined) gzip.end(pending);
         else gzip.destroy();
@@ -109,5 +121,25 @@ export function startTrace(
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * Folds each record the trace is given, as `traceAt` would, and every `every` records adds a
+ * `snapshot` record of the badges and alerts so far (TR14). The records folded (connect,
+ * close, transition, alert) are recorded as they happen, so they reach the trace in `seq`
+ * order and a snapshot holds exactly those before it.
+ */
+function snapshotTaker(core: StubCore, every: number): (line: RecordLine) => void {
+  const instant = emptyInstant();
+  let since = 0;
+  return (line) => {
+    if (line.kind === 'snapshot') return;
+    foldRecord(instant, line);
+    if (++since < every) return;
+    since = 0;
+    // A copy: the recording keeps the record, and the fold goes on changing its own.
+    const { badges, alerts } = instant;
+    core.recorder.add('snapshot', { state: structuredClone({ badges, alerts }) });
   };
 }

@@ -1625,6 +1625,26 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "The state at an instant"
   },
   {
+    "id": "TR10",
+    "case": "An alert's next repeat"
+  },
+  {
+    "id": "TR11",
+    "case": "The reports name a kept trace"
+  },
+  {
+    "id": "TR12",
+    "case": "repro's trace"
+  },
+  {
+    "id": "TR13",
+    "case": "A vitest test's trace"
+  },
+  {
+    "id": "TR14",
+    "case": "Snapshots in a trace"
+  },
+  {
     "id": "TV1",
     "case": "What the page shows"
   },

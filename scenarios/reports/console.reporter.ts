@@ -55,6 +55,7 @@ export function formatReport(report: ScenarioReport): string {
   ];
   for (const failure of report.failures) lines.push(formatFailure(failure));
   lines.push(`  seed ${report.seed}; run it again: ${report.rerun}`);
+  if (report.trace !== undefined) lines.push(`  trace: ${report.trace}`);
   return lines.join('\n');
 }
 
@@ -101,6 +102,7 @@ export function createConsoleReporter(out: NodeJS.WritableStream = process.stdou
       if (report.passed) {
         out.write(`${green('✓')} ${report.name} ${dim(`${Math.round(wallMs)} ms`)}\n`);
         for (const line of formatNotes(report)) out.write(`${line}\n`);
+        if (report.trace !== undefined) out.write(`  ${dim(`trace: ${report.trace}`)}\n`);
       } else out.write(`${formatReport(report)}\n`);
     },
     onLoadError(source, message) {

@@ -11,6 +11,7 @@
  * of hundreds of scenarios stays quick to open (decision HR1).
  */
 import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { parseDuration } from '../../protocol/duration.ts';
 import type { Failure } from '../checks/expectations.ts';
 import type { CoverageReport } from '../runner/coverage.ts';
@@ -47,6 +48,8 @@ export interface PageScenario {
   lanes: BadgeLane[];
   markers: PageMarker[];
   failures: PageFailure[];
+  /** Its kept trace as a link from the report's folder (TR11), when one was kept. */
+  trace?: string;
 }
 
 export interface PageData {
@@ -62,8 +65,15 @@ export interface PageData {
 const asset = (name: string) =>
   readFileSync(new URL(`./html-report/${name}`, import.meta.url), 'utf8');
 
-/** The HTML report, written by `onEnd`. */
-export function createHtmlReporter(): Reporter {
+/**
+ * The HTML report, written by `onEnd`. `output`, the file it goes to, is where the links to
+ * traces start from (else the working folder, where a report on standard output usually goes).
+ */
+export function createHtmlReporter(
+  _out?: NodeJS.WritableStream,
+  options: { output?: string } = {},
+): Reporter {
+  const linkFrom = options.output === undefined ? '.' : dirname(options.output);
   const wallTimes = new Map<ScenarioReport, number>();
   let started = performance.now();
   return {
@@ -74,7 +84,7 @@ export function createHtmlReporter(): Reporter {
       wallTimes.set(report, wallMs);
     },
     onEnd(summary) {
-      return renderHtmlReport(pageData(summary, wallTimes, performance.now() - started));
+      return renderHtmlReport(pageData(summary, wallTimes, performance.now() - started, linkFrom));
     },
   };
 }
@@ -83,18 +93,21 @@ export function pageData(
   summary: RunSummary,
   wallTimes: Map<ScenarioReport, number>,
   wallMs: number,
+  linkFrom = '.',
 ): PageData {
   return {
     passed: summary.passed,
     failed: summary.failed,
     wallMs: Math.round(wallMs),
-    scenarios: summary.reports.map((report) => pageScenario(report, wallTimes.get(report) ?? 0)),
+    scenarios: summary.reports.map((report) =>
+      pageScenario(report, wallTimes.get(report) ?? 0, linkFrom),
+    ),
     loadErrors: summary.loadErrors,
     ...(summary.coverage ? { coverage: summary.coverage } : {}),
   };
 }
 
-function pageScenario(report: ScenarioReport, wallMs: number): PageScenario {
+function pageScenario(report: ScenarioReport, wallMs: number, linkFrom: string): PageScenario {
   const lanes = report.lanes ?? [];
   return {
     name: report.name,
@@ -109,7 +122,16 @@ function pageScenario(report: ScenarioReport, wallMs: number): PageScenario {
     lanes,
     markers: markersOf(report),
     failures: report.failures.map((failure) => placeFailure(failure, lanes)),
+    ...(report.trace === undefined ? {} : { trace: traceLink(report.trace, linkFrom) }),
   };
+}
+
+/** A relative URL from the report's folder to a trace file, each segment escaped (TR11). */
+export function traceLink(trace: string, linkFrom: string): string {
+  return relative(resolve(linkFrom), resolve(trace))
+    .split(sep)
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
 }
 
 /**

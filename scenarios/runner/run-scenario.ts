@@ -87,6 +87,7 @@ export async function runScenario(
     ? new ScenarioStubControl(connection.url, options.controlToken, send)
     : undefined;
   let recordingStarted = false;
+  let report: ScenarioReport | undefined;
   try {
     const start = await connection.now();
     if (control) recordingStarted = await startRunRecording(control);
@@ -127,13 +128,15 @@ export async function runScenario(
       if (note) notes.add(note);
     }
     const run = { source, seed, mode, start, failures, notes, taskIds: context.taskIds };
-    return reportOf(scenario, run, actual, connection, options);
+    report = reportOf(scenario, run, actual, connection, options);
+    return report;
   } finally {
     stopHolds();
     if (recordingStarted && mode === 'external') await control?.stopRecording();
     await fleet?.close();
     await connection.close();
-    await traced.close();
+    const trace = await traced.close();
+    if (report && trace !== undefined) report.trace = trace;
   }
 }
 

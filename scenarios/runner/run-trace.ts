@@ -37,7 +37,7 @@ export function traceFileName(source: string, name: string): string {
 }
 
 /** One scenario's trace while it runs. */
-class RunTrace {
+export class RunTrace {
   readonly file: string;
   readonly #stub: StubHandle;
   readonly #writer: TraceWriter;
@@ -101,14 +101,18 @@ class RunTrace {
     });
   }
 
-  /** Closes the file; removes it if the scenario passed and only failures are kept. */
-  async close(): Promise<void> {
+  /**
+   * Closes the file; removes it if the scenario passed and only failures are kept. Resolves
+   * to the file when it is kept.
+   */
+  async close(): Promise<string | undefined> {
     await this.#writer.close();
     if (this.#passed && this.#options.keep === 'retain-on-failure') {
       rmSync(this.file, { force: true });
-      return;
+      return undefined;
     }
     this.#options.onKept?.(this.file, this.#scenario);
+    return this.file;
   }
 }
 
@@ -125,8 +129,11 @@ export interface TracedRun {
   trace: RunTrace | undefined;
   inspect: ((event: InspectionEvent) => void) | undefined;
   onStep: StepObserver | undefined;
-  /** Closes the trace (kept or not), then gives a kept stub back (its `release`). */
-  close(): Promise<void>;
+  /**
+   * Closes the trace (kept or not), then gives a kept stub back (its `release`); resolves to
+   * the trace's file when it is kept (the report names it, TR11).
+   */
+  close(): Promise<string | undefined>;
 }
 
 /**
@@ -148,7 +155,10 @@ export function traceRun(
       trace: undefined,
       inspect,
       onStep: options.onStep,
-      close: async () => release?.(),
+      close: async () => {
+        await release?.();
+        return undefined;
+      },
     };
   const trace = new RunTrace(stub, scenario, options.trace);
   return {
@@ -156,8 +166,9 @@ export function traceRun(
     inspect: trace.inspect(inspect),
     onStep: trace.observe(options.onStep),
     async close() {
-      await trace.close();
+      const kept = await trace.close();
       await release?.();
+      return kept;
     },
   };
 }

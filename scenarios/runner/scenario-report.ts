@@ -34,6 +34,8 @@ export interface ScenarioReport {
   startedAt?: string;
   /** The command that runs this scenario again. */
   rerun: string;
+  /** Its trace's file when one was kept (`run --trace`, TR11), as written: relative to the working folder unless `--trace-dir` was absolute. */
+  trace?: string;
   /**
    * What the run noticed that is not a failure of the scenario: a badge that did not answer
    * the stub within the bound, so the clock went on without it. Said once each.

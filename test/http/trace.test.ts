@@ -6,7 +6,9 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { StubControlClient } from '../../client/control-client.ts';
 import { readTrace, TraceError } from '../../input/read-trace.ts';
+import { foldTrace, traceAt } from '../../input/trace-instant.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
+import { startTrace } from '../../server-stub/trace-file.ts';
 import { startFleet } from '../../simulator/fleet.ts';
 import { controlClient, RIVERSIDE, serviceClient } from '../support/http.ts';
 
@@ -51,14 +53,79 @@ describe('startStub({ trace })', () => {
     const others = ['350000000000002', '350000000000003'];
     expect(alerts.map((r) => [r.cause, r.state, r.pending, r.acknowledged])).toEqual([
       ['start', 'alerting', [BADGE, ...others], []],
+      ['play', 'alerting', [BADGE, ...others], []],
       ['acknowledged', 'alerting', others, [BADGE]],
     ]);
-    expect(alerts[1]).toMatchObject({
+    expect(alerts[2]).toMatchObject({
       quorum: 3,
       acknowledgements: 1,
       outcome: null,
       timeout_at: '2026-01-01T00:05:00.000000Z',
     });
+  });
+
+  test('TR10: next_repeat_at follows the engine: null before the first play, then each repeat, null once ended; an older trace folds to null', async () => {
+    const file = join(dir, 'repeats.trace.gz');
+    let taskId = '';
+    {
+      await using stub = await startStub({ seed: 1, trace: file });
+      await using fleet = await startFleet({ stub, devices: [BADGE] });
+      await fleet.waitUntilConnected();
+      const alert = await serviceClient(stub).alert({ notification: 'Spill', groups: ['Nurses'] });
+      taskId = alert.body.task_id as string;
+      await controlClient(stub).advance('65s');
+      await serviceClient(stub).cancel(taskId);
+    }
+    const { records } = readTrace(file);
+    const alerts = records.filter((r) => r.kind === 'alert' && r.task_id === taskId);
+    expect(alerts.map((r) => [r.cause, r.next_repeat_at])).toEqual([
+      ['start', null],
+      ['play', '2026-01-01T00:00:30.000000Z'],
+      ['play', '2026-01-01T00:01:00.000000Z'],
+      ['play', '2026-01-01T00:01:30.000000Z'],
+      ['end', null],
+    ]);
+    // Each `play` record comes after the turn's command, which it follows in seq.
+    const firstPlay = records.findIndex((r) => r.kind === 'alert' && r.cause === 'play');
+    expect(records[firstPlay - 1]).toMatchObject({ kind: 'command', command: 'play' });
+    expect(traceAt(records, '2026-01-01T00:00:45.000000Z').alerts[taskId]).toMatchObject({
+      next_repeat_at: '2026-01-01T00:01:00.000000Z',
+    });
+    const older = records.map((r) => {
+      const { next_repeat_at: _, ...rest } = r;
+      return rest as typeof r;
+    });
+    expect(traceAt(older, '2026-01-01T00:00:45.000000Z').alerts[taskId]!.next_repeat_at).toBe(null);
+  });
+
+  test('TR14: a snapshot record every N records; the state at any instant is the same from the nearest one as from the start', async () => {
+    const file = join(dir, 'snapshots.trace.gz');
+    {
+      await using stub = await startStub({ seed: 1 });
+      const writer = startTrace(stub.core, file, { source: 'stub' }, undefined, 5);
+      await using fleet = await startFleet({ stub, devices: [BADGE, '350000000000002'] });
+      await fleet.waitUntilConnected();
+      const alert = await serviceClient(stub).alert({ notification: 'Spill', groups: ['Nurses'] });
+      await controlClient(stub).advance('65s');
+      await new StubControlClient(stub.url).tap(BADGE);
+      await serviceClient(stub).cancel(alert.body.task_id as string);
+      await fleet.close();
+      await stub.close();
+      await writer.close();
+    }
+    const { header, records } = readTrace(file);
+    expect(header).toMatchObject({ snapshot_every: 5 });
+    const snapshots = records.filter((r) => r.kind === 'snapshot');
+    const others = records.filter((r) => r.kind !== 'snapshot');
+    expect(snapshots).toHaveLength(Math.floor(others.length / 5));
+    const state = ({ badges, alerts }: ReturnType<typeof foldTrace>) => ({ badges, alerts });
+    let folded = 0;
+    for (let count = 0; count <= records.length; count++) {
+      if (count > 0 && records[count - 1]!.kind !== 'snapshot') folded++;
+      expect(state(foldTrace(records, count))).toEqual(state(foldTrace(others, folded)));
+    }
+    expect(Object.keys(foldTrace(records, records.length).alerts)).toHaveLength(1);
+    expect(foldTrace(records, records.length).badges[BADGE]!.online).toBe(false);
   });
 
   test('TR7: no API key, refresh token, device key, control token or secret body field in the file', async () => {

@@ -10,6 +10,7 @@ import { analyticsTable } from '../../cli/analytics.command.ts';
 import { allJournalEntries, StubControlClient } from '../../client/control-client.ts';
 import { ServiceClient } from '../../client/service-client.ts';
 import type { Fixtures } from '../../fixtures/fixtures.schema.ts';
+import { readTrace } from '../../input/read-trace.ts';
 import type { AnalyticEvent } from '../../protocol/service-api.schema.ts';
 import {
   compareHistories,
@@ -355,9 +356,30 @@ describe('where histories part', () => {
       'fixtures/default.fixtures.yaml',
       '--scenario-out',
       out,
+      '--trace',
+      join(dir, 'field.trace.gz'),
     ]);
     expect(run.stderr).not.toMatch(/Error/);
     expect(run.status).toBe(1);
+    // TR12: the run's trace, the field's events a lane of their own, the parting at 0:15.
+    expect(run.stderr).toContain(
+      `badge-sim repro: wrote the trace to ${join(dir, 'field.trace.gz')}: the run, the field's events as a lane of their own, and where they part`,
+    );
+    const { records } = readTrace(join(dir, 'field.trace.gz'));
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+    const field = records.filter((r) => r.kind === 'field');
+    expect(field).toHaveLength(events.length);
+    const parting = records.find((r) => r.kind === 'parting')!;
+    expect(parting).toMatchObject({
+      time: '2026-01-01T00:00:15.000000Z',
+      field: { type: 'acknowledged', task: 'spill', device: 'Lena Ortiz', at_ms: 15_000 },
+      stub: { type: 'acknowledged', task: 'meds', device: 'Lena Ortiz', at_ms: 15_000 },
+    });
+    expect(parting.sentence).toBe(
+      "at 0:15 the field's tap by Lena Ortiz acknowledged `spill`; in the stub it acknowledged `meds`, which Lena Ortiz was hearing then.",
+    );
+    expect(field.filter((r) => r.matched).length).toBe(parting.index);
+    expect(records.some((r) => r.kind === 'transition')).toBe(true);
     expect(run.stdout).toMatch(
       /^>> +0:15 +acknowledged `spill` by Lena Ortiz +0:15 +acknowledged `meds` by Lena Ortiz$/m,
     );
@@ -372,7 +394,15 @@ describe('where histories part', () => {
     for (const e of events.filter((e) => e.content.type !== 'start'))
       e.timestamp = e.timestamp.replace('00:05:00.000000Z', '00:05:00.012000Z');
     const exports = [{ file: 'late.json', text: json(events) }];
-    const exact = await reproduce({ exports });
+    const trace = join(tempDir(), 'late.trace.gz');
+    const exact = await reproduce({ exports, trace });
+    // TR12: the field's timeout at its own instant, the run's at 5:00, the parting at the earlier.
+    const { records } = readTrace(trace);
+    const late = records.find((r) => r.kind === 'field' && r.type === 'timed_out')!;
+    expect(late).toMatchObject({ time: '2026-01-01T00:05:00.012000Z', matched: false });
+    const parting = records.find((r) => r.kind === 'parting')!;
+    expect(parting.time).toBe('2026-01-01T00:05:00.000000Z');
+    expect(records.indexOf(parting)).toBeLessThan(records.indexOf(late));
     expect(exact.comparison.difference?.sentence).toBe(
       "the field's timed_out `alerts` is at 5:00.012; in the stub it is at 5:00.",
     );

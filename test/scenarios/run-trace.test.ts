@@ -1,12 +1,21 @@
 /** `badge-sim run --trace` (TR5, TR8, TR9): a scenario's trace, what it holds, and the instant folded from it. */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { readTrace } from '../../input/read-trace.ts';
 import { foldTrace, traceAt } from '../../input/trace-instant.ts';
 import { loadScenarioFile, loadScenarioText } from '../../scenarios/format/load-scenario.ts';
+import { createConsoleReporter } from '../../scenarios/reports/console.reporter.ts';
+import {
+  createHtmlReporter,
+  type PageData,
+  traceLink,
+} from '../../scenarios/reports/html.reporter.ts';
+import { createJsonReporter } from '../../scenarios/reports/json.reporter.ts';
 import { runScenario } from '../../scenarios/runner/run-scenario.ts';
+import { runSuite } from '../../scenarios/runner/run-suite.ts';
 import { traceFileName } from '../../scenarios/runner/run-trace.ts';
 
 const SINGLE_ACK = 'scenarios/catalogue/single-acknowledgement.scenario.yaml';
@@ -96,6 +105,45 @@ describe('a scenario’s trace', () => {
     expect((verdict.failures as { message: string }[])[0]!.message).toBe(
       report.failures[0]!.message,
     );
+  });
+
+  test('TR11: the reports name a kept trace: console and JSON as written, HTML relative to its own folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-sim-run-trace-'));
+    const failing = join(dir, 'wrong.scenario.yaml');
+    writeFileSync(
+      failing,
+      readFileSync(SINGLE_ACK, 'utf8')
+        .replace('name: Single acknowledgement', 'name: Wrongly expected')
+        .replace('acknowledgements: 1', 'acknowledgements: 2'),
+    );
+    let consoleText = '';
+    const out = new Writable({
+      write(chunk, _encoding, done) {
+        consoleText += String(chunk);
+        done();
+      },
+    });
+    const summary = await runSuite([SINGLE_ACK, failing], {
+      reporters: [
+        createConsoleReporter(out),
+        createJsonReporter(),
+        createHtmlReporter(undefined, { output: join(dir, 'reports', 'run.html') }),
+      ],
+      trace: { keep: 'retain-on-failure', dir: join(dir, 'traces') },
+    });
+    const kept = join(dir, 'traces', 'wrong--wrongly-expected.trace.gz');
+    expect(summary.reports.map((r) => r.trace)).toEqual([undefined, kept]);
+    expect(consoleText).toContain(`  trace: ${kept}\n`);
+    expect(consoleText.match(/trace: /g)).toHaveLength(1);
+    const json = JSON.parse(summary.outputs[0]!) as { scenarios: { trace?: string }[] };
+    expect(json.scenarios.map((s) => s.trace)).toEqual([undefined, kept]);
+    const html = summary.outputs[1]!;
+    const data = JSON.parse(/id="report-data">(.*?)<\/script>/s.exec(html)![1]!) as PageData;
+    expect(data.scenarios.map((s) => s.trace)).toEqual([
+      undefined,
+      '../traces/wrong--wrongly-expected.trace.gz',
+    ]);
+    expect(traceLink('my traces/a#1.trace.gz', '.')).toBe('my%20traces/a%231.trace.gz');
   });
 
   test('a run that asks for no trace writes none and gives its fleet no inspect', async () => {

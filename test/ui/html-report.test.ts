@@ -4,7 +4,7 @@
  * side, filters, a hostile name that stays text, and not one request beyond the file itself.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { renderHtmlReport } from '../../scenarios/reports/html.reporter.ts';
 import { CATALOGUE_DIR } from '../../scenarios/runner/run-suite.ts';
+import { traceFileName } from '../../scenarios/runner/run-trace.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { BIN } from '../support/cli.ts';
 import { lateAcknowledgementScenario } from '../support/late-scenario.ts';
@@ -53,7 +54,10 @@ describe.skipIf(browserUnavailable())('the HTML report in Chromium', () => {
     const drops = join(CATALOGUE_DIR, 'device-drops-mid-alert.scenario.yaml');
     const run = spawnSync(
       process.execPath,
-      [BIN, 'run', drops, late, '--reporter', 'html', '-o', report, '--coverage'],
+      [
+        ...[BIN, 'run', drops, late, '--reporter', 'html', '-o', report, '--coverage'],
+        ...['--trace', 'retain-on-failure', '--trace-dir', join(dir, 'traces')],
+      ],
       { encoding: 'utf8', timeout: 60_000 },
     );
     expect(run.status, run.stderr).toBe(1);
@@ -112,6 +116,15 @@ describe.skipIf(browserUnavailable())('the HTML report in Chromium', () => {
     // The lane of the badge it is about is marked too.
     const lane = details.locator('.who.diff-lane');
     expect(await lane.textContent()).toContain('Omar Haddad');
+  });
+
+  test('TR11: the failing scenario links its kept trace, relative to the report; a passing one has none', async () => {
+    const link = page.locator('ol.scenarios > li').first().locator('p.trace a');
+    const href = await link.getAttribute('href');
+    expect(href).toBe(`traces/${traceFileName(join(dir, 'late.scenario.yaml'), HOSTILE_NAME)}`);
+    expect(existsSync(join(dir, href!))).toBe(true);
+    expect(await link.textContent()).toBe(href);
+    expect(await page.locator('li.passed p.trace').count()).toBe(0);
   });
 
   test('expected and actual side by side, the first difference marked', async () => {

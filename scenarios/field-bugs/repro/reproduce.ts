@@ -3,6 +3,9 @@
  * as YAML and load that back with the project's own loader, run it on the virtual clock (an
  * embedded stub) and compare the histories.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Fixtures } from '../../../fixtures/fixtures.schema.ts';
 import { parseYaml } from '../../../input/yaml-source.ts';
 import type { CancelEvents } from '../../../protocol/control-api.schema.ts';
@@ -34,6 +37,8 @@ export interface ReproInput {
   toleranceMs?: number;
   /** Told of each stage, for progress lines. */
   progress?: (line: string) => void;
+  /** Writes the run's trace here, with the field's events and where they part (TR12). */
+  trace?: string;
 }
 
 export interface ReproResult {
@@ -54,7 +59,16 @@ export async function reproduce(input: ReproInput): Promise<ReproResult> {
   say(
     `running the inferred scenario: ${inferred.alerts.length} alert(s), ${inferred.scenario.timeline.length} steps, on the virtual clock`,
   );
-  const { comparison, refused } = await runInferred(inferred, input.toleranceMs ?? 0, yaml);
+  const { comparison, refused } = await runInferred(
+    inferred,
+    input.toleranceMs ?? 0,
+    yaml,
+    input.trace,
+  );
+  if (input.trace !== undefined)
+    say(
+      `wrote the trace to ${input.trace}: the run, the field's events as a lane of their own${comparison.difference ? ', and where they part' : ''}`,
+    );
   return { inferred, yaml, comparison, refused, eventCount: events.length };
 }
 
@@ -101,12 +115,19 @@ export async function runInferred(
   inferred: Inferred,
   toleranceMs: number,
   yaml = scenarioYaml(inferred),
+  traceFile?: string,
 ): Promise<InferredRun> {
   const loaded: LoadedScenario = {
     scenario: checkScenario(parseYaml(yaml, '<inferred>').value),
     source: '<inferred>',
   };
-  const report = await runScenario(loaded, { mode: 'embedded' });
+  // Traced into a folder of its own, then written whole with the field's history (TR12).
+  const traceDir =
+    traceFile === undefined ? undefined : mkdtempSync(join(tmpdir(), 'badge-sim-repro-'));
+  const report = await runScenario(loaded, {
+    mode: 'embedded',
+    ...(traceDir === undefined ? {} : { trace: { keep: 'on' as const, dir: traceDir } }),
+  });
   // The start of an alert that began before the export is the scenario's, not the field's.
   const startedBefore = new Set(inferred.alerts.filter((a) => !a.startSeen).map((a) => a.alias));
   const stub = stubHistory(report.actual.events, report.actual.tasks, runStart(inferred, report));
@@ -119,6 +140,14 @@ export async function runInferred(
   const refused = report.failures
     .filter((f) => f.what.startsWith('timeline['))
     .map((f) => `${f.what}: ${f.message}; ${f.actual.find((a) => a.startsWith('body ')) ?? ''}`);
+  if (traceFile !== undefined && traceDir !== undefined) {
+    const { writeReproTrace } = await import('./repro-trace.ts');
+    try {
+      writeReproTrace(traceFile, report.trace!, comparison, runStart(inferred, report));
+    } finally {
+      rmSync(traceDir, { recursive: true, force: true });
+    }
+  }
   return { comparison, heard, refused };
 }
 

@@ -215,6 +215,15 @@ const reportScenarios = (() => {
     return el('li', 'failed', {}, details);
   }
 
+  /** A link as its file is named: its escapes read back (as written, if they do not read). */
+  function readableLink(link) {
+    try {
+      return decodeURIComponent(link);
+    } catch {
+      return link;
+    }
+  }
+
   function scenarioBody(scenario) {
     const body = el('div', 'body');
     body.append(el('p', 'proves', {}, el('b', '', {}, 'proves: '), scenario.proves));
@@ -231,6 +240,17 @@ const reportScenarios = (() => {
         el('code', '', {}, scenario.rerun),
       ),
     );
+    // A relative link only: a merged shard's data must not make it point anywhere else.
+    if (typeof scenario.trace === 'string' && !/^[a-z][a-z0-9+.-]*:|^[/\\]/i.test(scenario.trace))
+      body.append(
+        el(
+          'p',
+          'trace',
+          {},
+          'trace: ',
+          el('a', '', { href: scenario.trace, download: '' }, readableLink(scenario.trace)),
+        ),
+      );
     return body;
   }
 
