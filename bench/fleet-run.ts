@@ -55,6 +55,7 @@ import {
   putEveryoneGroup,
   stopOnExit,
 } from './bench-support.ts';
+import { cancelAlert, postAlert } from './fleet-run-alerts.ts';
 import {
   BADGES,
   CONNECT_TIMEOUT_MS,
@@ -322,14 +323,6 @@ async function alertEveryone(prepared: Prepared, round: 1 | 2): Promise<Alerted>
   return alerted;
 }
 
-function postAlert({ url, subscriberId, apiKey, alert }: Prepared): Promise<Response> {
-  return fetch(`${url}/subscribers/${subscriberId}/api/v1/alerts`, {
-    method: 'POST',
-    headers: { authorization: `ServiceApiKey ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(alert),
-  });
-}
-
 /** When each badge first played the task (epoch ms), from the fleet or its worker threads. */
 function firstPlaysOf(
   running: FleetHandle | WorkerFleetHandle,
@@ -364,15 +357,6 @@ async function untilPlayed(firstPlays: () => Promise<number[]>, online: number):
  * Settled memory is read after the alert (idling first would chill the fan-out), cancelled so
  * that no repeat keeps the badges busy while V8 is left to hand memory back.
  */
-async function cancelAlert({ url, subscriberId, apiKey }: Prepared, taskId: string) {
-  const cancel = await fetch(
-    `${url}/subscribers/${subscriberId}/api/v1/alerts/${encodeURIComponent(taskId)}`,
-    { method: 'DELETE', headers: { authorization: `ServiceApiKey ${apiKey}` } },
-  );
-  await cancel.arrayBuffer();
-  if (!cancel.ok) progress(`DELETE of the bench's alert answered ${cancel.status}`);
-}
-
 async function cleanUp(): Promise<void> {
   progress('cleaning up: closing the fleet, stopping the stub…');
   activity?.stop();

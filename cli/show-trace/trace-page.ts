@@ -6,7 +6,7 @@
  * exactly the model the reader and the tests hold (TR9), never a second fold.
  */
 import { readFileSync } from 'node:fs';
-import { foldTrace } from '../../input/trace-instant.ts';
+import { emptyInstant, foldRecord, foldTrace } from '../../input/trace-instant.ts';
 import { scriptSafeJson } from '../../scenarios/reports/html.reporter.ts';
 import type { TracePageData } from './trace-page-data.ts';
 
@@ -22,11 +22,13 @@ function reportColours(): string {
 }
 
 /**
- * `foldTrace` as a script: its source as this process runs it. Run from the sources, tsx keeps
- * function names with esbuild's `__name` helper; the page gives it the helper's meaning.
+ * `foldTrace` as a script: its source as this process runs it, with the functions it calls
+ * declared under the names it calls them by (a bundle may rename them). Run from the sources,
+ * tsx keeps function names with esbuild's `__name` helper; the page gives it the helper's meaning.
  */
 function foldTraceScript(): string {
-  return `const __name = (target) => target;\nconst foldTrace = ${foldTrace.toString()};\n`;
+  const helpers = [emptyInstant, foldRecord].map((helper) => helper.toString()).join('\n');
+  return `const __name = (target) => target;\n${helpers}\nconst foldTrace = ${foldTrace.toString()};\n`;
 }
 
 /** The whole page. No text of the trace is written as markup: the page sets it as text. */
