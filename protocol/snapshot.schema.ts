@@ -256,6 +256,12 @@ export const WorldSnapshot = Type.Object(
     devices: Type.Array(SnapshotDevice),
     journal: Type.Optional(Type.Unknown({ description: 'Only with `?include=journal`.' })),
     recording: Type.Optional(Type.Unknown({ description: 'Only with `?include=recording`.' })),
+    badges: Type.Optional(
+      Type.Unknown({
+        description:
+          'The badges with the world, a fleet snapshot (`badge-sim-fleet/1`): a scenario’s `snapshot:` step writes them, `?include=badges` adds those the stub runs (`--badges`); a PUT leaves them to the fleet (WS20, WS24).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

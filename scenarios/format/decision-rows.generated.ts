@@ -1565,6 +1565,22 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Its compact form"
   },
   {
+    "id": "WS20",
+    "case": "A scenario's snapshot: step"
+  },
+  {
+    "id": "WS21",
+    "case": "A scenario's from: read when it loads"
+  },
+  {
+    "id": "WS22",
+    "case": "Where a from: world is restored"
+  },
+  {
+    "id": "WS23",
+    "case": "A from: scenario's badges"
+  },
+  {
     "id": "TR1",
     "case": "Its format"
   },
