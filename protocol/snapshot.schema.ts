@@ -270,8 +270,9 @@ export type WorldSnapshot = Static<typeof WorldSnapshot>;
 export const SnapshotQuery = Type.Object({
   include: Type.Optional(
     Type.String({
-      pattern: '^(journal|recording)(,(journal|recording))?$',
-      description: '`journal`, `recording` or both (comma-separated): kept out otherwise.',
+      pattern: '^(journal|recording|badges)(,(journal|recording|badges)){0,2}$',
+      description:
+        '`journal`, `recording`, `badges` (those the stub runs, `--badges`), comma-separated: kept out otherwise.',
     }),
   ),
   secrets: Type.Optional(
@@ -281,3 +282,5 @@ export const SnapshotQuery = Type.Object({
   ),
 });
 export type SnapshotQuery = Static<typeof SnapshotQuery>;
+/** What `?include=` may add to a snapshot. */
+export type SnapshotInclude = 'journal' | 'recording' | 'badges';

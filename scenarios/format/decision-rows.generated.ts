@@ -1581,6 +1581,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "A from: scenario's badges"
   },
   {
+    "id": "WS24",
+    "case": "The one-file form: a stub with its badges"
+  },
+  {
     "id": "TR1",
     "case": "Its format"
   },
