@@ -52,8 +52,8 @@ export async function startBadges(
   } catch (error) {
     if (!(error instanceof FleetError && error.message.startsWith('badge-sim: snapshot')))
       throw error;
-    const why = error.message.replace(/^badge-sim: snapshot/, 'its badges');
-    throw new ScenarioError(`badge-sim: ${place('from')}: from: ${why}`);
+    const why = error.message.replace(/^badge-sim: /, '');
+    throw new ScenarioError(`badge-sim: ${place('from')}: from: its badges: ${why}`);
   }
   await fleet.waitUntilConnected();
   return fleet;

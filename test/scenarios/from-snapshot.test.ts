@@ -82,6 +82,13 @@ describe('a snapshot step, and a scenario from it', () => {
     ]);
     expect(whole.actual.events).toHaveLength(5);
 
+    // A badge of the file outside the selection: refused at the from: line.
+    const onlyAda = join(dir, 'only-ada.scenario.yaml');
+    writeFileSync(onlyAda, CONTINUE.replace('{ group: Nurses }', '{ devices: [Ada Mensah] }'));
+    await expect(runScenario(loadScenarioFile(onlyAda))).rejects.toThrow(
+      /only-ada\.scenario\.yaml:3:1: from: its badges: snapshot\.badges\[\d\]\.deviceId '\d+' is not a device of this fleet/,
+    );
+
     // Against a stub by URL (run --stub): restored into it through its control API.
     await using stub = await startStub();
     const external = { mode: 'external' as const, stubUrl: stub.url };
