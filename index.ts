@@ -38,7 +38,7 @@ import {
  * server never imports the simulator (docs/architecture.md, "Layers").
  */
 export function startStub(options: StartStubOptions = {}): Promise<StubHandle> {
-  return startServer(options, async (stub, which) =>
-    (await import('./simulator/stub-badges.ts')).runStubBadges(stub, which),
+  return startServer(options, async (stub, which, snapshot) =>
+    (await import('./simulator/stub-badges.ts')).runStubBadges(stub, which, snapshot),
   );
 }

@@ -98,8 +98,8 @@ async function startFromOptions(
               console.log(`${method} ${url} ${status} ${ms.toFixed(1)}ms`),
       },
       // --badges: the simulator runs them, loaded only then (the server never imports it).
-      async (server, which) =>
-        (await import('../simulator/stub-badges.ts')).runStubBadges(server, which),
+      async (server, which, snapshot) =>
+        (await import('../simulator/stub-badges.ts')).runStubBadges(server, which, snapshot),
     );
   } catch (error) {
     if (error instanceof FixtureError) fail(error.message);

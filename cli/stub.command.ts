@@ -66,7 +66,7 @@ function whatItServes(command: Command): Command {
     .addOption(
       fromEnv(
         '--snapshot <file>',
-        'start from a world snapshot (a file GET /_stub/snapshot wrote): its fixtures, clock, tasks, events, tokens and faults',
+        'start from a world snapshot (a file GET /_stub/snapshot wrote): its fixtures, clock, tasks, events, tokens and faults; with --badges, the badges it holds (?include=badges) carry on',
         'SNAPSHOT',
       ),
     )

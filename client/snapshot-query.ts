@@ -8,8 +8,11 @@ export type { WorldSnapshot } from '../protocol/snapshot.schema.ts';
 export interface SnapshotOptions {
   /** `omit`: keys and tokens replaced by a placeholder, to share; such a snapshot does not restore (WS6). */
   secrets?: 'include' | 'omit';
-  /** What happened, to read: the journal, the recording, or both (WS7); a restore ignores them. */
-  include?: readonly ('journal' | 'recording')[];
+  /**
+   * What happened, to read: the journal, the recording (WS7); a restore ignores them. `badges`:
+   * those the stub runs (`--badges`), which a stub started from the file carries on (WS24).
+   */
+  include?: readonly ('journal' | 'recording' | 'badges')[];
 }
 
 /** The query string (with its `?`, or empty) of a snapshot asked for with `options`. */

@@ -256,6 +256,12 @@ export const WorldSnapshot = Type.Object(
     devices: Type.Array(SnapshotDevice),
     journal: Type.Optional(Type.Unknown({ description: 'Only with `?include=journal`.' })),
     recording: Type.Optional(Type.Unknown({ description: 'Only with `?include=recording`.' })),
+    badges: Type.Optional(
+      Type.Unknown({
+        description:
+          'The badges with the world, a fleet snapshot (`badge-sim-fleet/1`): a scenario’s `snapshot:` step writes them, `?include=badges` adds those the stub runs (`--badges`); a PUT leaves them to the fleet (WS20, WS24).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -264,8 +270,9 @@ export type WorldSnapshot = Static<typeof WorldSnapshot>;
 export const SnapshotQuery = Type.Object({
   include: Type.Optional(
     Type.String({
-      pattern: '^(journal|recording)(,(journal|recording))?$',
-      description: '`journal`, `recording` or both (comma-separated): kept out otherwise.',
+      pattern: '^(journal|recording|badges)(,(journal|recording|badges)){0,2}$',
+      description:
+        '`journal`, `recording`, `badges` (those the stub runs, `--badges`), comma-separated: kept out otherwise.',
     }),
   ),
   secrets: Type.Optional(
@@ -275,3 +282,5 @@ export const SnapshotQuery = Type.Object({
   ),
 });
 export type SnapshotQuery = Static<typeof SnapshotQuery>;
+/** What `?include=` may add to a snapshot. */
+export type SnapshotInclude = 'journal' | 'recording' | 'badges';

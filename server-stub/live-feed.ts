@@ -34,6 +34,8 @@ export interface LocalBadges {
   has(deviceId: string): boolean;
   /** Takes the badge off the network (false) or brings it back (true). */
   setOnline(deviceId: string, online: boolean): void;
+  /** Their fleet snapshot, for `GET /_stub/snapshot?include=badges` (WS24). */
+  snapshot?(): unknown;
 }
 
 export interface FeedSubscriber {

@@ -26,6 +26,8 @@ import type { TraceWriter } from './trace-file.ts';
 export type StubBadgeRunner = (
   stub: StubHandle,
   which: string,
+  /** The `badges` of the snapshot the stub started from: those it holds carry on (WS24). */
+  snapshot?: unknown,
 ) => Promise<LocalBadges & { close(): Promise<void> }>;
 
 export interface StartStubOptions {
@@ -161,8 +163,9 @@ export async function startStub(
     : undefined;
   let core: StubCore;
   let trace: TraceWriter | undefined;
+  let restored: WorldSnapshot | undefined;
   try {
-    ({ core, trace } = await newCore(options, fixtures, timeouts));
+    ({ core, trace, restored } = await newCore(options, fixtures, timeouts));
   } catch (error) {
     tls?.dispose();
     throw error;
@@ -225,7 +228,7 @@ export async function startStub(
     [Symbol.asyncDispose]: close,
   };
   if (options.badges !== undefined)
-    fleet = await startBadges(handle, options.badges, runBadges, close);
+    fleet = await startBadges(handle, [options.badges, restored?.badges], runBadges, close);
   return handle;
 }
 
@@ -237,7 +240,8 @@ async function newCore(
   options: StartStubOptions,
   fixtures: Fixtures,
   timeouts: HttpTimeouts,
-): Promise<{ core: StubCore; trace: TraceWriter | undefined }> {
+): Promise<{ core: StubCore; trace: TraceWriter | undefined; restored?: WorldSnapshot }> {
+  let restored: WorldSnapshot | undefined;
   const core = new StubCore({
     fixtures,
     seed: options.seed,
@@ -251,13 +255,13 @@ async function newCore(
   if (options.snapshot !== undefined) {
     // Loaded only by a stub that starts from a snapshot.
     const { restoreGivenSnapshot } = await import('./snapshot/snapshot-file.ts');
-    restoreGivenSnapshot(core, options.snapshot);
+    restored = restoreGivenSnapshot(core, options.snapshot);
   }
   const trace =
     options.trace === undefined
       ? undefined
       : (await import('./trace-file.ts')).startTrace(core, options.trace, { source: 'stub' });
-  return { core, trace };
+  return { core, trace, restored };
 }
 
 /** The options `startStub` refuses before anything starts. */
@@ -281,7 +285,7 @@ function checkStartOptions(options: StartStubOptions): void {
  */
 async function startBadges(
   handle: StubHandle,
-  which: string,
+  [which, snapshot]: [string, unknown],
   runBadges: StubBadgeRunner | undefined,
   close: () => Promise<void>,
 ): Promise<{ close(): Promise<void> }> {
@@ -290,7 +294,7 @@ async function startBadges(
       throw new Error(
         "badge-sim: startStub's `badges` runs the simulator: import startStub from 'badge-sim', not from its server module",
       );
-    const badges = await runBadges(handle, which);
+    const badges = await runBadges(handle, which, snapshot);
     handle.app.feed.localBadges = badges;
     return badges;
   } catch (error) {

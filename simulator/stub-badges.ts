@@ -6,16 +6,22 @@
  */
 import type { StubTarget } from '../stub-connection/stub-connection.ts';
 import { startFleet } from './fleet.ts';
+import type { FleetSnapshot } from './snapshot/fleet-snapshot.ts';
 
 export async function runStubBadges(
   stub: StubTarget,
   which: string,
+  snapshot?: unknown,
 ): Promise<{
   has(deviceId: string): boolean;
   setOnline(deviceId: string, online: boolean): void;
+  snapshot(): unknown;
   close(): Promise<void>;
 }> {
-  const fleet = await startFleet({ stub, group: which === 'all' ? undefined : which });
+  const group = which === 'all' ? undefined : which;
+  // With the `badges` of the stub's snapshot file, the badges it holds carry on (WS24).
+  const restore = snapshot === undefined ? {} : { snapshot: snapshot as FleetSnapshot };
+  const fleet = await startFleet({ stub, group, ...restore });
   try {
     await fleet.waitUntilConnected();
   } catch (error) {
@@ -30,6 +36,7 @@ export async function runStubBadges(
       if (online) badge.comeBack();
       else badge.goOffline();
     },
+    snapshot: () => fleet.snapshot(),
     close: () => fleet.close(),
   };
 }

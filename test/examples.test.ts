@@ -54,6 +54,13 @@ describe('examples/retry-after-503.test.ts', () => {
   });
 });
 
+describe('examples/world-snapshot-suite.test.ts', () => {
+  // It runs as one of the suite's own tests (vitest finds it); here: the README shows it as it is.
+  test('is in the README as it is', () => {
+    expect(readme).toContain(readFileSync('examples/world-snapshot-suite.test.ts', 'utf8').trim());
+  });
+});
+
 describe("the README's `await using` examples say where they run", () => {
   test('each is TypeScript, and the README says plain JavaScript gets `await using` from Node 24', () => {
     const blocks = [...readme.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)];

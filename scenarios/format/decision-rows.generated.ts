@@ -1569,6 +1569,26 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Its compact form"
   },
   {
+    "id": "WS20",
+    "case": "A scenario's snapshot: step"
+  },
+  {
+    "id": "WS21",
+    "case": "A scenario's from: read when it loads"
+  },
+  {
+    "id": "WS22",
+    "case": "Where a from: world is restored"
+  },
+  {
+    "id": "WS23",
+    "case": "A from: scenario's badges"
+  },
+  {
+    "id": "WS24",
+    "case": "The one-file form: a stub with its badges"
+  },
+  {
     "id": "WS30",
     "case": "What a stub's and a fleet's snapshots promise together"
   },

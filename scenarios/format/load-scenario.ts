@@ -19,6 +19,12 @@ import {
 import { type ValidateFunction, validatorOf } from '../../protocol/validator.ts';
 import { decisionRow } from './decision-rows.ts';
 import { fixturesFileOf, withFixturesFile } from './fixtures-file.ts';
+import {
+  type FromSnapshot,
+  readFromSnapshot,
+  snapshotFileOf,
+  withSnapshotFixtures,
+} from './from-snapshot.ts';
 import { Scenario } from './scenario.schema.ts';
 import { ScenarioError } from './scenario-error.ts';
 import { checkReferences } from './scenario-references.ts';
@@ -34,6 +40,8 @@ export interface LoadedScenario {
   source: string;
   /** The fixtures file it names (`fixtures: { file }`), absolute, read into `scenario`. */
   fixturesFile?: string;
+  /** The world snapshot it starts from (`from:`), read and checked when loaded (WS21). */
+  from?: FromSnapshot;
   /**
    * Where the thing at a path (`badges.group`, `timeline[2].tap`) is written, as
    * `file:line:column`, for errors found when the scenario runs (a group or a device the
@@ -62,6 +70,7 @@ export const STEP_ACTIONS = [
   'jump',
   'fault',
   'clear_fault',
+  'snapshot',
 ] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
@@ -106,12 +115,9 @@ export function loadScenarioText(text: string, file: string): LoadedScenario {
     throw error;
   }
   try {
-    const scenario = checkScenario(source.value);
-    const fixturesFile = fixturesFileOf(scenario, file);
     return {
-      scenario: fixturesFile ? withFixturesFile(scenario, fixturesFile) : scenario,
+      ...withFilesRead(checkScenario(source.value), file),
       source: file,
-      ...(fixturesFile ? { fixturesFile } : {}),
       where: (path) => placeIn(file, parseYaml(text, file), path),
     };
   } catch (error) {
@@ -132,12 +138,7 @@ function placeIn(file: string, source: YamlSource, path: string): string {
 /** A scenario written in TypeScript: typed by the model, checked like a file. */
 export function defineScenario(scenario: Scenario): LoadedScenario {
   try {
-    const checked = checkScenario(structuredClone(scenario));
-    const fixturesFile = fixturesFileOf(checked);
-    return {
-      scenario: fixturesFile ? withFixturesFile(checked, fixturesFile) : checked,
-      source: '<code>',
-    };
+    return { ...withFilesRead(checkScenario(structuredClone(scenario))), source: '<code>' };
   } catch (error) {
     if (error instanceof ScenarioError || error instanceof FixtureError) {
       throw new ScenarioError(
@@ -147,6 +148,22 @@ export function defineScenario(scenario: Scenario): LoadedScenario {
     }
     throw error;
   }
+}
+
+/** The scenario with the files it names read in: its fixtures file, its `from:` snapshot. */
+function withFilesRead(
+  scenario: Scenario,
+  file?: string,
+): Pick<LoadedScenario, 'scenario' | 'fixturesFile' | 'from'> {
+  const snapshotFile = snapshotFileOf(scenario, file);
+  if (snapshotFile) {
+    // Refused beside fixtures: the snapshot holds the fixtures it runs on.
+    const from = readFromSnapshot(scenario, snapshotFile);
+    return { scenario: withSnapshotFixtures(scenario, from), from };
+  }
+  const fixturesFile = fixturesFileOf(scenario, file);
+  if (!fixturesFile) return { scenario };
+  return { scenario: withFixturesFile(scenario, fixturesFile), fixturesFile };
 }
 
 /** Checks a scenario document: shape, steps, fixtures, and what refers to what. */

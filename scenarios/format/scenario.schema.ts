@@ -72,6 +72,13 @@ export const Scenario = Type.Object(
     ),
     seed: Type.Optional(Type.Integer({ description: 'Default: the runner’s --seed (0).' })),
     settings: Type.Optional(ScenarioSettings),
+    from: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Start from a world snapshot file (a `snapshot:` step’s, or GET /_stub/snapshot’s), relative to this scenario file: the stub restored from it, its badges carried on, the timeline’s `at` counted from its instant; its fixtures are the scenario’s (decisions WS21–WS23).',
+      }),
+    ),
     fixtures: Type.Optional(
       Type.Union([
         Type.Literal('default'),

@@ -294,6 +294,17 @@ export const Step = Type.Union([
   Type.Object(
     {
       ...stepBase,
+      snapshot: Type.String({
+        minLength: 1,
+        description:
+          'Write the world now (the stub’s snapshot, with the scenario’s badges as `badges`) to this file, relative to the scenario file: a later scenario’s `from:` starts there (decision WS20).',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...stepBase,
       clear_fault: Type.String({
         minLength: 1,
         description: 'The `as` of an earlier fault step, or `all` for every fault.',

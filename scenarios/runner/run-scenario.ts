@@ -26,7 +26,7 @@ import { runTimeline } from './run-timeline.ts';
 import { type RunTraceOptions, traceRun } from './run-trace.ts';
 import { accountOf, type ScenarioAccount } from './scenario-account.ts';
 import { startBadges } from './scenario-badges.ts';
-import { connectStub, ScenarioStubControl } from './scenario-connection.ts';
+import { connectStub, restoreWorld, ScenarioStubControl } from './scenario-connection.ts';
 import { resolveFixtures } from './scenario-fixtures.ts';
 import type { ScenarioReport } from './scenario-report.ts';
 import { stepContext } from './step-context.ts';
@@ -76,7 +76,8 @@ export async function runScenario(
   const account = accountOf(scenario, fixtures, place);
 
   // Prepare: the stub, the badges, the clients.
-  const connected = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, options);
+  const reach = { ...options, restoring: loaded.from !== undefined };
+  const connected = await connectStub(mode, fixtures, seed, scenario.settings ?? {}, reach);
   const { connection, send } = connected;
   const traced = traceRun(connected, { name: scenario.name, source }, options);
   const notes = new Set<string>();
@@ -89,12 +90,14 @@ export async function runScenario(
   let recordingStarted = false;
   let report: ScenarioReport | undefined;
   try {
+    if (loaded.from) await restoreWorld(connected, loaded.from, mode, { ...options, place });
     const start = await connection.now();
     if (control) recordingStarted = await startRunRecording(control);
     // The settings are read while the badges connect; awaited (and any failure thrown) below.
     const settings = connection.settings();
     settings.catch(() => undefined);
-    fleet = await startBadges(scenario, place, account, connection, seed, traced.inspect);
+    const from = loaded.from?.badges;
+    fleet = await startBadges(scenario, place, account, connection, seed, traced.inspect, from);
     const context = stepContext(
       mode,
       source,
@@ -104,6 +107,7 @@ export async function runScenario(
       send,
       fleet,
       await settings,
+      () => control ?? new ScenarioStubControl(connection.url, options.controlToken, send),
     );
 
     // Run the timeline through the step handlers.

@@ -2,7 +2,9 @@
 
 import type { FixtureAccount } from '../../fixtures/fixtures.schema.ts';
 import { startFleet } from '../../simulator/fleet.ts';
+import { FleetError } from '../../simulator/fleet-connect.ts';
 import type { FleetHandle } from '../../simulator/fleet-options.ts';
+import type { FleetSnapshot } from '../../simulator/snapshot/fleet-snapshot.ts';
 import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import { ScenarioError } from '../format/load-scenario.ts';
 import { noGroup } from '../format/missing-reference.ts';
@@ -18,6 +20,7 @@ export async function startBadges(
   connection: StubConnection,
   seed: number,
   inspect: TracedRun['inspect'],
+  snapshot?: unknown,
 ): Promise<FleetHandle | undefined> {
   const selection = scenario.badges;
   const badgeIds =
@@ -35,14 +38,23 @@ export async function startBadges(
     behaviours[account.resolve(ref, `behaviours.${ref}`).id] = behaviour;
   }
   if (badgeIds.length === 0) return undefined;
-  const fleet = await startFleet({
-    stub: connection,
-    devices: badgeIds,
-    behaviours,
-    behaviour: scenario.behaviours?.['*'],
-    seed,
-    ...(inspect ? { inspect } : {}),
-  });
+  let fleet: FleetHandle;
+  try {
+    fleet = await startFleet({
+      stub: connection,
+      devices: badgeIds,
+      behaviours,
+      behaviour: scenario.behaviours?.['*'],
+      // A restored fleet goes on with its snapshot's draws (FS7).
+      ...(snapshot === undefined ? { seed } : { snapshot: snapshot as FleetSnapshot }),
+      ...(inspect ? { inspect } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof FleetError && error.message.startsWith('badge-sim: snapshot')))
+      throw error;
+    const why = error.message.replace(/^badge-sim: /, '');
+    throw new ScenarioError(`badge-sim: ${place('from')}: from: its badges: ${why}`);
+  }
   await fleet.waitUntilConnected();
   return fleet;
 }

@@ -11,6 +11,7 @@ import type { StubSettings } from '../../protocol/control-api.schema.ts';
 import { startStub } from '../../server-stub/start-stub.ts';
 import { HttpStubConnection } from '../../stub-connection/http-stub-connection.ts';
 import { InProcessStubConnection } from '../../stub-connection/in-process-stub-connection.ts';
+import type { FromSnapshot } from '../format/from-snapshot.ts';
 import { ScenarioError } from '../format/load-scenario.ts';
 import type { ScenarioSettings } from '../format/scenario.schema.ts';
 import { injectFetch } from './inject-fetch.ts';
@@ -24,6 +25,8 @@ interface StubReach {
   stubUrl?: string;
   controlToken?: string;
   link?: 'in-process' | 'network';
+  /** A `from:` world is restored next: an external stub is not loaded with the fixtures first (WS22). */
+  restoring?: boolean;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function connectStub(
     );
     try {
       checkExternalSettings(settings, await connection.settings(), stubUrl);
-      await connection.prepare(fixtures);
+      if (!options.restoring) await connection.prepare(fixtures);
     } catch (error) {
       await connection.close();
       throw error;
@@ -85,6 +88,32 @@ export async function connectStub(
     ownsStub: true,
   });
   return { connection, send: loopbackFetch, stub };
+}
+
+/**
+ * A `from:` scenario's world put into its stub before anything else, through the control API
+ * (PUT /_stub/snapshot), in this process or another (WS22): checked whole there, so a refused
+ * snapshot leaves the stub as it was. The virtual clock only: a world on the wall clock would
+ * have moved on from its instant.
+ */
+export async function restoreWorld(
+  connected: ConnectedStub,
+  from: FromSnapshot,
+  mode: RunMode,
+  options: StubReach & { place: (path: string) => string },
+): Promise<void> {
+  const at = `badge-sim: ${options.place('from')}: from: ${from.file}`;
+  if (mode === 'realtime')
+    throw new ScenarioError(
+      `${at}: a snapshot starts on the virtual clock: run this scenario embedded (leave out --realtime) or against a stub (--stub URL)`,
+    );
+  const { connection, send } = connected;
+  try {
+    await new RestoreControl(connection.url, options.controlToken, send).restore(from.world);
+  } catch (error) {
+    if (!(error instanceof ScenarioError)) throw error;
+    throw new ScenarioError(`${at}: ${error.message.replace(/^badge-sim: /, '')}`);
+  }
 }
 
 /**
@@ -126,5 +155,15 @@ export class ScenarioStubControl extends StubControlClient {
     return new ScenarioError(
       `badge-sim: the stub at ${this.stubUrl} refused ${what}: ${status} ${JSON.stringify(body)}`,
     );
+  }
+}
+
+/** The control API restoring a `from:` world: a refusal says the stub's reason, its field first. */
+class RestoreControl extends ScenarioStubControl {
+  protected override refusal(status: number, body: unknown, what: string): Error {
+    const message = (body as { message?: unknown } | undefined)?.message;
+    if ((status !== 400 && status !== 409 && status !== 413) || typeof message !== 'string')
+      return super.refusal(status, body, what);
+    return new ScenarioError(`the stub refused it (${status}): ${message}`);
   }
 }

@@ -1,5 +1,6 @@
 /** What the step handlers work with: the stub, the badges, the clients, the names given. */
 
+import type { StubControlClient } from '../../client/control-client.ts';
 import { ServiceClient } from '../../client/service-client.ts';
 import type { StubSettings } from '../../protocol/control-api.schema.ts';
 import type { FleetHandle } from '../../simulator/fleet-options.ts';
@@ -18,12 +19,18 @@ export function stepContext(
   send: typeof fetch,
   fleet: FleetHandle | undefined,
   settings: StubSettings,
+  control: () => StubControlClient,
 ): StepContext {
   const now = () => connection.now();
+  let controlClient: StubControlClient | undefined;
   return {
     source,
     start,
     connection,
+    control: () => {
+      controlClient ??= control();
+      return controlClient;
+    },
     fleet,
     client: new ServiceClient({
       baseUrl: connection.url,

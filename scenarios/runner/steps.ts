@@ -4,6 +4,7 @@
  * A new kind of step is a new row here and a new variant of `Step` in scenario.schema.ts.
  */
 import type { TObject } from 'typebox';
+import type { StubControlClient } from '../../client/control-client.ts';
 import { type ServiceClient, ServiceError } from '../../client/service-client.ts';
 import { formatTimestamp } from '../../clock/clock.ts';
 import type { FixtureDevice } from '../../fixtures/fixtures.schema.ts';
@@ -14,6 +15,7 @@ import type { FleetHandle } from '../../simulator/fleet-options.ts';
 import type { StubConnection } from '../../stub-connection/stub-connection.ts';
 import { ScenarioError, STEP_ACTIONS, type StepAction } from '../format/load-scenario.ts';
 import { Step } from '../format/step.schema.ts';
+import { writeWorldSnapshot } from './snapshot-step.ts';
 import type { StepAnswer, TriggerSteps } from './trigger-steps.ts';
 
 /** What a step may use: the stub, the badges, the clients, and the names given so far. */
@@ -23,6 +25,8 @@ export interface StepContext {
   /** The stub's time when the scenario started. */
   readonly start: number;
   readonly connection: StubConnection;
+  /** The stub's control API (made when first asked for: the snapshot step). */
+  control(): StubControlClient;
   /** The badges, when the scenario runs any. */
   readonly fleet: FleetHandle | undefined;
   /** The service API as the scenario's account. */
@@ -302,6 +306,15 @@ export const STEP_HANDLERS: ReadonlyMap<StepAction, StepHandler> = new Map([
       );
     }
     await context.connection.removeFault(id);
+    return undefined;
+  }),
+  handler('snapshot', async (step, path, context) => {
+    await writeWorldSnapshot(
+      step.snapshot,
+      { source: context.source, path },
+      context.control(),
+      context.fleet,
+    );
     return undefined;
   }),
 ]);

@@ -64,5 +64,5 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{
   await app.register(recordingRoutes, { core });
   await app.register(liveRoutes, { core, feed });
   await app.register(tasksRoutes, { core });
-  await app.register(snapshotRoutes, { core, gateway });
+  await app.register(snapshotRoutes, { core, gateway, feed });
 };

@@ -32,11 +32,17 @@ function readSnapshotFile(path: string): unknown {
   }
 }
 
-/** Restores a snapshot given as a document or a file's path into a stub not yet listening. */
-export function restoreGivenSnapshot(core: StubCore, snapshot: WorldSnapshot | string): void {
+/**
+ * Restores a snapshot given as a document or a file's path into a stub not yet listening; the
+ * document, whose `badges` (if any) the stub's own badges carry on from (WS24).
+ */
+export function restoreGivenSnapshot(
+  core: StubCore,
+  snapshot: WorldSnapshot | string,
+): WorldSnapshot {
   const document = typeof snapshot === 'string' ? readSnapshotFile(snapshot) : snapshot;
   try {
-    restoreSnapshot(core, document);
+    return restoreSnapshot(core, document);
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
     const where = typeof snapshot === 'string' ? `snapshot ${snapshot}` : 'snapshot';

@@ -24,7 +24,7 @@ export interface TakeSnapshotOptions {
   /** `omit`: api keys, tokens and device keys replaced by OMITTED_SECRET (WS6). */
   secrets?: 'include' | 'omit';
   /** What happened, kept out unless asked (WS7). */
-  include?: readonly ('journal' | 'recording')[];
+  include?: readonly ('journal' | 'recording' | 'badges')[];
   /** What the gateway knows of a device now (online, battery, location); fixtures' otherwise. */
   liveState?: (deviceId: string) => DeviceLiveState;
 }

@@ -100,7 +100,7 @@ describe('a mistake in a scenario file names the place, the wrong thing and the 
 
   test('a step with no action and nothing near one: the actions there are', () => {
     expect(refusal(GOOD.replace('    alert: {', '    zzzzzzzz: {'))).toBe(
-      'badge-sim: FILE:7:5: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, drop, battery, move, jump, fault, clear_fault (it has: at, zzzzzzzz, as)',
+      'badge-sim: FILE:7:5: timeline[0] needs one action: alert, broadcast, cancel, events, request, workflow, device_info, expire_tokens, tap, offline, vanish, online, drop, battery, move, jump, fault, clear_fault, snapshot (it has: at, zzzzzzzz, as)',
     );
   });
 

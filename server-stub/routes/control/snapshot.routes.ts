@@ -7,18 +7,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Health } from '../../../protocol/control-api.schema.ts';
 import {
   SNAPSHOT_BODY_LIMIT,
+  type SnapshotInclude,
   SnapshotQuery,
   WorldSnapshot,
 } from '../../../protocol/snapshot.schema.ts';
 import type { DeviceGateway } from '../../device-gateway.ts';
 import { HttpError } from '../../http-errors.ts';
+import type { LiveFeed } from '../../live-feed.ts';
 import type { StubCore } from '../../stub-core.ts';
 import { errors, healthOf, tags } from './control-answers.ts';
 
 export const snapshotRoutes: FastifyPluginAsyncTypebox<{
   core: StubCore;
   gateway: DeviceGateway;
-}> = async (app, { core, gateway }) => {
+  feed: LiveFeed;
+}> = async (app, { core, gateway, feed }) => {
   app.get(
     '/snapshot',
     {
@@ -32,12 +35,15 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       // Loaded when first asked for: a stub nobody snapshots pays nothing for it.
       const { takeSnapshot } = await import('../../snapshot/world-snapshot.ts');
-      const include = request.query.include?.split(',') as ('journal' | 'recording')[] | undefined;
+      const include = request.query.include?.split(',') as SnapshotInclude[] | undefined;
       const snapshot = takeSnapshot(core, {
         secrets: request.query.secrets,
         include,
         liveState: (id) => gateway.liveState(id),
       });
+      // The badges this stub runs (--badges), at the same instant; none: nothing to add (WS24).
+      const badges = include?.includes('badges') ? feed.localBadges?.snapshot?.() : undefined;
+      if (badges !== undefined) snapshot.badges = badges;
       // Written once here: a world of 100,000 events is not walked again by a serializer.
       const text: unknown = JSON.stringify(snapshot);
       return reply.type('application/json; charset=utf-8').send(text as WorldSnapshot);
