@@ -111,7 +111,7 @@ function checkWorld(
   });
   /** A task's status on a device, if the device is one of the task's. */
   const statusOn: StatusOn = (task, deviceId) =>
-    task && task.devices.status[deviceRows.indexIn(rowsOf.get(task)!, deviceId)];
+    task?.devices.status[deviceRows.indexIn(rowsOf.get(task)!, deviceId)];
   const ended = snapshot.engine.tasks.filter((t) => t.state === 'ended').map((t) => t.task_id);
   const order = snapshot.engine.ended_order;
   if (
