@@ -106,14 +106,8 @@ export class BadgeRecords {
 
   load(state: BadgeState, clips: readonly KeptClip[]): void {
     const { heard, activity } = state;
-    this.#heard.load(
-      heard.at.map((at, i) => [at, clips[heard.clip[i]!]!] as const),
-      heard.dropped,
-    );
-    this.#activity.load(
-      activity.at.map((at, i) => [at, activity.kind[i]!] as const),
-      activity.dropped,
-    );
+    this.#heard.load(heard.at, (i) => clips[heard.clip[i]!]!, heard.dropped);
+    this.#activity.load(activity.at, (i) => activity.kind[i]!, activity.dropped);
     this.#errors.push(...state.errors.entries.map((e) => ({ ...e })));
     this.#errorsDropped = state.errors.dropped;
   }

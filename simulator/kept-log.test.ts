@@ -9,6 +9,17 @@ import { KeptLog } from './kept-log.ts';
 const entries = (log: KeptLog<string>) => log.map((at, value) => `${value}@${at}`);
 
 describe('KeptLog', () => {
+  test("refilled from a snapshot's columns: the newest cap entries, the rest added to its dropped count", () => {
+    const log = new KeptLog<string>(2);
+    const values = ['a', 'b', 'c'];
+    log.load([10, 20, 30], (i) => values[i]!, 5);
+    expect(entries(log)).toEqual(['b@20', 'c@30']);
+    expect(log.dropped).toBe(6);
+    const none = new KeptLog<string>(0);
+    none.load([10, 20], (i) => values[i]!, 1);
+    expect([entries(none), none.dropped]).toEqual([[], 3]);
+  });
+
   test('keeps the newest cap entries, oldest first, across many turns of the ring, and counts the rest', () => {
     const log = new KeptLog<string>(3);
     for (let i = 0; i < 11; i++) log.push(i, `v${i}`);

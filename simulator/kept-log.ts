@@ -80,10 +80,14 @@ export class KeptLog<T> {
     return out;
   }
 
-  /** Refills an empty log with a snapshot's entries, oldest first, and its dropped count. */
-  load(entries: readonly (readonly [number, T])[], dropped: number): void {
-    for (const [atMs, value] of entries.slice(-this.cap)) this.push(atMs, value);
-    this.#dropped = dropped + Math.max(0, entries.length - this.cap);
+  /**
+   * Refills an empty log with a snapshot's entries, oldest first (the i-th at `at[i]`, its value
+   * `valueAt(i)`: a snapshot's columns, no pair made an entry), and its dropped count.
+   */
+  load(at: readonly number[], valueAt: (i: number) => T, dropped: number): void {
+    const first = Math.max(0, at.length - this.cap);
+    for (let i = first; i < at.length; i++) this.push(at[i]!, valueAt(i));
+    this.#dropped = dropped + first;
   }
 
   /** The i-th oldest entry's place in the arrays. */

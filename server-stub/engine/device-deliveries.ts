@@ -268,7 +268,7 @@ export class DeviceDeliveries {
     const commands = snapshot.commands as DeviceCommand[];
     for (const { device_id, at, command } of snapshot.transcripts) {
       const transcript = new Transcript(this.#transcriptCap);
-      for (let i = 0; i < at.length; i++) transcript.add(at[i]!, commands[command[i]!]!);
+      transcript.load(at, (i) => commands[command[i]!]!);
       this.#transcripts.set(device_id, transcript);
     }
   }

@@ -240,9 +240,11 @@ export class EventStore {
    * Puts back an account's events of a snapshot, as kept pieces (`headOf`, `taskPiece`),
    * oldest first, after its others (the snapshot's restore checked their order).
    */
-  restoreStored(subscriberId: string, events: readonly StoredEvent[]): void {
+  restoreStored(subscriberId: string, events: StoredEvent[]): void {
     const log = this.#logOf(subscriberId);
-    for (const event of events) log.events.push(event);
+    // An account without events (a restore's, just cleared) takes the array as it is.
+    if (log.events.length === 0) log.events = events;
+    else for (const event of events) log.events.push(event);
     log.answer = undefined;
   }
 

@@ -132,9 +132,9 @@ const STATUSES: readonly DeviceAlertStatus[] = ['queued', 'playing', 'acknowledg
  * device id, so asking whether a device was alerted is a binary search, not a Map entry each.
  */
 export class EndedRecipients {
-  readonly #devices: Device[] = [];
-  readonly #status: Uint8Array;
-  readonly #plays: Uint32Array;
+  #devices: Device[] = [];
+  #status: Uint8Array;
+  #plays: Uint32Array;
   /** Sorted when first asked (`has`): most ended tasks are never asked, and a restore makes 900 at once. */
   #byId: Uint32Array | undefined;
 
@@ -147,6 +147,23 @@ export class EndedRecipients {
       this.#status[i] = STATUSES.indexOf(td.status);
       this.#plays[i] = td.plays;
     });
+  }
+
+  /** From a snapshot's columns (its restore makes 900 at once): no object made a device. */
+  static fromColumns(
+    devices: Device[],
+    status: readonly DeviceAlertStatus[],
+    plays: readonly number[],
+  ): EndedRecipients {
+    const recipients = new EndedRecipients([]);
+    recipients.#devices = devices;
+    recipients.#status = new Uint8Array(devices.length);
+    recipients.#plays = new Uint32Array(devices.length);
+    for (let i = 0; i < devices.length; i++) {
+      recipients.#status[i] = STATUSES.indexOf(status[i]!);
+      recipients.#plays[i] = plays[i]!;
+    }
+    return recipients;
   }
 
   #sortedById(): Uint32Array {

@@ -23,6 +23,19 @@ describe('Transcript', () => {
     expect(t.dropped).toBe(15);
   });
 
+  it("refilled from a snapshot's lines: as if added one by one, past its cap and after", () => {
+    const at = Array.from({ length: 25 }, (_, i) => i);
+    const loaded = new Transcript(10);
+    loaded.load(at, (i) => stop(`t${i}`));
+    const added = new Transcript(10);
+    for (const i of at) added.add(i, stop(`t${i}`));
+    expect([ids(loaded), loaded.dropped]).toEqual([ids(added), 15]);
+    const roomy = new Transcript(1_000);
+    roomy.load(at, (i) => stop(`t${i}`));
+    roomy.add(25, stop('t25'));
+    expect(ids(roomy)).toEqual(Array.from({ length: 26 }, (_, i) => `t${i}`));
+  });
+
   it('dropBefore keeps a line exactly at the cutoff and drops the ones before it', () => {
     const t = new Transcript(10);
     for (let i = 0; i < 8; i++) t.add(i * 10, stop(`t${i}`));

@@ -54,6 +54,20 @@ export class Transcript {
   }
 
   /** Drops the lines older than `cutoff` (usually none: one comparison). */
+  /**
+   * Refills an empty transcript with a snapshot's lines, oldest first (the i-th at `at[i]`,
+   * its command `commandAt(i)`): sized once for them, not grown as they come.
+   */
+  load(at: readonly number[], commandAt: (i: number) => DeviceCommand): void {
+    const capacity = Math.min(this.cap, Math.max(INITIAL_CAPACITY, at.length));
+    if (this.#size === 0 && capacity > this.#times.length) {
+      this.#times = new Float64Array(capacity);
+      this.#commands = new Array(capacity);
+      this.#start = 0;
+    }
+    for (let i = 0; i < at.length; i++) this.add(at[i]!, commandAt(i));
+  }
+
   dropBefore(cutoff: number): void {
     const capacity = this.#times.length;
     while (this.#size > 0 && this.#times[this.#start]! < cutoff) {

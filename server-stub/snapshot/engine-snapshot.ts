@@ -12,9 +12,10 @@ import type {
   WorldSnapshot,
 } from '../../protocol/snapshot.schema.ts';
 import type { AlertEngine } from '../engine/alert-engine.ts';
-import type { Directory } from '../engine/directory.ts';
+import type { Device } from '../engine/directory.ts';
 import { EndedRecipients, newTask, type Task } from '../engine/task-record.ts';
 import { eventColumns, restoreEventColumns } from './event-columns.ts';
+import type { CheckedSnapshot } from './snapshot-checks.ts';
 
 type EngineSnapshot = WorldSnapshot['engine'];
 
@@ -100,12 +101,20 @@ export function restoreEngine(
   engine: AlertEngine,
   clock: VirtualClock,
   snapshot: WorldSnapshot,
+  taskRows: CheckedSnapshot['taskRows'],
 ): void {
   const world = engine.world();
-  const directory = engine.directory;
+  // The directory lists the fixtures' devices in the rows' order (device-rows.ts).
+  const all = engine.directory.devices();
+  if (all.length !== taskRows.size)
+    throw new Error('restore: the directory is not the checked fixtures');
+  snapshot.engine.tasks.forEach((record, i) => {
+    const rows = taskRows.rows[i]!;
+    const devices: Device[] = new Array(rows.length);
+    for (let j = 0; j < rows.length; j++) devices[j] = all[rows[j]!]!;
+    world.tasks.set(record.task_id, task(record, devices));
+  });
   world.serial(snapshot.engine.next_serial);
-  for (const record of snapshot.engine.tasks)
-    world.tasks.set(record.task_id, task(record, directory));
   const recipients = new Map(
     snapshot.engine.tasks.map((t) => [t.task_id, t.devices.device_id.length]),
   );
@@ -139,9 +148,8 @@ export function restoreEngine(
 }
 
 /** A task as it was, its devices' progress included (the checks made sure they exist). */
-function task(record: SnapshotTask, directory: Directory): Task {
+function task(record: SnapshotTask, devices: Device[]): Task {
   const saved = record.devices;
-  const devices = saved.device_id.map((id) => directory.device(id)!);
   const ended = record.state === 'ended';
   // An ended task keeps its devices packed (EndedRecipients): none is made a TaskDevice first.
   const restored = newTask(record.task_id, record.serial, record.subscriber_id, record.request, {
@@ -154,9 +162,7 @@ function task(record: SnapshotTask, directory: Directory): Task {
   restored.endedAt = record.ended_at;
   restored.acks = record.acknowledgements;
   if (ended) {
-    restored.recipients = new EndedRecipients(
-      devices.map((device, i) => ({ device, status: saved.status[i]!, plays: saved.plays[i]! })),
-    );
+    restored.recipients = EndedRecipients.fromColumns(devices, saved.status, saved.plays);
     return restored;
   }
   restored.devices.values().forEach((td, i) => {

@@ -61,7 +61,7 @@ export function takeSnapshot(core: StubCore, options: TakeSnapshotOptions = {}):
  * world is put back, its clock at the snapshot's instant, each timer made again (WS11).
  */
 export function restoreSnapshot(core: StubCore, input: unknown): WorldSnapshot {
-  const { snapshot, fixtures } = checkSnapshot(input, core.settings);
+  const { snapshot, fixtures, taskRows } = checkSnapshot(input, core.settings);
   let placeFaults: () => void;
   try {
     placeFaults = core.faults.prepareRestore(snapshot.faults, snapshot.ids.seed ?? undefined);
@@ -81,7 +81,7 @@ export function restoreSnapshot(core: StubCore, input: unknown): WorldSnapshot {
   core.tokens.restore(snapshot.tokens);
   placeFaults();
   core.invocations.push(...structuredClone(snapshot.invocations));
-  restoreEngine(core.engine, clock, snapshot);
+  restoreEngine(core.engine, clock, snapshot, taskRows);
   core.clockChanged();
   return snapshot;
 }
