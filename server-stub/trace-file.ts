@@ -2,12 +2,15 @@
  * A trace written to disk (`stub --trace FILE`, `startStub({ trace })`, `run --trace`): the
  * header line, then every record of the stub's recorder as it is kept, as gzip-compressed
  * JSON lines (TR1). Records are handed to gzip in chunks of TRACE_CHUNK_CHARS, so tracing
- * costs a string concatenation a record; a stub nobody traces pays nothing (no sink).
+ * costs a string concatenation a record; a stub nobody traces pays nothing (no sink). A trace
+ * that never grows past one chunk (most scenarios') is compressed and written at once as it
+ * closes, with no stream: a catalogue run does not wait for 60 streams to wind down.
  * Secrets never reach it: the recorder's requests are the journal's masked entries and its
  * fixtures are `withoutSecrets` (TR7).
  */
-import { createWriteStream, openSync } from 'node:fs';
-import { createGzip } from 'node:zlib';
+import { accessSync, closeSync, constants, createWriteStream, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createGzip, gzipSync } from 'node:zlib';
 import { formatTimestamp } from '../clock/clock.ts';
 import { emptyInstant, foldRecord } from '../input/trace-instant.ts';
 import type { RecordLine } from '../protocol/recording.schema.ts';
@@ -33,8 +36,12 @@ export interface TraceWriter {
   readonly written: number;
   /** Why writing failed (the error's code), or undefined. */
   readonly failed: string | undefined;
-  /** Stops tracing, writes what is left and closes the file; resolves once it is on disk. */
-  close(): Promise<void>;
+  /**
+   * Stops tracing, writes what is left and closes the file; resolves once it is on disk.
+   * `keep: false` (a passing scenario under retain-on-failure): a trace still in memory is
+   * never written, and its file never made.
+   */
+  close(keep?: boolean): Promise<void>;
 }
 
 /** What the caller says of its trace in the header. */
@@ -51,6 +58,18 @@ function openTraceFile(file: string): number {
   }
 }
 
+/** A trace opened later: its folder is checked now, so a mistake is said at once. */
+function checkWritable(file: string): undefined {
+  try {
+    accessSync(dirname(file), constants.W_OK);
+  } catch (error) {
+    throw new TraceFileError(
+      `badge-sim: trace ${file}: cannot write it (${whyNotWritable(error)}): give a file path in a folder you can write`,
+    );
+  }
+  return undefined;
+}
+
 /**
  * Traces `core` into `file` from now on: starts its recording if it is off (what it kept so
  * far comes first otherwise). `onError` hears the one message of a failed write.
@@ -61,21 +80,18 @@ export function startTrace(
   origin: TraceOrigin,
   onError: (message: string) => void = () => {},
   snapshotEvery = TRACE_SNAPSHOT_EVERY,
+  /** Opens the file only once something is written (it may never be: see `close`). */
+  openLater = false,
 ): TraceWriter {
-  const fd = openTraceFile(file);
-  const gzip = createGzip();
-  const out = createWriteStream('', { fd });
-  gzip.pipe(out);
-  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  let fd = openLater ? checkWritable(file) : openTraceFile(file);
   let failed: string | undefined;
+  let stream: TraceStream | undefined;
   const fail = (error: NodeJS.ErrnoException) => {
     if (failed !== undefined) return;
     failed = error.code ?? String(error);
     onError(`badge-sim: trace ${file}: cannot write to it (${failed}); the trace stops here`);
-    out.destroy();
+    stream?.out.destroy();
   };
-  gzip.once('error', fail);
-  out.once('error', fail);
   // A trace that started the recording stops it as it closes (a kept stub records no more).
   const startedRecording = !core.recorder.recording;
   if (startedRecording) core.startRecording();
@@ -95,7 +111,13 @@ export function startTrace(
     written++;
     snapshots(line);
     if (pending.length >= TRACE_CHUNK_CHARS && failed === undefined) {
-      gzip.write(pending);
+      try {
+        fd ??= openTraceFile(file);
+        stream ??= openStream(fd, fail);
+      } catch (error) {
+        return fail(error as NodeJS.ErrnoException);
+      }
+      stream.gzip.write(pending);
       pending = '';
     }
   });
@@ -109,19 +131,61 @@ export function startTrace(
     get failed() {
       return failed;
     },
-    close() {
+    close(keep = true) {
       closing ??= (async () => {
         untrace();
         untracePlays();
         if (startedRecording) core.recorder.stop();
-        if (failed === undefined) gzip.end(pending);
-        else gzip.destroy();
+        const rest = pending;
         pending = '';
-        await closed.catch(() => undefined);
+        if (!stream) {
+          if (keep || fd !== undefined)
+            writeAtOnce(fd ?? file, keep && failed === undefined ? rest : undefined, fail);
+          return;
+        }
+        if (failed === undefined) stream.gzip.end(rest);
+        else stream.gzip.destroy();
+        await stream.closed.catch(() => undefined);
       })();
       return closing;
     },
   };
+}
+
+interface TraceStream {
+  gzip: ReturnType<typeof createGzip>;
+  out: ReturnType<typeof createWriteStream>;
+  /** Resolves once the file is closed. */
+  closed: Promise<void>;
+}
+
+/** The stream a trace longer than one chunk is written through, opened on its first chunk. */
+function openStream(fd: number, fail: (error: NodeJS.ErrnoException) => void): TraceStream {
+  const gzip = createGzip();
+  const out = createWriteStream('', { fd });
+  gzip.pipe(out);
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  gzip.once('error', fail);
+  out.once('error', fail);
+  return { gzip, out, closed };
+}
+
+/** A trace that fits one chunk: compressed and written now, and the file closed. */
+function writeAtOnce(
+  fileOrFd: number | string,
+  text: string | undefined,
+  fail: (error: NodeJS.ErrnoException) => void,
+): void {
+  let fd: number | undefined;
+  try {
+    fd = typeof fileOrFd === 'number' ? fileOrFd : openTraceFile(fileOrFd);
+    const bytes = text === undefined ? undefined : gzipSync(text);
+    for (let at = 0; bytes && at < bytes.length; ) at += writeSync(fd, bytes, at);
+  } catch (error) {
+    fail(error as NodeJS.ErrnoException);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

@@ -55,7 +55,15 @@ export class RunTrace {
     this.#stub = stub;
     this.#options = options;
     this.#scenario = scenario.name;
-    this.#writer = startTrace(stub.core, this.file, { source: 'run', scenario: scenario.name });
+    // Under retain-on-failure a passing scenario's trace is never written (see `close`).
+    this.#writer = startTrace(
+      stub.core,
+      this.file,
+      { source: 'run', scenario: scenario.name },
+      undefined,
+      undefined,
+      options.keep === 'retain-on-failure',
+    );
   }
 
   /** The fleet's `inspect`: each badge's transitions (and coverage's `inspect`, if given). */
@@ -106,8 +114,10 @@ export class RunTrace {
    * to the file when it is kept.
    */
   async close(): Promise<string | undefined> {
-    await this.#writer.close();
-    if (this.#passed && this.#options.keep === 'retain-on-failure') {
+    const drop = this.#passed && this.#options.keep === 'retain-on-failure';
+    await this.#writer.close(!drop);
+    if (drop) {
+      // Written anyway only when it outgrew memory (TRACE_CHUNK_CHARS).
       rmSync(this.file, { force: true });
       return undefined;
     }
