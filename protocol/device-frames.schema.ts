@@ -103,6 +103,14 @@ export const HelloFrame = Type.Object(
           'The fleet this badge belongs to: a device online in one session is refused to another (device_claimed); the same session takes its old connection over.',
       }),
     ),
+    resumes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'A badge restored from a world snapshot taken at this instant (ms since the epoch): when the stub was restored from that instant and its clock has not moved since, the alerts the badge is playing are not played again; it carries on with them. Otherwise the hello is any reconnect.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -26,6 +26,7 @@ import type { DeviceCommand } from './engine/alert-engine.ts';
 import { FlushQueue } from './frame-delivery.ts';
 import { FrameProblem, readBadgeFrame } from './frame-validation.ts';
 import { InProcessSocket } from './in-process-socket.ts';
+import { resumesSeamlessly } from './snapshot/world-snapshot.ts';
 import type { StubCore } from './stub-core.ts';
 import { timerDelay } from './timer-delay.ts';
 
@@ -302,7 +303,8 @@ export class DeviceGateway {
       mode: clock.mode,
       scale: clock.scale,
     });
-    this.#core.engine.resume(device.id);
+    // A badge restored from the snapshot this stub was restored from carries on (WS35).
+    if (!resumesSeamlessly(this.#core, hello.resumes)) this.#core.engine.resume(device.id);
     // A replacing hello may bring a new battery reading: its waiters look again too.
     this.#changed(device.id, previous ? undefined : true);
   }

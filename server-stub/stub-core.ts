@@ -286,6 +286,9 @@ export class StubCore {
     return () => this.#resetListeners.delete(listener);
   }
 
+  /** The instant of the snapshot it was last restored from, until a reset (WS35). */
+  restoredAt: number | undefined;
+
   /**
    * Back to the loaded fixtures: no tasks, events or transcripts, ids from the first of the
    * seed (a fresh random start without one), tokens of a new generation (never one issued
@@ -293,6 +296,7 @@ export class StubCore {
    * back at its start. A running clock keeps running.
    */
   reset(): void {
+    this.restoredAt = undefined;
     this.engine.reset();
     this.clock.reset();
     this.#loadTokens();
@@ -311,6 +315,7 @@ export class StubCore {
     this.#fixtures = checked;
     this.#settings = settings;
     this.#indexDevices();
+    this.restoredAt = undefined;
     this.engine.reset(new Directory(checked, settings.urnWord));
     this.clock.reset();
     this.#loadTokens();

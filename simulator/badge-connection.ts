@@ -33,6 +33,8 @@ export class BadgeConnection implements FrameActions {
   user: string | null = null;
   /** Restored online from a snapshot, its new link not yet welcomed (decision FS6). */
   resuming = false;
+  /** The instant of the snapshot it was restored from, said in its hello while resuming (WS35). */
+  resumesAt: number | undefined;
   readonly #options: BadgeOptions;
   readonly #host: ConnectionHost;
   /** The badge's machine; made after the link, whose io it is given (`attach`). */
@@ -46,7 +48,14 @@ export class BadgeConnection implements FrameActions {
       if (host.status() === 'offline') this.#machine.send({ type: 'CONNECT' });
     });
     this.link = options.link({
-      opened: () => this.link.send(helloFrame(options, this.#machine.snapshot.context)),
+      opened: () =>
+        this.link.send(
+          helloFrame(
+            options,
+            this.#machine.snapshot.context,
+            this.resuming ? this.resumesAt : undefined,
+          ),
+        ),
       closed: (code) => this.#closed(code),
       frame: (frame) => this.#frame(frame),
       invalid: (_text, problem) => host.records.error('unreadable_frame', problem),
@@ -62,6 +71,13 @@ export class BadgeConnection implements FrameActions {
     } else {
       this.telemetry.report(frame);
     }
+  }
+
+  /** A restored badge opens a new link (FS6); its hello names the snapshot's instant (WS35). */
+  resume(online: boolean, snapshotAt: number | undefined): void {
+    this.resuming = online;
+    this.resumesAt = snapshotAt;
+    this.link.open();
   }
 
   attach(machine: BadgeRunner): void {

@@ -80,6 +80,8 @@ function withDuration(
 export function helloFrame(
   options: BadgeOptions,
   context: BadgeContext,
+  /** Restored from a world snapshot taken then: the stub may let it carry on (WS35). */
+  resumes?: number,
 ): Extract<OutgoingBadgeFrame, { type: 'hello' }> {
   return {
     type: 'hello',
@@ -90,5 +92,6 @@ export function helloFrame(
     ...(context.location ? { location: context.location } : {}),
     app_version: 'badge-sim',
     ...(options.session ? { session: options.session } : {}),
+    ...(resumes === undefined ? {} : { resumes }),
   };
 }

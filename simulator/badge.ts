@@ -149,11 +149,11 @@ export class Badge {
 
   /**
    * @internal A restored badge that was online (or connecting) opens a new link; its machine
-   * stays where it was, and it counts as online again once welcomed (decision FS6).
+   * stays where it was, and it counts as online again once welcomed (FS6; its hello names
+   * `snapshotAt`, WS35).
    */
-  resumeLink(): void {
-    this.#connection.resuming = this.online;
-    this.#connection.link.open();
+  resumeLink(snapshotAt?: number): void {
+    this.#connection.resume(this.online, snapshotAt);
   }
 
   /** What the machine emitted: the badge's own records first, then whoever listens (`on`). */

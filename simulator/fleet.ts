@@ -251,7 +251,7 @@ function wave(badges: readonly Badge[], restored: SavedFleet | undefined): Wavin
     return [
       {
         on: (type, listener) => badge.on(type, listener),
-        connect: () => badge.resumeLink(),
+        connect: () => badge.resumeLink(restored.at),
         offlineOnPurpose: false,
         status: 'offline',
       },

@@ -1609,6 +1609,10 @@ export const DECISION_ROWS: readonly { id: string; case: string }[] = [
     "case": "Its exit statuses and the files it refuses"
   },
   {
+    "id": "WS35",
+    "case": "A badge and its stub restored from one snapshot"
+  },
+  {
     "id": "TR1",
     "case": "Its format"
   },

@@ -83,7 +83,17 @@ export function restoreSnapshot(core: StubCore, input: unknown): WorldSnapshot {
   core.invocations.push(...structuredClone(snapshot.invocations));
   restoreEngine(core.engine, clock, snapshot, taskRows);
   core.clockChanged();
+  core.restoredAt = snapshot.clock.now;
   return snapshot;
+}
+
+/**
+ * Whether a badge whose hello says it was restored from a snapshot taken at `resumes` carries
+ * on with what it is playing (WS35): `core` was restored from that very instant and its clock
+ * has not moved since. Otherwise the hello is any reconnect: what is open plays again.
+ */
+export function resumesSeamlessly(core: StubCore, resumes: number | undefined): boolean {
+  return resumes !== undefined && resumes === core.restoredAt && core.clock.now() === resumes;
 }
 
 function devicesOf(

@@ -3,9 +3,9 @@
  * docs/decisions.md WS30): run a random schedule of a stub and its badges to an instant, take
  * both snapshots and go on; restore both into a fresh stub and a fresh fleet and go on the same
  * way: the two give byte-identical step outcomes, events, task views, transcripts, what every
- * badge shows of itself, and ids. The restored badges say hello again, so the restored stub
- * replays what each is playing (WS8, MB2): the original world is given that same replay at the
- * snapshot's instant. In one process (badges without a socket), over HTTP (one stub on a port
+ * badge shows of itself, and ids. The restored badges say hello again naming the snapshot's
+ * instant, and the stub restored from it lets them carry on with what they are playing (WS35):
+ * the original world goes on untouched. In one process (badges without a socket), over HTTP (one stub on a port
  * for the file, badges by URL, the restore a PUT), and through files. Virtual clock, few runs.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,6 @@ import {
   jointDriver,
   jointSchedule,
   jointView,
-  replayToOnlineBadges,
   runJoint,
 } from './joint-world.ts';
 import { coreDriver, httpDriver } from './world-schedule.ts';
@@ -88,8 +87,6 @@ async function goOnJointly(ops: JointOp[], at: number, restore: Restore): Promis
   const original = jointDriver(coreDriver(stub.core), fleet);
   await runJoint(original, ops, 0, at, posted);
   const taken = snapshotsOf(stub, fleet);
-  replayToOnlineBadges(stub.core, fleet);
-  await fleet.settled();
 
   const other = await restore(taken);
   await using _stub = other.stub;
@@ -168,8 +165,6 @@ describe('over HTTP: one stub on a port, badges by URL, the world restored by PU
     const world = await control.snapshot();
     const saved = JSON.stringify(fleet.snapshot());
     const online = onlineCount(fleet);
-    replayToOnlineBadges(stub.core, fleet);
-    await fleet.settled();
     const went = await runJoint(driver, ops, at, ops.length, [...posted]);
     const view = jointView(stub.core, fleet);
     await fleet.close();

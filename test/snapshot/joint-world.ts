@@ -130,15 +130,6 @@ export async function runJoint(
 }
 
 /**
- * What a restored stub does when a badge says hello again (WS8, MB2), done to the original
- * world at the snapshot's instant: each badge online then hears again what it is playing, in
- * the fleet's order (the order of the restored fleet's hellos).
- */
-export function replayToOnlineBadges(core: StubCore, fleet: FleetHandle): void {
-  for (const id of BADGES) if (fleet.badge(id).online) core.engine.resume(id);
-}
-
-/**
  * What users see of the joint world: the stub's events, task views and transcripts, what each
  * badge shows of itself (state, open alerts, battery, what it heard, its activity and taps),
  * and the next ids the stub would issue (drawn, so read last).
