@@ -91,6 +91,7 @@ export type { WorldSnapshot } from './protocol/snapshot.schema.ts';
 export type { TokenValidation } from './protocol/token-api.schema.ts';
 export type { ActualHeard, Failure } from './scenarios/checks/expectations.ts';
 export type { DecisionRow } from './scenarios/format/decision-rows.ts';
+export type { FromSnapshot } from './scenarios/format/from-snapshot.ts';
 export type { LoadedScenario } from './scenarios/format/load-scenario.ts';
 export type { EventMatcher, Scenario, Step } from './scenarios/format/scenario.schema.ts';
 // Scenarios: the file model, running one or a suite, and what comes out.

@@ -15,3 +15,4 @@ export type {
   JournalSource,
   ScenarioTestsOptions,
 } from './vitest.ts';
+export type { BadgeTestTrace } from './vitest-trace.ts';
