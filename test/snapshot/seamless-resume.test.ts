@@ -4,12 +4,11 @@
  * the stub does not play the open alert again. Any other hello is a reconnect (WS8, MB2): a
  * `resumes` of another instant, or once the stub's clock has moved. Raw sockets on a real port.
  */
-import { once } from 'node:events';
 import { setTimeout as pause } from 'node:timers/promises';
 import { describe, expect, test, vi } from 'vitest';
-import WebSocket from 'ws';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { request, serviceClient } from '../support/http.ts';
+import { rawBadge } from '../support/raw-badge.ts';
 
 const DEVICE = '350000000000002';
 
@@ -26,19 +25,14 @@ async function worldWithAnAlertPlaying(): Promise<{ world: any; taskId: string }
   return { world, taskId: posted.body.task_id };
 }
 
-/** Says hello as DEVICE (naming `resumes` if given), answers every frame, keeps what it heard. */
+/** Says hello as DEVICE (naming `resumes` if given): the plays it got once its hello is handled. */
 async function helloFrom(stub: StubHandle, resumes?: number) {
-  const ws = new WebSocket(stub.devicesUrl);
-  const frames: any[] = [];
-  ws.on('message', (data) => {
-    const frame = JSON.parse(String(data));
-    frames.push(frame);
-    if (frame.type !== 'handled' && frame.type !== 'error')
-      ws.send(JSON.stringify({ type: 'handled', seq: frame.seq }));
-  });
-  await once(ws, 'open');
-  const hello = { type: 'hello', seq: 0, protocol: 1, device_id: DEVICE, key: 'badge-key-0002' };
-  ws.send(JSON.stringify(resumes === undefined ? hello : { ...hello, resumes }));
+  const { ws, frames } = await rawBadge(
+    stub.devicesUrl,
+    DEVICE,
+    'badge-key-0002',
+    resumes === undefined ? {} : { resumes },
+  );
   await vi.waitFor(() => expect(frames.map((f) => f.type)).toContain('handled'));
   // What the stub does on a hello it does before answering it; a moment more for a late frame.
   await pause(50);

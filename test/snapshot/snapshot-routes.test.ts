@@ -4,9 +4,7 @@
  * edited by hand, inconsistent, too large, badges connected) as a 4xx naming the field, the
  * stub unchanged after it (docs/decisions.md WS2-WS10, WS14-WS17).
  */
-import { once } from 'node:events';
 import { describe, expect, test, vi } from 'vitest';
-import WebSocket from 'ws';
 import { CONTROL_TOKEN_HEADER } from '../../protocol/control-api.schema.ts';
 import {
   OMITTED_SECRET,
@@ -15,6 +13,7 @@ import {
 } from '../../protocol/snapshot.schema.ts';
 import { type StubHandle, startStub } from '../../server-stub/start-stub.ts';
 import { controlClient, request, serviceClient } from '../support/http.ts';
+import { rawBadge } from '../support/raw-badge.ts';
 
 /** A stub with a world worth saving: a queued alert, a half-met quorum, a token, a fault. */
 async function busyStub(options: Parameters<typeof startStub>[0] = {}): Promise<StubHandle> {
@@ -308,22 +307,6 @@ describe('PUT /_stub/snapshot refuses what it cannot restore, and leaves the stu
     );
   });
 });
-
-/** A badge on a raw socket: says hello as a device, answers every frame, keeps what it heard. */
-async function rawBadge(devicesUrl: string, deviceId: string, key: string) {
-  const ws = new WebSocket(devicesUrl);
-  const frames: any[] = [];
-  ws.on('message', (data) => {
-    const frame = JSON.parse(String(data));
-    frames.push(frame);
-    if (frame.type !== 'handled' && frame.type !== 'error')
-      ws.send(JSON.stringify({ type: 'handled', seq: frame.seq }));
-  });
-  await once(ws, 'open');
-  ws.send(JSON.stringify({ type: 'hello', seq: 0, protocol: 1, device_id: deviceId, key }));
-  await vi.waitFor(() => expect(frames.some((f) => f.type === 'welcome')).toBe(true));
-  return { ws, frames };
-}
 
 describe('badges and a restore (WS8)', () => {
   test('with a badge connected: 409 naming devices; once it has gone, the restore goes through and the badge, saying hello again, hears the alert it is playing', async () => {
